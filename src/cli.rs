@@ -1,0 +1,221 @@
+//! What the CLI commands print, as functions of the library so tests can call
+//! them: `ingest`, `state`, `outbox`, `inbox`, `log`, `replay`, `init`, `check`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use jiff::Timestamp;
+
+use crate::config::Config;
+use crate::games::World;
+use crate::mail::mbox;
+use crate::pipeline::Bot;
+use crate::store::{InboxStatus, Origin, Received, Stored};
+use crate::templates::{self, Templates};
+
+fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
+    if len < 2 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+/// Stores the messages of `files` (single messages or mbox archives) as received at
+/// `received`, then applies everything pending. Re-ingesting a file changes nothing.
+pub fn ingest(bot: &mut Bot, files: &[PathBuf], received: Timestamp, now: Timestamp) -> Result<String> {
+    let bar = progress(files.len(), "ingesting");
+    let (mut new, mut duplicate, mut again, mut messages) = (0, 0, 0, 0);
+    for file in files {
+        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let parts = if mbox::is_mbox(&bytes) { mbox::split(&bytes) } else { vec![bytes.clone()] };
+        let file_key = crate::pipeline::Bot::dedup_key(&bytes);
+        let batch: Vec<Received> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(index, raw)| Received {
+                origin: Origin::File {
+                    key: format!("{file_key}#{index}"),
+                },
+                received_at: received,
+                dedup_key: Bot::dedup_key(&raw),
+                raw,
+            })
+            .collect();
+        messages += batch.len();
+        for stored in bot.receive(&batch, None, now)? {
+            match stored {
+                Stored::New(_) => new += 1,
+                Stored::Duplicate(_) => duplicate += 1,
+                Stored::AlreadyStored => again += 1,
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let processed = bot.process(now)?;
+    Ok(format!(
+        "{} file(s), {messages} message(s): {new} new, {duplicate} duplicate, {again} stored before; \
+         applied {}, kept aside {}, deadlines {}, mail queued {} (see `nomicbot outbox`; `nomicbot once` sends it)",
+        files.len(),
+        processed.applied,
+        processed.aside,
+        processed.deadlines,
+        processed.mail_queued
+    ))
+}
+
+pub fn state(bot: &Bot, game: Option<&str>, json: bool) -> Result<String> {
+    let world = bot.world();
+    let value = match game {
+        None => serde_json::to_value(world)?,
+        Some("players" | "nomic") => serde_json::to_value(&world.players)?,
+        Some(other) => bail!("no game {other:?} here; try: players"),
+    };
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?));
+    }
+    let mut out = String::new();
+    let active: Vec<_> = world.players.active().collect();
+    writeln!(out, "Players ({}):", active.len())?;
+    for player in active {
+        writeln!(out, "  {} <{}>{}", player.name, player.address, aliases(&player.aliases))?;
+    }
+    for pending in &world.players.pending_aliases {
+        writeln!(out, "  pending alias {} (expires {})", pending.address, crate::engine::human_time(pending.expires_at))?;
+    }
+    if let Some(at) = world.next_deadline() {
+        writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
+    }
+    Ok(out)
+}
+
+fn aliases(list: &[crate::engine::Address]) -> String {
+    if list.is_empty() {
+        String::new()
+    } else {
+        format!(" (also {})", list.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", "))
+    }
+}
+
+pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
+    let rows = bot.store.outbox()?;
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?));
+    }
+    let mut out = String::new();
+    for row in rows {
+        let subject = crate::mail::parse::parse(&row.raw, &crate::mail::parse::ParseOptions {
+            known_tags: Vec::new(),
+            list_addresses: Vec::new(),
+            recover_from: Vec::new(),
+        })
+        .subject;
+        writeln!(
+            out,
+            "#{} {} to {} {:?} ({} attempt(s){})",
+            row.id,
+            row.status,
+            row.recipients.join(", "),
+            subject,
+            row.attempts,
+            row.last_error.map(|e| format!(", last error: {e}")).unwrap_or_default()
+        )?;
+    }
+    Ok(out)
+}
+
+pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<String> {
+    let rows = bot.store.inbox(status)?;
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?));
+    }
+    let mut out = String::new();
+    for row in rows {
+        writeln!(
+            out,
+            "#{} {:?} {} {} {}{}",
+            row.id,
+            row.status,
+            crate::engine::human_time(row.received_at),
+            row.source,
+            row.dedup_key,
+            row.reason.map(|r| format!(": {r}")).unwrap_or_default()
+        )?;
+    }
+    Ok(out)
+}
+
+pub fn log(bot: &Bot, json: bool) -> Result<String> {
+    let events = bot.store.events()?;
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&events)?));
+    }
+    let mut out = String::new();
+    for record in events {
+        writeln!(out, "{} {} {} {}", record.seq, record.at, record.cause, serde_json::to_string(&record.event)?)?;
+    }
+    Ok(out)
+}
+
+/// Rebuilds the world from the event log alone and compares it with the live state.
+pub fn rebuild(bot: &Bot) -> Result<World> {
+    let events = bot.store.events()?;
+    let bar = progress(events.len() / 100, "replaying");
+    let mut world = World::default();
+    for (index, record) in events.iter().enumerate() {
+        world.apply_event(&record.event, record.at);
+        if index % 100 == 99 {
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(world)
+}
+
+pub fn replay(bot: &Bot) -> Result<(bool, String)> {
+    let rebuilt = rebuild(bot)?;
+    let n_events = bot.store.events()?.len();
+    if &rebuilt == bot.world() {
+        Ok((true, format!("state rebuilt from {n_events} event(s) equals the live state")))
+    } else {
+        Ok((
+            false,
+            format!(
+                "state rebuilt from {n_events} event(s) DIFFERS from the live state\nrebuilt: {}\nlive:    {}",
+                serde_json::to_string(&rebuilt)?,
+                serde_json::to_string(bot.world())?
+            ),
+        ))
+    }
+}
+
+pub fn init(path: &Path, force: bool) -> Result<String> {
+    if path.exists() && !force {
+        bail!("{} exists already (use --force to overwrite it)", path.display());
+    }
+    std::fs::write(path, crate::config::DEFAULT_CONFIG).with_context(|| format!("cannot write {}", path.display()))?;
+    let base = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let written = templates::write_defaults(&base.join("templates"))?;
+    Ok(format!(
+        "wrote {} and {written} template(s) under {}; edit the addresses, then `nomicbot check`",
+        path.display(),
+        base.join("templates").display()
+    ))
+}
+
+pub fn check(config: Config) -> Result<String> {
+    let templates = Templates::load(&config.resolve(&config.bot.templates))?;
+    let n_templates = templates.check_syntax()?;
+    templates::check_samples(&templates)?;
+    Ok(format!(
+        "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok",
+        config.transport, config.bot.address, config.bot.list
+    ))
+}

@@ -1,0 +1,309 @@
+//! `bot.toml`: read once at start-up, handed to the shell and, as plain values,
+//! to the engine. Nothing here does mail or SQL.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config {path} is not valid: {source}")]
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+    },
+    #[error("config {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub bot: BotConfig,
+    #[serde(default)]
+    pub identity: IdentityConfig,
+    pub transport: TransportKind,
+    #[serde(default)]
+    pub maildir: MaildirConfig,
+    pub imap: Option<ImapConfig>,
+    pub smtp: Option<SmtpConfig>,
+    #[serde(default)]
+    pub players: PlayersConfig,
+    /// The folder the config file lives in: relative paths are taken from here.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotConfig {
+    /// The bot's own address: From of everything it sends, and where private actions go.
+    pub address: String,
+    #[serde(default = "default_bot_name")]
+    pub name: String,
+    /// The game list: public announcements go here; mail that came through it is public.
+    pub list: String,
+    /// The list's List-Id (e.g. `game-list.example.org`), if the list stamps one.
+    pub list_id: Option<String>,
+    #[serde(default = "default_database")]
+    pub database: PathBuf,
+    #[serde(default = "default_templates")]
+    pub templates: PathBuf,
+    /// Addresses of the moderators who may override any automatic ruling.
+    #[serde(default)]
+    pub moderators: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentityConfig {
+    /// When From is the list itself (DMARC rewriting, `"Alice via game-list" <list@...>`),
+    /// the player is looked for in these headers, in this order.
+    #[serde(default = "default_recover_from")]
+    pub recover_from: Vec<String>,
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        IdentityConfig {
+            recover_from: default_recover_from(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// The embedded default: local Maildirs, no server.
+    Maildir,
+    /// IMAP in, SMTP out.
+    Imap,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaildirConfig {
+    /// Incoming mail is taken from `new/` here and moved to `cur/` once stored.
+    #[serde(default = "default_maildir_inbox")]
+    pub inbox: PathBuf,
+    /// Outgoing mail is written here as one file per message (in `new/`).
+    #[serde(default = "default_maildir_outbox")]
+    pub outbox: PathBuf,
+}
+
+impl Default for MaildirConfig {
+    fn default() -> Self {
+        MaildirConfig {
+            inbox: default_maildir_inbox(),
+            outbox: default_maildir_outbox(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tls {
+    None,
+    Starttls,
+    Tls,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImapConfig {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: Option<String>,
+    pub password_file: Option<PathBuf>,
+    #[serde(default = "default_tls")]
+    pub tls: Tls,
+    /// A PEM file of extra CA certificates to trust (a private CA).
+    pub ca_file: Option<PathBuf>,
+    #[serde(default = "default_mailbox")]
+    pub mailbox: String,
+    /// Polling interval when the server has no IDLE (and the longest IDLE wait).
+    #[serde(default = "default_poll_seconds")]
+    pub poll_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub password_file: Option<PathBuf>,
+    #[serde(default = "default_tls")]
+    pub tls: Tls,
+    pub ca_file: Option<PathBuf>,
+    /// Longest wait between two attempts at a message the server refused or could not take.
+    #[serde(default = "default_retry_max_seconds")]
+    pub retry_max_seconds: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayersConfig {
+    /// How long an `alias` request waits for its confirmation from the new address.
+    #[serde(default = "default_alias_confirm_hours")]
+    pub alias_confirm_hours: u32,
+    /// Longest player name accepted by `join` and `rename`.
+    #[serde(default = "default_max_name_chars")]
+    pub max_name_chars: usize,
+}
+
+impl Default for PlayersConfig {
+    fn default() -> Self {
+        PlayersConfig {
+            alias_confirm_hours: default_alias_confirm_hours(),
+            max_name_chars: default_max_name_chars(),
+        }
+    }
+}
+
+fn default_bot_name() -> String {
+    "nomicbot".into()
+}
+fn default_database() -> PathBuf {
+    "nomicbot.sqlite".into()
+}
+fn default_templates() -> PathBuf {
+    "templates".into()
+}
+fn default_recover_from() -> Vec<String> {
+    vec!["reply-to".into(), "x-original-from".into(), "cc".into()]
+}
+fn default_maildir_inbox() -> PathBuf {
+    "mail/inbox".into()
+}
+fn default_maildir_outbox() -> PathBuf {
+    "mail/outbox".into()
+}
+fn default_tls() -> Tls {
+    Tls::Starttls
+}
+fn default_mailbox() -> String {
+    "INBOX".into()
+}
+fn default_poll_seconds() -> u64 {
+    60
+}
+fn default_retry_max_seconds() -> u64 {
+    600
+}
+fn default_alias_confirm_hours() -> u32 {
+    72
+}
+fn default_max_name_chars() -> usize {
+    40
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let base_dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        Config::parse(&text, base_dir).map_err(|e| match e {
+            ConfigError::Parse { source, .. } => ConfigError::Parse {
+                path: path.to_owned(),
+                source,
+            },
+            ConfigError::Invalid { message, .. } => ConfigError::Invalid {
+                path: path.to_owned(),
+                message,
+            },
+            other => other,
+        })
+    }
+
+    pub fn parse(text: &str, base_dir: PathBuf) -> Result<Config, ConfigError> {
+        let mut config: Config = toml::from_str(text).map_err(|source| ConfigError::Parse {
+            path: PathBuf::new(),
+            source: Box::new(source),
+        })?;
+        config.base_dir = base_dir;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: PathBuf::new(),
+            message,
+        };
+        for (key, value) in [("bot.address", &self.bot.address), ("bot.list", &self.bot.list)] {
+            if !value.contains('@') {
+                return Err(invalid(format!("{key} = {value:?} is not an e-mail address")));
+            }
+        }
+        for header in &self.identity.recover_from {
+            if !["reply-to", "x-original-from", "cc"].contains(&header.to_ascii_lowercase().as_str())
+            {
+                return Err(invalid(format!(
+                    "identity.recover_from: {header:?} is not one of reply-to, x-original-from, cc"
+                )));
+            }
+        }
+        if self.transport == TransportKind::Imap {
+            if self.imap.is_none() {
+                return Err(invalid("transport = \"imap\" needs an [imap] section".into()));
+            }
+            if self.smtp.is_none() {
+                return Err(invalid("transport = \"imap\" needs an [smtp] section".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// A path from the config, taken relative to the config file's folder.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_owned()
+        } else {
+            self.base_dir.join(path)
+        }
+    }
+
+    /// The domain of the bot's address: the right-hand side of its Message-IDs.
+    pub fn bot_domain(&self) -> &str {
+        self.bot
+            .address
+            .rsplit_once('@')
+            .map(|(_, domain)| domain)
+            .unwrap_or("nomicbot.invalid")
+    }
+}
+
+/// Reads a password given inline or in a file (first line, trimmed).
+pub fn read_password(
+    inline: &Option<String>,
+    file: &Option<PathBuf>,
+    config: &Config,
+) -> Result<Option<String>, std::io::Error> {
+    if let Some(password) = inline {
+        return Ok(Some(password.clone()));
+    }
+    match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(config.resolve(path))?;
+            Ok(Some(text.lines().next().unwrap_or("").trim().to_owned()))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The shipped, commented `bot.toml` (the embedded Maildir default), written by `init`.
+pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");

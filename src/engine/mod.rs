@@ -1,0 +1,174 @@
+//! The pure kernel every game uses: addresses, the clock as an input, outgoing
+//! mail as values, the sentences a reply is made of, and the player registry.
+//!
+//! Invariant: nothing under `engine` (or `games`) does I/O or reads the clock.
+//! Time comes in as a `Timestamp` argument, text goes out as a template name and
+//! its values. The `no_io_in_the_engine` test guards this.
+
+pub mod players;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// An e-mail address, trimmed and lower-cased: how the engine knows a person.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Address(String);
+
+impl Address {
+    pub fn new(address: &str) -> Address {
+        Address(address.trim().to_lowercase())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Good enough to tell an address from a typo: one `@` with something on both sides
+    /// and a dot in the domain. The mail server is the judge of the rest.
+    pub fn looks_valid(&self) -> bool {
+        match self.0.split_once('@') {
+            Some((local, domain)) => {
+                !local.is_empty()
+                    && domain.contains('.')
+                    && !domain.contains('@')
+                    && !self.0.chars().any(|c| c.is_whitespace() || c == '<' || c == '>')
+            }
+            None => false,
+        }
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who wrote, when the message arrived, and whether it came through the list.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The arrival time on the mail server: the moment the action happens.
+    pub now: Timestamp,
+    pub sender: Address,
+    /// The display name the sender's mail carried, for a friendly default.
+    pub sender_name: Option<String>,
+    /// Came through the list (public) or to the bot alone (private).
+    pub public: bool,
+}
+
+/// Who an outgoing mail is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Audience {
+    /// The game list: the public record.
+    List,
+    /// One person, privately.
+    Address(Address),
+}
+
+/// An outgoing mail the engine asks for. It holds no wording: the shell renders
+/// `template` from `templates/` with `values`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mail {
+    pub to: Audience,
+    /// The subject tag, without brackets ("nomic").
+    pub tag: String,
+    /// The template's file stem: `templates/<template>.txt`.
+    pub template: String,
+    pub values: serde_json::Value,
+}
+
+impl Mail {
+    pub fn new(to: Audience, tag: &str, template: &str, values: serde_json::Value) -> Mail {
+        Mail {
+            to,
+            tag: tag.to_owned(),
+            template: template.to_owned(),
+            values,
+        }
+    }
+}
+
+/// One sentence of a reply, by code: `templates/sentences.txt` holds the wording of
+/// every code, so a moderator can restyle it. `args` are the sentence's blanks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sentence {
+    pub code: String,
+    pub args: BTreeMap<String, serde_json::Value>,
+}
+
+impl Sentence {
+    pub fn new(code: &str) -> Sentence {
+        Sentence {
+            code: code.to_owned(),
+            args: BTreeMap::new(),
+        }
+    }
+
+    #[must_use = "a sentence is a value: the argument is only in the returned copy"]
+    pub fn arg(mut self, name: &str, value: impl Serialize) -> Sentence {
+        let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        self.args.insert(name.to_owned(), value);
+        self
+    }
+}
+
+/// What became of one command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Done,
+    Refused,
+    NotUnderstood,
+}
+
+/// One line of the answer to a message: the line as written, and its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineReport {
+    pub line: String,
+    pub status: Status,
+    pub sentence: Sentence,
+}
+
+/// A command that was carried out: what happened (events), who must hear of it
+/// (mail), and the sentence for the sender's answer.
+#[derive(Debug)]
+#[must_use = "the events of a done command must be recorded, or the action is lost"]
+pub struct Done<E> {
+    pub events: Vec<E>,
+    pub mail: Vec<Mail>,
+    pub sentence: Sentence,
+}
+
+/// A command the rules do not allow: the sentence says why and what would be valid.
+/// A game outcome, rendered as a reply; not an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal(pub Sentence);
+
+impl From<Sentence> for Refusal {
+    fn from(sentence: Sentence) -> Refusal {
+        Refusal(sentence)
+    }
+}
+
+/// A line that is no command of this tag; the sentence hints at what was meant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotUnderstood(pub Sentence);
+
+/// Splits a command line into its first word (lower-cased) and the rest (trimmed).
+pub fn split_verb(line: &str) -> (String, &str) {
+    let line = line.trim();
+    match line.split_once(char::is_whitespace) {
+        Some((verb, rest)) => (verb.to_lowercase(), rest.trim()),
+        None => (line.to_lowercase(), ""),
+    }
+}
+
+/// Time in a form a player reads: `2026-11-21 23:50 UTC`.
+pub fn human_time(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}

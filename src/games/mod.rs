@@ -1,0 +1,246 @@
+//! The closed list of games and the router: a message's tag picks the game, each
+//! command line goes to it in the order written. Pure, like the engine: the shell
+//! hands in a `Message` and its `Ctx` and gets back events, mail and the answer.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::players::{self, Registry};
+use crate::engine::{Ctx, LineReport, Mail, NotUnderstood, Sentence, Status, Timestamp};
+
+/// Every tag the bot answers to, lower-case. A bracketed subject part that is not
+/// one of these (a list prefix like `[game-list]`) is not a tag.
+pub const KNOWN_TAGS: &[&str] = &[players::TAG, "help"];
+
+/// The whole game state: what `state --json` shows and what replay rebuilds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct World {
+    pub players: Registry,
+}
+
+/// Everything that ever changes the world; the event log holds these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "game", rename_all = "snake_case")]
+pub enum Event {
+    Players(players::Event),
+}
+
+/// The parameters of every game, from bot.toml.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    pub players: players::Params,
+}
+
+/// A tagged message as the router sees it.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The subject tag, normalized ("nomic", "help", "ghost 2").
+    pub tag: String,
+    /// What followed the tag in the subject.
+    pub subject_rest: String,
+    /// The body's command lines, in order.
+    pub body_lines: Vec<String>,
+}
+
+/// What a message or a tick did.
+#[derive(Debug, Default)]
+#[must_use = "the events must be recorded and the mail queued, or the action is lost"]
+pub struct Outcome {
+    pub events: Vec<Event>,
+    pub mail: Vec<Mail>,
+    /// One entry per command line, in order (empty for ticks).
+    pub report: Vec<LineReport>,
+    /// Tags whose command reference the answer must carry.
+    pub help: Vec<String>,
+}
+
+impl World {
+    pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
+        match event {
+            Event::Players(event) => self.players.apply_event(event, at),
+        }
+    }
+
+    /// Applies a tagged message, line by line: each line sees the effects of the lines
+    /// before it. `self` is not changed; the caller records the events.
+    pub fn handle(&self, message: &Message, ctx: &Ctx, params: &Params) -> Outcome {
+        let mut outcome = Outcome::default();
+        let game = base_tag(&message.tag);
+        if game == "help" {
+            outcome.help = KNOWN_TAGS.iter().filter(|t| **t != "help").map(|t| t.to_string()).collect();
+            return outcome;
+        }
+        let mut scratch = self.clone();
+        for line in command_lines(message, game) {
+            let report = if line.trim().eq_ignore_ascii_case("help") {
+                push_unique(&mut outcome.help, game);
+                LineReport {
+                    line,
+                    status: Status::Done,
+                    sentence: Sentence::new("help_sent").arg("tag", game),
+                }
+            } else {
+                scratch.apply_line(game, &line, ctx, params, &mut outcome)
+            };
+            outcome.report.push(report);
+        }
+        let understood = outcome.report.iter().any(|r| r.status != Status::NotUnderstood);
+        if !understood {
+            push_unique(&mut outcome.help, game);
+        }
+        outcome
+    }
+
+    fn apply_line(&mut self, game: &str, line: &str, ctx: &Ctx, params: &Params, outcome: &mut Outcome) -> LineReport {
+        let result = match game {
+            players::TAG => match players::parse(line) {
+                Ok(command) => self.players.apply(command, ctx, &params.players).map(|done| {
+                    (done.events.into_iter().map(Event::Players).collect::<Vec<_>>(), done.mail, done.sentence)
+                }),
+                Err(NotUnderstood(sentence)) => {
+                    return LineReport {
+                        line: line.to_owned(),
+                        status: Status::NotUnderstood,
+                        sentence,
+                    };
+                }
+            },
+            _ => {
+                return LineReport {
+                    line: line.to_owned(),
+                    status: Status::NotUnderstood,
+                    sentence: Sentence::new("unknown_tag").arg("tag", game),
+                };
+            }
+        };
+        match result {
+            Ok((events, mail, sentence)) => {
+                for event in &events {
+                    self.apply_event(event, ctx.now);
+                }
+                outcome.events.extend(events);
+                outcome.mail.extend(mail);
+                LineReport {
+                    line: line.to_owned(),
+                    status: Status::Done,
+                    sentence,
+                }
+            }
+            Err(refusal) => LineReport {
+                line: line.to_owned(),
+                status: Status::Refused,
+                sentence: refusal.0,
+            },
+        }
+    }
+
+    /// The earliest moment the world must change without any mail.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        [self.players.next_deadline()].into_iter().flatten().min()
+    }
+
+    /// Everything due at `now`.
+    pub fn tick(&self, now: Timestamp) -> Outcome {
+        let (events, mail) = self.players.tick(now);
+        Outcome {
+            events: events.into_iter().map(Event::Players).collect(),
+            mail,
+            ..Outcome::default()
+        }
+    }
+}
+
+/// `ghost 2` names instance 2 of ghost: the game is the words before the number.
+pub fn base_tag(tag: &str) -> &str {
+    match tag.rsplit_once(' ') {
+        Some((base, number)) if number.chars().all(|c| c.is_ascii_digit()) => base,
+        _ => tag,
+    }
+}
+
+fn push_unique(tags: &mut Vec<String>, tag: &str) {
+    if !tags.iter().any(|t| t == tag) {
+        tags.push(tag.to_owned());
+    }
+}
+
+/// The lines to apply, in order. The subject's rest counts as a command when it
+/// reads as one for this game (`[nomic] join Alice`); the body follows. A body
+/// whose first command line repeats the subject's command does not apply it twice.
+fn command_lines(message: &Message, game: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let rest = message.subject_rest.trim();
+    let subject_is_command = !rest.is_empty()
+        && (rest.eq_ignore_ascii_case("help")
+            || match game {
+                players::TAG => players::parse(rest).is_ok(),
+                _ => false,
+            });
+    let normalized = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let mut body = message.body_lines.iter().map(|l| l.trim().to_owned()).peekable();
+    if subject_is_command {
+        lines.push(rest.to_owned());
+        if body.peek().is_some_and(|first| normalized(first) == normalized(rest)) {
+            body.next();
+        }
+    }
+    lines.extend(body);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Address;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            now: Timestamp::from_second(1_800_000_000).unwrap(),
+            sender: Address::new("alice@example.org"),
+            sender_name: None,
+            public: true,
+        }
+    }
+
+    fn message(tag: &str, rest: &str, body: &[&str]) -> Message {
+        Message {
+            tag: tag.into(),
+            subject_rest: rest.into(),
+            body_lines: body.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn subject_command_and_the_same_body_line_apply_once() {
+        let outcome = World::default().handle(&message("nomic", "join Alice", &["join Alice", "players"]), &ctx(), &Params::default());
+        let statuses: Vec<_> = outcome.report.iter().map(|r| (r.line.as_str(), r.status)).collect();
+        assert_eq!(statuses, [("join Alice", Status::Done), ("players", Status::Done)]);
+        assert_eq!(outcome.events.len(), 1);
+    }
+
+    #[test]
+    fn a_subject_that_is_no_command_is_just_a_subject() {
+        let outcome = World::default().handle(&message("nomic", "hello everyone", &["join Alice"]), &ctx(), &Params::default());
+        assert_eq!(outcome.report.len(), 1);
+        assert!(outcome.help.is_empty());
+    }
+
+    #[test]
+    fn later_lines_see_earlier_ones_and_nothing_is_dropped() {
+        let outcome = World::default().handle(
+            &message("nomic", "", &["join Alice", "rename Alicia", "dance a jig", "join Bob"]),
+            &ctx(),
+            &Params::default(),
+        );
+        let statuses: Vec<_> = outcome.report.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [Status::Done, Status::Done, Status::NotUnderstood, Status::Refused]);
+        assert_eq!(outcome.report[3].sentence.code, "already_playing");
+    }
+
+    #[test]
+    fn a_tag_without_an_understood_command_gets_the_help() {
+        let outcome = World::default().handle(&message("nomic", "", &["what is this"]), &ctx(), &Params::default());
+        assert_eq!(outcome.help, ["nomic"]);
+        let outcome = World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
+        assert_eq!(outcome.help, ["nomic"]);
+    }
+}

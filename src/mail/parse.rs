@@ -1,0 +1,1194 @@
+//! MIME -> `Envelope`: the one place raw mail bytes are read. Never panics on
+//! mail content; a message it cannot make sense of still yields an Envelope
+//! (with no tag), so the pipeline can keep it aside with a reason.
+
+use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use jiff::Timestamp;
+use mail_parser::decoders::charsets::map::charset_decoder;
+use mail_parser::decoders::html::html_to_text;
+use mail_parser::{
+    Address, HeaderForm, HeaderName, HeaderValue, Message, MessageParser, MessagePart, MimeHeaders,
+    PartType,
+};
+
+/// One mailbox: address (lower-cased for comparison) and display name as written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mailbox {
+    pub address: String,
+    pub name: Option<String>,
+}
+
+/// Why a message is automatic and must never be answered (RFC 3834).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Automatic {
+    /// `Auto-Submitted:` with a value other than `no` (the value).
+    AutoSubmitted(String),
+    /// A delivery status notification or other bounce (why it was recognised).
+    Bounce(String),
+    /// `Precedence: bulk` / `junk`, or `X-Autoreply`/`X-Autorespond` style headers.
+    BulkOrAutoreply(String),
+}
+
+/// The subject's game tag: `Re: [game-list] [Rule  Tag] my move` gives
+/// `tag = "rule tag"`, `rest = "my move"`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SubjectTag {
+    /// Lower-cased, inner whitespace collapsed to one space.
+    pub tag: String,
+    /// What follows the tag in the subject, trimmed (may be empty).
+    pub rest: String,
+}
+
+/// Everything the pipeline needs from one message.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Envelope {
+    /// Without angle brackets.
+    pub message_id: Option<String>,
+    pub from: Option<Mailbox>,
+    /// The player behind the message: From, unless From is the list itself
+    /// (DMARC rewriting), in which case it is recovered from the configured headers.
+    pub sender: Option<Mailbox>,
+    pub to: Vec<Mailbox>,
+    pub cc: Vec<Mailbox>,
+    pub reply_to: Vec<Mailbox>,
+    pub list_id: Option<String>,
+    /// Decoded (RFC 2047), may be empty.
+    pub subject: String,
+    pub tag: Option<SubjectTag>,
+    /// The body lines that may hold commands, in order, trimmed, non-empty.
+    pub command_lines: Vec<String>,
+    /// Without angle brackets.
+    pub in_reply_to: Vec<String>,
+    pub references: Vec<String>,
+    /// The sender's `Date:` header. Informational only: actions happen at arrival time.
+    pub date: Option<Timestamp>,
+    pub automatic: Option<Automatic>,
+    /// Problems met while parsing (bad charset, no text part, ...), for the record.
+    pub defects: Vec<String>,
+}
+
+/// What parsing needs to know about this deployment.
+#[derive(Debug, Clone)]
+pub struct ParseOptions {
+    /// Tags the bot knows, lower-case (e.g. "nomic", "help", "rule tag"). A bracketed
+    /// subject part that is not one of these (a list prefix like `[game-list]`) is skipped.
+    pub known_tags: Vec<String>,
+    /// The list's addresses, lower-case: a From equal to one of these is a DMARC rewrite.
+    pub list_addresses: Vec<String>,
+    /// Headers to recover the real sender from, in order: "reply-to", "x-original-from", "cc".
+    pub recover_from: Vec<String>,
+}
+
+/// Reads one raw message. Never fails: what cannot be read is left empty and
+/// noted in `defects`, so the caller can still store, answer or set aside the message.
+pub fn parse(raw: &[u8], options: &ParseOptions) -> Envelope {
+    // mail-parser is fuzzed upstream, but a panic here would stall the whole inbox
+    // on one hostile message, so a panic is turned into a defect instead.
+    match catch_unwind(AssertUnwindSafe(|| parse_message(raw, options))) {
+        Ok(envelope) => envelope,
+        Err(_) => empty_envelope(vec!["the MIME parser panicked on this message".to_string()]),
+    }
+}
+
+fn empty_envelope(defects: Vec<String>) -> Envelope {
+    Envelope {
+        message_id: None,
+        from: None,
+        sender: None,
+        to: Vec::new(),
+        cc: Vec::new(),
+        reply_to: Vec::new(),
+        list_id: None,
+        subject: String::new(),
+        tag: None,
+        command_lines: Vec::new(),
+        in_reply_to: Vec::new(),
+        references: Vec::new(),
+        date: None,
+        automatic: None,
+        defects,
+    }
+}
+
+fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
+    let Some(message) = MessageParser::default().parse(raw) else {
+        return empty_envelope(vec!["no header could be parsed".to_string()]);
+    };
+    let mut defects = Vec::new();
+
+    let message_id = message
+        .message_id()
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string);
+    if message_id.is_none() {
+        // Dedup falls back to the IMAP UID alone, so the record should say why.
+        defects.push("no Message-ID".to_string());
+    }
+
+    let from = mailboxes(message.header_values(HeaderName::From))
+        .into_iter()
+        .next();
+    if from.is_none() {
+        defects.push("no From address".to_string());
+    }
+    let sender = match &from {
+        Some(from) if is_list_address(&from.address, options) => {
+            let recovered = recover_sender(&message, options);
+            if recovered.is_none() {
+                defects.push(format!(
+                    "From is the list address {} and no recovery header names the sender",
+                    from.address
+                ));
+            }
+            recovered
+        }
+        other => other.clone(),
+    };
+
+    let subject = subject(&message, &mut defects);
+    let tag = subject_tag(&subject, &options.known_tags);
+
+    let date = date(&message);
+    if date.is_none() && message.header(HeaderName::Date).is_some() {
+        defects.push("unreadable Date header".to_string());
+    }
+
+    let body = body_text(&message, &mut defects);
+
+    Envelope {
+        message_id,
+        from,
+        sender,
+        to: mailboxes(message.header_values(HeaderName::To)),
+        cc: mailboxes(message.header_values(HeaderName::Cc)),
+        reply_to: mailboxes(message.header_values(HeaderName::ReplyTo)),
+        list_id: list_id(&message),
+        subject,
+        tag,
+        command_lines: command_lines(&body),
+        in_reply_to: message_ids(message.in_reply_to()),
+        references: message_ids(message.references()),
+        date,
+        automatic: automatic(&message),
+        defects,
+    }
+}
+
+/// The decoded subject. mail-parser reads raw 8-bit bytes in a header as UTF-8
+/// only; old clients send Latin-1 there, which then reads as windows-1252 (its
+/// superset) rather than as replacement characters.
+fn subject(message: &Message<'_>, defects: &mut Vec<String>) -> String {
+    let decoded = message.subject().unwrap_or_default().trim();
+    if !decoded.contains('\u{fffd}') {
+        return decoded.to_string();
+    }
+    let raw_bytes = message
+        .headers()
+        .iter()
+        .rev()
+        .find(|header| header.name == HeaderName::Subject)
+        .and_then(|header| {
+            message
+                .raw_message
+                .get(header.offset_start as usize..header.offset_end as usize)
+        });
+    let is_raw_8bit = |bytes: &[u8]| {
+        std::str::from_utf8(bytes).is_err() && !bytes.windows(2).any(|pair| pair == b"=?")
+    };
+    match (raw_bytes, charset_decoder(b"windows-1252")) {
+        (Some(bytes), Some(decode)) if is_raw_8bit(bytes) => {
+            defects.push("subject: raw 8-bit bytes read as windows-1252".to_string());
+            decode(bytes)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        _ => {
+            defects.push("subject: undecodable characters".to_string());
+            decoded.to_string()
+        }
+    }
+}
+
+/// The `Date:` header. mail-parser reads most dates; jiff's RFC 2822 parser
+/// also reads the obsolete forms it rejects (two-digit years, `CST`).
+fn date(message: &Message<'_>) -> Option<Timestamp> {
+    if let Some(HeaderValue::DateTime(date_time)) = message.header(HeaderName::Date)
+        && date_time.is_valid()
+        && let Ok(timestamp) = Timestamp::from_second(date_time.to_timestamp())
+    {
+        return Some(timestamp);
+    }
+    // The last one, as mail-parser's own accessors take the last of a repeated header.
+    let raw = raw_header_values(message, "Date").pop()?;
+    jiff::fmt::rfc2822::parse(&raw)
+        .ok()
+        .map(|zoned| zoned.timestamp())
+}
+
+/// The mailboxes of every occurrence of one address header, groups flattened.
+fn mailboxes<'a, 'x: 'a>(values: impl Iterator<Item = &'a HeaderValue<'x>>) -> Vec<Mailbox> {
+    values
+        .filter_map(HeaderValue::as_address)
+        .flat_map(Address::iter)
+        .filter_map(|addr| {
+            let address = addr.address()?.trim().to_lowercase();
+            if address.is_empty() {
+                return None;
+            }
+            let name = addr
+                .name()
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(str::to_string);
+            Some(Mailbox { address, name })
+        })
+        .collect()
+}
+
+fn is_list_address(address: &str, options: &ParseOptions) -> bool {
+    options
+        .list_addresses
+        .iter()
+        .any(|list| list.trim().eq_ignore_ascii_case(address))
+}
+
+/// A list that rewrites From for DMARC keeps the author elsewhere; the first
+/// configured header that names someone other than the list wins.
+fn recover_sender(message: &Message<'_>, options: &ParseOptions) -> Option<Mailbox> {
+    options.recover_from.iter().find_map(|header| {
+        // Parsing the raw field with an address parser works for any header name,
+        // including ones mail-parser keeps as raw text such as X-Original-From.
+        let header_name = HeaderName::from(header.trim().to_string());
+        let values = message.header_as(header_name, HeaderForm::Addresses);
+        mailboxes(values.iter())
+            .into_iter()
+            .find(|mailbox| !is_list_address(&mailbox.address, options))
+    })
+}
+
+fn message_ids(value: &HeaderValue<'_>) -> Vec<String> {
+    let ids: Vec<&str> = match value {
+        HeaderValue::Text(id) => vec![id.as_ref()],
+        HeaderValue::TextList(ids) => ids.iter().map(Cow::as_ref).collect(),
+        _ => Vec::new(),
+    };
+    ids.into_iter()
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every value of a header as written (lossy UTF-8), unfolded. Used for the
+/// headers whose exact text matters (`Auto-Submitted`, `List-Id`, ...), whatever
+/// mail-parser would have made of them.
+fn raw_header_values(message: &Message<'_>, name: &str) -> Vec<String> {
+    message
+        .headers()
+        .iter()
+        .filter(|header| header.name.as_str().eq_ignore_ascii_case(name))
+        .filter_map(|header| {
+            message
+                .raw_message
+                .get(header.offset_start as usize..header.offset_end as usize)
+        })
+        .map(|bytes| {
+            String::from_utf8_lossy(bytes)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+fn list_id(message: &Message<'_>) -> Option<String> {
+    let value = raw_header_values(message, "List-Id").into_iter().next()?;
+    // RFC 2919: an optional phrase, then the id in angle brackets.
+    let id = match value.rfind('<') {
+        Some(open) => {
+            let inner = &value[open + 1..];
+            inner.split('>').next().unwrap_or(inner)
+        }
+        None => value.as_str(),
+    };
+    let id = id.trim().to_lowercase();
+    (!id.is_empty()).then_some(id)
+}
+
+/// A structured header value without its RFC 5322 `(comments)`.
+fn without_comments(value: &str) -> String {
+    let mut depth = 0_usize;
+    let mut result = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => result.push(c),
+            _ => {}
+        }
+    }
+    result
+}
+
+/// Why this message must not be answered, if it must not (RFC 3834 and the
+/// de facto headers of vacation responders and bounce generators).
+fn automatic(message: &Message<'_>) -> Option<Automatic> {
+    for value in raw_header_values(message, "Auto-Submitted") {
+        let keyword = without_comments(value.split(';').next().unwrap_or_default())
+            .trim()
+            .to_lowercase();
+        // An empty value is malformed; treating it as automatic errs on the side
+        // of not starting a mail loop.
+        if keyword != "no" {
+            return Some(Automatic::AutoSubmitted(keyword));
+        }
+    }
+
+    let is_report = message
+        .header(HeaderName::ContentType)
+        .and_then(HeaderValue::as_content_type)
+        .is_some_and(|content_type| {
+            content_type.c_type.eq_ignore_ascii_case("multipart")
+                && content_type
+                    .c_subtype
+                    .as_deref()
+                    .is_some_and(|subtype| subtype.eq_ignore_ascii_case("report"))
+        });
+    if is_report {
+        return Some(Automatic::Bounce(
+            "Content-Type multipart/report".to_string(),
+        ));
+    }
+    let from_local_part = mailboxes(message.header_values(HeaderName::From))
+        .into_iter()
+        .next()
+        .map(|from| {
+            from.address
+                .split('@')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        });
+    if let Some(local_part) = from_local_part
+        && (local_part == "mailer-daemon" || local_part == "postmaster")
+    {
+        return Some(Automatic::Bounce(format!("From {local_part}")));
+    }
+    let empty_return_path = raw_header_values(message, "Return-Path")
+        .iter()
+        .any(|value| {
+            value
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .eq("<>".chars())
+        });
+    if empty_return_path {
+        return Some(Automatic::Bounce("empty Return-Path <>".to_string()));
+    }
+
+    for value in raw_header_values(message, "Precedence") {
+        let precedence = without_comments(&value).trim().to_lowercase();
+        // `list` is what every list message carries; only bulk, junk and the
+        // non-standard auto_reply mean "do not answer".
+        if matches!(precedence.as_str(), "bulk" | "junk" | "auto_reply") {
+            return Some(Automatic::BulkOrAutoreply(format!(
+                "Precedence: {precedence}"
+            )));
+        }
+    }
+    for header in ["X-Autoreply", "X-Autorespond", "X-Autogenerated"] {
+        if let Some(value) = raw_header_values(message, header).into_iter().next()
+            && !value.trim().eq_ignore_ascii_case("no")
+        {
+            return Some(Automatic::BulkOrAutoreply(format!("{header}: {value}")));
+        }
+    }
+    for value in raw_header_values(message, "X-Auto-Response-Suppress") {
+        // Exchange stamps `All` on its own automatic mail; narrower values such as
+        // `OOF` also appear on ordinary mail from some clients, so they do not count.
+        if value
+            .split(',')
+            .any(|flag| flag.trim().eq_ignore_ascii_case("all"))
+        {
+            return Some(Automatic::BulkOrAutoreply(format!(
+                "X-Auto-Response-Suppress: {value}"
+            )));
+        }
+    }
+    None
+}
+
+/// The text to look for commands in: the first text body (text/plain preferred
+/// by mail-parser in an alternative), or a lone HTML body turned into text.
+fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {
+    // mail-parser also lists inline images and other inline parts as text
+    // bodies, so the first one that really is text is the one players wrote.
+    let is_text =
+        |part: &&MessagePart<'_>| matches!(part.body, PartType::Text(_) | PartType::Html(_));
+    // When a multipart is broken (a boundary never closed, a `related` root that
+    // names the wrong part) mail-parser leaves the text out of its body list; the
+    // first inline text part is then the best guess at what the sender wrote.
+    let fallback = || {
+        let inline_text = |part: &&MessagePart<'_>| {
+            is_text(part)
+                && !part
+                    .content_disposition()
+                    .is_some_and(|disposition| disposition.is_attachment())
+        };
+        let mut inline = message.parts.iter().filter(inline_text);
+        let first = inline
+            .clone()
+            .find(|part| matches!(part.body, PartType::Text(_)));
+        first.or_else(|| inline.next())
+    };
+    let Some(part) = message.text_bodies().find(is_text).or_else(fallback) else {
+        defects.push("no text body".to_string());
+        return String::new();
+    };
+    if part.is_encoding_problem {
+        // mail-parser then keeps the undecoded text, which is still worth scanning.
+        defects.push("text body: unknown charset or broken transfer encoding".to_string());
+    }
+    match &part.body {
+        PartType::Html(html) => html_to_text(&html_with_block_breaks(html)),
+        PartType::Text(text) => text.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// mail-parser's `html_to_text` breaks lines only at `<br>` and `</p>`, but mail
+/// clients write one `<div>` per line, so block tags get a `<br>` first or the
+/// commands of an HTML-only message would run together on one line.
+fn html_with_block_breaks(html: &str) -> String {
+    const BLOCK_TAGS: [&str; 11] = [
+        "div",
+        "p",
+        "li",
+        "tr",
+        "blockquote",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "pre",
+        "table",
+    ];
+    let mut result = String::with_capacity(html.len() + html.len() / 8);
+    let mut pieces = html.split('<');
+    if let Some(first) = pieces.next() {
+        result.push_str(first);
+    }
+    for piece in pieces {
+        let tag_name: String = piece
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if BLOCK_TAGS.contains(&tag_name.as_str()) {
+            result.push_str("<br>");
+        }
+        result.push('<');
+        result.push_str(piece);
+    }
+    result
+}
+
+/// Reply and forward prefixes in the languages players are likely to use.
+const REPLY_PREFIXES: [&str; 8] = ["antw", "fwd", "fw", "re", "aw", "sv", "wg", "tr"];
+
+/// Strips one `Re:`-style prefix (also `Re[2]:`, `RE :`), or returns None.
+fn strip_reply_prefix(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    REPLY_PREFIXES.iter().find_map(|prefix| {
+        let head = text.get(..prefix.len())?;
+        if !head.eq_ignore_ascii_case(prefix) {
+            return None;
+        }
+        let mut after = text.get(prefix.len()..)?.trim_start();
+        // A reply counter such as `Re[2]:` or `Re(2):`.
+        for (open, close) in [('[', ']'), ('(', ')')] {
+            if let Some(inner) = after.strip_prefix(open)
+                && let Some(end) = inner.find(close)
+                && inner[..end].trim().chars().all(|c| c.is_ascii_digit())
+            {
+                after = inner[end + close.len_utf8()..].trim_start();
+            }
+        }
+        after
+            .strip_prefix(':')
+            .or_else(|| after.strip_prefix('：'))
+            .map(str::trim_start)
+    })
+}
+
+fn strip_reply_prefixes(mut text: &str) -> &str {
+    while let Some(after) = strip_reply_prefix(text) {
+        text = after;
+    }
+    text.trim()
+}
+
+/// Lower-case with inner whitespace collapsed: `" Rule   Tag "` -> `"rule tag"`.
+fn normalize_tag(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Whether a normalized bracket part names a known tag, directly or as a
+/// numbered instance (`ghost 2` when `ghost` is known).
+fn is_known_tag(tag: &str, known_tags: &[String]) -> bool {
+    let is_known = |candidate: &str| {
+        !candidate.is_empty()
+            && known_tags
+                .iter()
+                .any(|known| normalize_tag(known) == candidate)
+    };
+    if is_known(tag) {
+        return true;
+    }
+    match tag.rsplit_once(' ') {
+        Some((words, number)) => {
+            !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) && is_known(words)
+        }
+        None => false,
+    }
+}
+
+/// Finds the game tag at the start of a subject, after any reply prefixes and
+/// list prefixes. Only the leading run of prefixes and bracket parts is searched:
+/// a bracket after free text (`about the [ping] rule`) is talk, not a command.
+pub fn subject_tag(subject: &str, known_tags: &[String]) -> Option<SubjectTag> {
+    let mut remaining = subject.trim_start();
+    loop {
+        if let Some(after) = strip_reply_prefix(remaining) {
+            remaining = after;
+            continue;
+        }
+        let inside = remaining.strip_prefix('[')?;
+        let close = inside.find(']')?;
+        let tag = normalize_tag(&inside[..close]);
+        let after = inside[close + 1..].trim_start();
+        if is_known_tag(&tag, known_tags) {
+            return Some(SubjectTag {
+                tag,
+                rest: strip_reply_prefixes(after).to_string(),
+            });
+        }
+        remaining = after;
+    }
+}
+
+/// Trims ordinary whitespace and the invisible characters mail clients leave
+/// in otherwise empty lines (non-breaking space is already whitespace to Rust).
+fn trim_line(line: &str) -> &str {
+    line.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}' || c == '\u{200b}')
+}
+
+/// A reply attribution line ("On Mon, Alice wrote:") in the languages players
+/// are likely to use. `text` may be two lines joined, as clients wrap it.
+fn is_attribution(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let lower = lower.trim_end();
+    (lower.starts_with("on ") && lower.ends_with("wrote:"))
+        || (lower.starts_with("le ")
+            && (lower.ends_with("a écrit :") || lower.ends_with("a écrit:")))
+        || (lower.starts_with("am ") && lower.contains("schrieb") && lower.ends_with(':'))
+        || (lower.starts_with("el ") && lower.ends_with("escribió:"))
+        || (lower.starts_with("il ") && lower.ends_with("ha scritto:"))
+        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'))
+}
+
+/// Separators after which only quoted or forwarded mail follows.
+fn is_separator(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    (lower.starts_with("-----")
+        && (lower.contains("original message") || lower.contains("forwarded message")))
+        || lower == "begin forwarded message:"
+        || (line.len() >= 10 && line.chars().all(|c| c == '_'))
+}
+
+/// An Outlook-style quoted header block: `From: ...` directly followed by
+/// `Sent: ...` or `Date: ...`.
+fn is_quoted_header_block(line: &str, next_line: Option<&str>) -> bool {
+    let strip_bold = |text: &str| text.trim_matches('*').trim_start().to_lowercase();
+    let line = strip_bold(line);
+    let Some(next_line) = next_line.map(strip_bold) else {
+        return false;
+    };
+    line.starts_with("from:") && (next_line.starts_with("sent:") || next_line.starts_with("date:"))
+}
+
+/// The body lines that may be commands: in order, trimmed, without empty lines,
+/// quotes, the signature, or anything after a reply attribution or forward marker.
+pub fn command_lines(body: &str) -> Vec<String> {
+    let lines: Vec<&str> = body
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .collect();
+    let mut commands = Vec::new();
+    for (index, raw_line) in lines.iter().enumerate() {
+        let line = trim_line(raw_line);
+        if line.is_empty() || line.starts_with('>') {
+            continue;
+        }
+        if line == "--" {
+            break;
+        }
+        let next_line = lines.get(index + 1).map(|next| trim_line(next));
+        let wrapped_attribution = next_line
+            .filter(|next| !next.is_empty() && !next.starts_with('>'))
+            .is_some_and(|next| is_attribution(&format!("{line} {next}")));
+        if is_attribution(line)
+            || wrapped_attribution
+            || is_separator(line)
+            || is_quoted_header_block(line, next_line)
+        {
+            break;
+        }
+        commands.push(line.to_string());
+    }
+    commands
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known() -> Vec<String> {
+        ["rule tag", "ghost", "ping", "nomic", "vote"]
+            .iter()
+            .map(|tag| tag.to_string())
+            .collect()
+    }
+
+    fn options() -> ParseOptions {
+        ParseOptions {
+            known_tags: known(),
+            list_addresses: vec!["list@example.org".to_string()],
+            recover_from: vec![
+                "reply-to".to_string(),
+                "x-original-from".to_string(),
+                "cc".to_string(),
+            ],
+        }
+    }
+
+    fn tag(subject: &str) -> Option<(String, String)> {
+        subject_tag(subject, &known()).map(|found| (found.tag, found.rest))
+    }
+
+    fn some(tag: &str, rest: &str) -> Option<(String, String)> {
+        Some((tag.to_string(), rest.to_string()))
+    }
+
+    /// A message with the given extra header lines and a plain text body.
+    fn plain(headers: &str, body: &str) -> Vec<u8> {
+        format!(
+            "From: Alice <Alice@Example.COM>\r\nTo: list@example.org\r\n\
+             Subject: [ping] bob\r\nMessage-ID: <m1@example.com>\r\n{headers}\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n{body}"
+        )
+        .into_bytes()
+    }
+
+    // --- subject_tag -----------------------------------------------------------
+
+    #[test]
+    fn subject_plain_tag_is_lower_cased() {
+        assert_eq!(tag("[Rule Tag]"), some("rule tag", ""));
+        assert_eq!(tag("[PING] bob"), some("ping", "bob"));
+    }
+
+    #[test]
+    fn subject_list_prefix_and_reply_are_skipped() {
+        assert_eq!(
+            tag("Re: [game-list] [rule tag] my move"),
+            some("rule tag", "my move")
+        );
+        assert_eq!(
+            tag("[game-list] Re: [rule tag] my move"),
+            some("rule tag", "my move")
+        );
+        assert_eq!(tag("[game-list][other] [ping]x"), some("ping", "x"));
+    }
+
+    #[test]
+    fn subject_every_reply_prefix_form_is_skipped() {
+        for subject in [
+            "Re: [ping] bob",
+            "RE: [ping] bob",
+            "re:[ping] bob",
+            "Re : [ping] bob",
+            "Fwd: [ping] bob",
+            "Fw: [ping] bob",
+            "AW: [ping] bob",
+            "SV: [ping] bob",
+            "Antw: [ping] bob",
+            "Re[2]: [ping] bob",
+            "Re [3] : [ping] bob",
+            "Re: Re: AW: Fwd: RE: [ping] bob",
+            "  Re:   [game-list]   Re: [ping]   bob  ",
+        ] {
+            assert_eq!(tag(subject), some("ping", "bob"), "{subject}");
+        }
+    }
+
+    #[test]
+    fn subject_spaces_inside_brackets_collapse() {
+        assert_eq!(tag("[ Rule   Tag ] move"), some("rule tag", "move"));
+    }
+
+    #[test]
+    fn subject_numbered_tag_is_known() {
+        assert_eq!(tag("[ghost 2] guess"), some("ghost 2", "guess"));
+        assert_eq!(tag("Re: [Ghost   12]"), some("ghost 12", ""));
+        // A number alone is not a tag, and neither is an unknown word with one.
+        assert_eq!(tag("[2] [ghost] x"), some("ghost", "x"));
+        assert_eq!(tag("[goblin 2]"), None);
+    }
+
+    #[test]
+    fn subject_rest_loses_a_further_reply_prefix() {
+        assert_eq!(tag("[rule tag] Re: my move"), some("rule tag", "my move"));
+        assert_eq!(
+            tag("[rule tag] RE: Re:   my move "),
+            some("rule tag", "my move")
+        );
+    }
+
+    #[test]
+    fn subject_first_known_tag_wins() {
+        assert_eq!(tag("[vote] [ping] bob"), some("vote", "[ping] bob"));
+    }
+
+    #[test]
+    fn subject_without_known_tag_has_none() {
+        assert_eq!(tag(""), None);
+        assert_eq!(tag("hello"), None);
+        assert_eq!(tag("[game-list] hello"), None);
+        assert_eq!(tag("[ping"), None);
+        assert_eq!(tag("[]"), None);
+        // A tag after free text is talk about the game, not a command.
+        assert_eq!(tag("About the [ping] rule"), None);
+        // `Revision:` is not `Re:`.
+        assert_eq!(tag("Revision: [ping]"), None);
+        // Multi-byte text must not trip the prefix matcher.
+        assert_eq!(tag("Ré: ü [ping]"), None);
+    }
+
+    // --- command_lines ---------------------------------------------------------
+
+    #[test]
+    fn body_quotes_and_empty_lines_are_skipped() {
+        let body = "vote yes\r\n\r\n> vote no\r\n   >> old\r\n \u{a0} \r\n  ping bob  \r\n";
+        assert_eq!(command_lines(body), ["vote yes", "ping bob"]);
+    }
+
+    #[test]
+    fn body_stops_at_signature() {
+        assert_eq!(
+            command_lines("vote yes\n-- \nAlice\nvote no\n"),
+            ["vote yes"]
+        );
+        assert_eq!(command_lines("vote yes\n--\nvote no\n"), ["vote yes"]);
+        // A longer rule of dashes is not a signature separator.
+        assert_eq!(command_lines("a\n---\nb"), ["a", "---", "b"]);
+    }
+
+    #[test]
+    fn body_stops_at_one_line_attribution() {
+        let body = "ping bob\n\nOn Mon, 3 Feb 2025 at 10:00, Bob <b@x.org> wrote:\nping alice\n";
+        assert_eq!(command_lines(body), ["ping bob"]);
+    }
+
+    #[test]
+    fn body_stops_at_wrapped_attribution() {
+        let body =
+            "ping bob\r\nOn Mon, 3 Feb 2025 at 10:00, Alice <a@x>\r\nwrote:\r\n\r\nping carol\r\n";
+        assert_eq!(command_lines(body), ["ping bob"]);
+    }
+
+    #[test]
+    fn body_keeps_an_on_line_that_is_no_attribution() {
+        assert_eq!(
+            command_lines("On second thought\nvote no\n"),
+            ["On second thought", "vote no"]
+        );
+    }
+
+    #[test]
+    fn body_stops_at_other_reply_headers() {
+        for marker in [
+            "-----Original Message-----",
+            "----- Original Message -----",
+            "-------- Original Message --------",
+            "Le lun. 3 févr. 2025 à 10:00, Bob <b@x.org> a écrit :",
+            "Am Mo., 3. Feb. 2025 um 10:00 Uhr schrieb Bob <b@x.org>:",
+            "________________________________",
+            "---------- Forwarded message ---------",
+            "-------- Forwarded Message --------",
+            "Begin forwarded message:",
+        ] {
+            let body = format!("vote yes\n{marker}\nvote no\n");
+            assert_eq!(command_lines(&body), ["vote yes"], "{marker}");
+        }
+    }
+
+    #[test]
+    fn body_stops_at_outlook_header_block() {
+        let body = "vote yes\r\nFrom: Bob <b@x.org>\r\nSent: Monday\r\nvote no\r\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+        let body = "vote yes\n*From:* Bob\n*Date:* Monday\nvote no\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+        // A From: line alone is kept: it may be part of what the player wrote.
+        assert_eq!(
+            command_lines("From: here\nvote no"),
+            ["From: here", "vote no"]
+        );
+    }
+
+    // --- parse -----------------------------------------------------------------
+
+    #[test]
+    fn parse_plain_message() {
+        let raw = plain(
+            "Cc: \"Bob B\" <BOB@example.net>, carol@example.net\r\n\
+             In-Reply-To: <parent@example.com>\r\n\
+             References: <root@example.com> <parent@example.com>\r\n\
+             Date: Mon, 3 Feb 2025 10:00:00 +0100\r\n\
+             List-Id: The Game <Game.Example.ORG>\r\n",
+            "ping bob\r\n> old\r\n",
+        );
+        let envelope = parse(&raw, &options());
+        let alice = Mailbox {
+            address: "alice@example.com".to_string(),
+            name: Some("Alice".to_string()),
+        };
+        assert_eq!(envelope.from.as_ref(), Some(&alice));
+        assert_eq!(envelope.sender, Some(alice));
+        assert_eq!(envelope.message_id.as_deref(), Some("m1@example.com"));
+        assert_eq!(envelope.in_reply_to, ["parent@example.com"]);
+        assert_eq!(
+            envelope.references,
+            ["root@example.com", "parent@example.com"]
+        );
+        assert_eq!(envelope.cc.len(), 2);
+        assert_eq!(envelope.cc[0].address, "bob@example.net");
+        assert_eq!(envelope.cc[0].name.as_deref(), Some("Bob B"));
+        assert_eq!(envelope.to[0].address, "list@example.org");
+        assert_eq!(envelope.list_id.as_deref(), Some("game.example.org"));
+        assert_eq!(
+            envelope.date,
+            Some("2025-02-03T09:00:00Z".parse::<Timestamp>().unwrap())
+        );
+        assert_eq!(envelope.subject, "[ping] bob");
+        assert_eq!(
+            envelope.tag,
+            Some(SubjectTag {
+                tag: "ping".to_string(),
+                rest: "bob".to_string()
+            })
+        );
+        assert_eq!(envelope.command_lines, ["ping bob"]);
+        assert_eq!(envelope.automatic, None);
+        assert!(envelope.defects.is_empty(), "{:?}", envelope.defects);
+    }
+
+    #[test]
+    fn parse_encoded_subject_and_name() {
+        let raw = b"From: =?UTF-8?Q?Ren=C3=A9e?= <renee@example.com>\r\n\
+            Subject: =?ISO-8859-1?Q?Re=3A_=5Bping=5D_Jos=E9?=\r\n\r\nping jose\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(envelope.subject, "Re: [ping] José");
+        assert_eq!(
+            envelope.tag.map(|found| found.rest).as_deref(),
+            Some("José")
+        );
+        assert_eq!(
+            envelope.from.and_then(|from| from.name).as_deref(),
+            Some("Renée")
+        );
+    }
+
+    #[test]
+    fn parse_raw_latin1_subject() {
+        let raw = b"From: a@example.com\r\nSubject: [vote] Ver\xe3o\r\n\r\nx\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(envelope.subject, "[vote] Verão");
+        assert_eq!(
+            envelope.tag.map(|found| found.rest).as_deref(),
+            Some("Verão")
+        );
+    }
+
+    #[test]
+    fn parse_broken_multipart_still_finds_text() {
+        // The inner boundaries are never closed; mail-parser lists no text body.
+        let raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: multipart/mixed; boundary=\"x\"\r\n\r\n\
+            --x\r\nContent-Type: multipart/mixed; boundary=\"xy\"\r\n\r\n\
+            --xy\r\nContent-Type: text/plain\r\n\r\nvote yes\r\n";
+        assert_eq!(parse(raw, &options()).command_lines, ["vote yes"]);
+    }
+
+    #[test]
+    fn parse_html_only_body_becomes_lines() {
+        let raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: text/html; charset=utf-8\r\n\r\n\
+            <html><head><style>p {}</style></head><body>\
+            <div>vote&nbsp;yes</div><div>vote <b>no</b></div><p>ping bob</p>\
+            <div>On Mon, Bob wrote:</div><blockquote>vote maybe</blockquote>\
+            </body></html>\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(
+            envelope.command_lines,
+            ["vote\u{a0}yes", "vote no", "ping bob"]
+        );
+    }
+
+    #[test]
+    fn parse_prefers_text_plain_in_alternative() {
+        let raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: multipart/alternative; boundary=\"b\"\r\n\r\n\
+            --b\r\nContent-Type: text/html\r\n\r\n<p>from html</p>\r\n\
+            --b\r\nContent-Type: text/plain\r\n\r\nfrom text\r\n--b--\r\n";
+        assert_eq!(parse(raw, &options()).command_lines, ["from text"]);
+    }
+
+    #[test]
+    fn parse_quoted_printable_body() {
+        let raw = plain(
+            "Content-Transfer-Encoding: quoted-printable\r\n",
+            "caf=C3=A9 vote=3Dyes\r\nlong=\r\n line\r\n",
+        );
+        assert_eq!(
+            parse(&raw, &options()).command_lines,
+            ["café vote=yes", "long line"]
+        );
+    }
+
+    #[test]
+    fn parse_base64_body() {
+        let raw = plain(
+            "Content-Transfer-Encoding: base64\r\n",
+            "dm90ZSB5ZXMNCnZvdGUgbm8NCj4gcXVvdGVkDQo=\r\n",
+        );
+        assert_eq!(
+            parse(&raw, &options()).command_lines,
+            ["vote yes", "vote no"]
+        );
+    }
+
+    #[test]
+    fn parse_latin1_body() {
+        let mut raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: text/plain; charset=iso-8859-1\r\n\
+            Content-Transfer-Encoding: 8bit\r\n\r\nvote \xe9t\xe9\r\n"
+            .to_vec();
+        raw.extend_from_slice(b"-- \r\nsig\r\n");
+        assert_eq!(parse(&raw, &options()).command_lines, ["vote été"]);
+    }
+
+    #[test]
+    fn parse_iso_2022_jp_body() {
+        let raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: text/plain; charset=ISO-2022-JP\r\n\
+            Content-Transfer-Encoding: 7bit\r\n\r\n\
+            vote \x1b$B$3$s$K$A$O\x1b(B\r\n";
+        assert_eq!(parse(raw, &options()).command_lines, ["vote こんにちは"]);
+    }
+
+    fn dmarc(extra: &str) -> Option<Mailbox> {
+        let raw = format!(
+            "From: \"Alice via game-list\" <List@Example.org>\r\n\
+             To: list@example.org\r\n{extra}Subject: [ping] bob\r\n\r\nping bob\r\n"
+        );
+        parse(raw.as_bytes(), &options()).sender
+    }
+
+    #[test]
+    fn dmarc_sender_from_reply_to() {
+        let sender = dmarc("Reply-To: Alice <Alice@example.com>\r\n");
+        assert_eq!(
+            sender,
+            Some(Mailbox {
+                address: "alice@example.com".to_string(),
+                name: Some("Alice".to_string())
+            })
+        );
+    }
+
+    #[test]
+    fn dmarc_sender_from_x_original_from() {
+        // The list's own Reply-To is not the author, so X-Original-From is next.
+        let sender = dmarc(
+            "Reply-To: list@example.org\r\n\
+             X-Original-From: =?UTF-8?Q?Al=C3=AFce?= <alice@example.com>\r\n",
+        );
+        assert_eq!(
+            sender,
+            Some(Mailbox {
+                address: "alice@example.com".to_string(),
+                name: Some("Alïce".to_string())
+            })
+        );
+    }
+
+    #[test]
+    fn dmarc_sender_from_cc() {
+        let sender = dmarc("Cc: list@example.org, Alice <alice@example.com>\r\n");
+        assert_eq!(
+            sender.map(|mailbox| mailbox.address).as_deref(),
+            Some("alice@example.com")
+        );
+    }
+
+    #[test]
+    fn dmarc_sender_unknown_is_none() {
+        assert_eq!(dmarc(""), None);
+        let raw = b"From: list@example.org\r\nSubject: x\r\n\r\nx\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(envelope.sender, None);
+        assert!(
+            envelope
+                .defects
+                .iter()
+                .any(|defect| defect.contains("recovery"))
+        );
+    }
+
+    #[test]
+    fn dmarc_recovery_follows_configured_order() {
+        let mut options = options();
+        options.recover_from = vec!["cc".to_string(), "reply-to".to_string()];
+        let raw = b"From: list@example.org\r\nReply-To: r@example.com\r\n\
+            Cc: c@example.com\r\nSubject: x\r\n\r\nx\r\n";
+        let sender = parse(raw, &options).sender;
+        assert_eq!(
+            sender.map(|mailbox| mailbox.address).as_deref(),
+            Some("c@example.com")
+        );
+    }
+
+    fn automatic_of(headers: &str) -> Option<Automatic> {
+        parse(&plain(headers, "ping bob\r\n"), &options()).automatic
+    }
+
+    #[test]
+    fn auto_submitted() {
+        assert_eq!(
+            automatic_of("Auto-Submitted: Auto-Replied; owner-email=\"a@b\"\r\n"),
+            Some(Automatic::AutoSubmitted("auto-replied".to_string()))
+        );
+        assert_eq!(automatic_of("Auto-Submitted: no\r\n"), None);
+        assert_eq!(automatic_of("Auto-Submitted: No (a comment)\r\n"), None);
+    }
+
+    #[test]
+    fn bulk_and_autoreply_headers() {
+        assert!(matches!(
+            automatic_of("Precedence: bulk\r\n"),
+            Some(Automatic::BulkOrAutoreply(_))
+        ));
+        assert!(matches!(
+            automatic_of("Precedence: JUNK\r\n"),
+            Some(Automatic::BulkOrAutoreply(_))
+        ));
+        assert_eq!(automatic_of("Precedence: list\r\n"), None);
+        assert!(automatic_of("X-Autoreply: yes\r\n").is_some());
+        assert!(automatic_of("X-Autorespond: vacation\r\n").is_some());
+        assert!(automatic_of("X-Auto-Response-Suppress: All\r\n").is_some());
+        assert_eq!(automatic_of("X-Auto-Response-Suppress: OOF\r\n"), None);
+    }
+
+    #[test]
+    fn bounce_by_return_path_or_from() {
+        assert_eq!(
+            automatic_of("Return-Path: <>\r\n"),
+            Some(Automatic::Bounce("empty Return-Path <>".to_string()))
+        );
+        assert_eq!(automatic_of("Return-Path: <alice@example.com>\r\n"), None);
+        let raw = b"From: Mail Delivery System <MAILER-DAEMON@mx.example.com>\r\n\
+            Subject: Undelivered\r\n\r\nsorry\r\n";
+        assert!(matches!(
+            parse(raw, &options()).automatic,
+            Some(Automatic::Bounce(_))
+        ));
+    }
+
+    #[test]
+    fn bounce_multipart_report() {
+        let raw = b"From: Mail Delivery <mx@example.com>\r\n\
+            To: alice@example.com\r\nSubject: Delivery Status Notification (Failure)\r\n\
+            MIME-Version: 1.0\r\n\
+            Content-Type: multipart/report; report-type=delivery-status; boundary=\"B\"\r\n\r\n\
+            --B\r\nContent-Type: text/plain\r\n\r\nDelivery to bob failed.\r\n\
+            --B\r\nContent-Type: message/delivery-status\r\n\r\n\
+            Reporting-MTA: dns; mx.example.com\r\n\r\nFinal-Recipient: rfc822; bob@x\r\nAction: failed\r\n\
+            --B\r\nContent-Type: message/rfc822\r\n\r\n\
+            From: alice@example.com\r\nSubject: [ping] bob\r\n\r\nping bob\r\n--B--\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(
+            envelope.automatic,
+            Some(Automatic::Bounce(
+                "Content-Type multipart/report".to_string()
+            ))
+        );
+        assert_eq!(envelope.command_lines, ["Delivery to bob failed."]);
+    }
+
+    #[test]
+    fn parse_obsolete_date() {
+        let raw = b"From: a@example.com\r\nDate: Wed, 11 Feb 98 11:51 CST\r\n\r\nx\r\n";
+        assert_eq!(
+            parse(raw, &options()).date,
+            Some("1998-02-11T17:51:00Z".parse::<Timestamp>().unwrap())
+        );
+    }
+
+    #[test]
+    fn parse_skips_inline_image_before_text() {
+        let raw = b"From: a@example.com\r\nSubject: [vote]\r\n\
+            Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+            --b\r\nContent-Type: image/png\r\nContent-Disposition: inline\r\n\
+            Content-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n\
+            --b\r\nContent-Type: text/plain\r\n\r\nvote yes\r\n--b--\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(envelope.command_lines, ["vote yes"]);
+        assert!(
+            envelope
+                .defects
+                .iter()
+                .all(|defect| !defect.contains("text body"))
+        );
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for raw in [
+            &b""[..],
+            b"\r\n\r\n",
+            b"\xff\xfe\x00garbage",
+            b"From: <\r\nSubject: =?x?Q?\r\nContent-Type: multipart/mixed; boundary=\r\n\r\n--",
+            b"Date: yesterday\r\nList-Id: <\r\nReturn-Path: \r\n\r\nbody",
+        ] {
+            let envelope = parse(raw, &options());
+            assert!(envelope.tag.is_none());
+        }
+        let envelope = parse(b"Date: yesterday\r\nFrom: a@b\r\n\r\nx", &options());
+        assert_eq!(envelope.date, None);
+        assert!(
+            envelope
+                .defects
+                .iter()
+                .any(|defect| defect.contains("Date"))
+        );
+    }
+}

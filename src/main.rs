@@ -1,0 +1,186 @@
+//! The command line: parses arguments and calls the library. Nothing else.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use jiff::Timestamp;
+
+use nomicbot::config::Config;
+use nomicbot::pipeline::Bot;
+use nomicbot::store::InboxStatus;
+use nomicbot::{cli, demo, run};
+
+#[derive(Parser)]
+#[command(name = "nomicbot", version, about = "The automated officer of a nomic played by e-mail")]
+struct Args {
+    /// The configuration file.
+    #[arg(long, global = true, env = "NOMICBOT_CONFIG", default_value = "bot.toml")]
+    config: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The daemon: IMAP IDLE (or polling) for new mail, deadlines fired on time.
+    Run,
+    /// One pass: fetch, apply, fire the deadlines due by now, send, exit (for cron).
+    Once {
+        /// Take this as the current time (RFC 3339), e.g. for tests.
+        #[arg(long)]
+        now: Option<Timestamp>,
+    },
+    /// Apply raw messages (.eml files or mbox archives) without a mail server.
+    Ingest {
+        files: Vec<PathBuf>,
+        /// Their arrival time (RFC 3339); default: now.
+        #[arg(long)]
+        received: Option<Timestamp>,
+        #[arg(long)]
+        now: Option<Timestamp>,
+    },
+    /// The current state (all of it, or one part: players).
+    State {
+        game: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Pending and sent mail.
+    Outbox {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every message received and what became of it (`--status aside`: kept aside, with the reason).
+    Inbox {
+        #[arg(long)]
+        status: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The event log.
+    Log {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rebuild the state from the event log and compare it with the live state.
+    Replay,
+    /// Write a commented bot.toml (and the default templates) for a new game.
+    Init {
+        /// Overwrite an existing bot.toml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Validate the configuration and every template.
+    Check,
+    /// Play a short scripted exchange through the real pipeline on the embedded
+    /// Maildir transport, and print the mail the bot sent.
+    Demo {
+        /// Where to keep the demo's files (default: a fresh temporary folder).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match execute(args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("nomicbot: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn open(config: &PathBuf) -> Result<Bot> {
+    let config = Config::load(config)?;
+    Ok(Bot::open(config)?)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn execute(args: Args) -> Result<ExitCode> {
+    match args.command {
+        Command::Run => {
+            let mut bot = open(&args.config)?;
+            tracing::info!(config = %args.config.display(), transport = ?bot.config.transport, "nomicbot running");
+            runtime()?.block_on(run::run(&mut bot, async {
+                let _ = tokio::signal::ctrl_c().await;
+            }))?;
+        }
+        Command::Once { now } => {
+            let mut bot = open(&args.config)?;
+            let now = now.unwrap_or_else(Timestamp::now);
+            let mut transport = run::Transport::new(&bot.config);
+            let pass = runtime()?.block_on(run::once(&mut bot, &mut transport, now))?;
+            println!(
+                "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}",
+                pass.fetched, pass.processed.applied, pass.processed.aside, pass.processed.deadlines, pass.sent, pass.failed
+            );
+        }
+        Command::Ingest { files, received, now } => {
+            let mut bot = open(&args.config)?;
+            let now = now.unwrap_or_else(Timestamp::now);
+            let report = cli::ingest(&mut bot, &files, received.unwrap_or(now), now)?;
+            println!("{report}");
+        }
+        Command::State { game, json } => {
+            let bot = open(&args.config)?;
+            print!("{}", cli::state(&bot, game.as_deref(), json)?);
+        }
+        Command::Outbox { json } => {
+            let bot = open(&args.config)?;
+            print!("{}", cli::outbox(&bot, json)?);
+        }
+        Command::Inbox { status, json } => {
+            let bot = open(&args.config)?;
+            let status = match status.as_deref() {
+                None => None,
+                Some("pending") => Some(InboxStatus::Pending),
+                Some("applied") => Some(InboxStatus::Applied),
+                Some("aside") => Some(InboxStatus::Aside),
+                Some("duplicate") => Some(InboxStatus::Duplicate),
+                Some(other) => bail!("--status {other:?}: use pending, applied, aside or duplicate"),
+            };
+            print!("{}", cli::inbox(&bot, status, json)?);
+        }
+        Command::Log { json } => {
+            let bot = open(&args.config)?;
+            print!("{}", cli::log(&bot, json)?);
+        }
+        Command::Replay => {
+            let bot = open(&args.config)?;
+            let (equal, text) = cli::replay(&bot)?;
+            println!("{text}");
+            if !equal {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Command::Init { force } => {
+            println!("{}", cli::init(&args.config, force)?);
+        }
+        Command::Check => {
+            let config = Config::load(&args.config)?;
+            println!("{}", cli::check(config)?);
+        }
+        Command::Demo { dir } => {
+            let text = runtime()?.block_on(demo::run(dir))?;
+            print!("{text}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,371 @@
+//! The shell's heart, the same for every transport: stored messages are applied
+//! in arrival order, deadlines fire at their time in between, and each step's
+//! events, state and outgoing mail are committed in one transaction. It reads no
+//! clock: `now` is always an argument.
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::engine::{Address, Audience, Ctx, Mail, Status};
+use crate::games::{self, Message, Outcome, World};
+use crate::mail::compose::{self, Kind, Outgoing, Thread};
+use crate::mail::parse::{self, Envelope, ParseOptions};
+use crate::store::{InboxRow, InboxStatus, NewMail, Received, Step, Store, StoreError, Stored};
+use crate::templates::{TemplateError, Templates};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(transparent)]
+    Compose(#[from] compose::ComposeError),
+    #[error("cannot create {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+pub type Result<T> = std::result::Result<T, PipelineError>;
+
+/// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`):
+/// the process says so on stderr and waits to be killed, so the test can SIGKILL
+/// it exactly there. Never set in production.
+pub fn failpoint(name: &str) {
+    if std::env::var("NOMICBOT_FAILPOINT").is_ok_and(|v| v == name) {
+        eprintln!("failpoint {name} reached");
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+/// What one `process` pass did, for the log and the CLI.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Processed {
+    pub applied: usize,
+    pub aside: usize,
+    pub deadlines: usize,
+    pub mail_queued: usize,
+}
+
+pub struct Bot {
+    pub config: Config,
+    pub store: Store,
+    templates: Templates,
+    params: games::Params,
+    parse_options: ParseOptions,
+    world: World,
+    /// The time the world has been brought up to.
+    clock: Option<Timestamp>,
+}
+
+impl Bot {
+    pub fn open(config: Config) -> Result<Bot> {
+        let database = config.resolve(&config.bot.database);
+        if let Some(parent) = database.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| PipelineError::Io {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        let store = Store::open(&database)?;
+        let templates = Templates::load(&config.resolve(&config.bot.templates))?;
+        templates.check_syntax()?;
+        let (world, clock) = store.load_world()?;
+        let params = games::Params {
+            players: crate::engine::players::Params {
+                alias_confirm_hours: config.players.alias_confirm_hours,
+                max_name_chars: config.players.max_name_chars,
+            },
+        };
+        let parse_options = ParseOptions {
+            known_tags: games::KNOWN_TAGS.iter().map(|t| t.to_string()).collect(),
+            list_addresses: vec![config.bot.list.to_lowercase()],
+            recover_from: config.identity.recover_from.clone(),
+        };
+        Ok(Bot {
+            config,
+            store,
+            templates,
+            params,
+            parse_options,
+            world,
+            clock,
+        })
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn templates(&self) -> &Templates {
+        &self.templates
+    }
+
+    /// Stores received messages (and the IMAP high-water mark) in one transaction.
+    pub fn receive(&mut self, batch: &[Received], imap_mark: Option<(&str, u32, u32)>, now: Timestamp) -> Result<Vec<Stored>> {
+        let stored = self.store.store_received(batch, imap_mark, now)?;
+        if stored.iter().any(|s| matches!(s, Stored::New(_))) {
+            failpoint("after-store");
+        }
+        Ok(stored)
+    }
+
+    /// The key that makes a message "the same message" however it reached us.
+    pub fn dedup_key(raw: &[u8]) -> String {
+        let envelope = parse::parse(raw, &ParseOptions {
+            known_tags: Vec::new(),
+            list_addresses: Vec::new(),
+            recover_from: Vec::new(),
+        });
+        match envelope.message_id {
+            Some(id) if !id.trim().is_empty() => format!("<{}>", id.trim()),
+            _ => {
+                let digest = Sha256::digest(raw);
+                format!("sha256:{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
+            }
+        }
+    }
+
+    /// Applies every stored message in arrival order, firing each deadline that falls
+    /// before a message's arrival first, then every deadline due by `now`.
+    pub fn process(&mut self, now: Timestamp) -> Result<Processed> {
+        let mut done = Processed::default();
+        loop {
+            let pending = self.store.next_pending()?;
+            let deadline = self.world.next_deadline();
+            let horizon = match &pending {
+                Some(row) => row.received_at,
+                None => now,
+            };
+            match deadline {
+                Some(at) if at <= horizon => {
+                    done.mail_queued += self.fire(at, now)?;
+                    done.deadlines += 1;
+                }
+                _ => match pending {
+                    Some(row) => {
+                        let (applied, queued) = self.handle(&row, now)?;
+                        if applied {
+                            done.applied += 1;
+                        } else {
+                            done.aside += 1;
+                        }
+                        done.mail_queued += queued;
+                    }
+                    None => break,
+                },
+            }
+        }
+        Ok(done)
+    }
+
+    /// The next moment the world changes by itself.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        self.world.next_deadline()
+    }
+
+    fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<usize> {
+        let outcome = self.world.tick(at);
+        let cause = format!("deadline:{at}");
+        let mut next = self.world.clone();
+        for event in &outcome.events {
+            next.apply_event(event, at);
+        }
+        let mail = self.render_all(&outcome, &cause, None, Kind::Notice, now)?;
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: None,
+            cause,
+            at,
+            events: outcome.events,
+            world: &next,
+            mail,
+            now,
+        })?;
+        self.world = next;
+        self.clock = Some(self.clock.map_or(at, |c| c.max(at)));
+        Ok(queued)
+    }
+
+    /// Handles one stored message: applied and answered, or kept aside with the reason.
+    fn handle(&mut self, row: &InboxRow, now: Timestamp) -> Result<(bool, usize)> {
+        let envelope = parse::parse(&row.raw, &self.parse_options);
+        // Invariant: the world's time never runs backwards, even for a message whose
+        // server time is older than a deadline already fired.
+        let at = self.clock.map_or(row.received_at, |c| c.max(row.received_at));
+        let cause = format!("mail:{}", row.dedup_key);
+        let aside = |reason: String| (InboxStatus::Aside, Some(reason));
+        let verdict = match self.classify(&envelope)? {
+            Err(reason) => aside(reason),
+            Ok((sender, message)) => {
+                let public = self.is_public(&envelope);
+                let ctx = Ctx {
+                    now: at,
+                    sender: Address::new(&sender.address),
+                    sender_name: sender.name.clone(),
+                    public,
+                };
+                let outcome = self.world.handle(&message, &ctx, &self.params);
+                let mut next = self.world.clone();
+                for event in &outcome.events {
+                    next.apply_event(event, at);
+                }
+                let thread = Thread {
+                    message_id: envelope.message_id.clone(),
+                    references: envelope.references.clone(),
+                };
+                let mut mail = self.render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)?;
+                let answer = self.answer(&outcome, &message, &envelope, &ctx, &cause, mail.len(), &thread, now)?;
+                mail.extend(answer);
+                let queued = mail.len();
+                self.store.commit(Step {
+                    inbox: Some((row.id, InboxStatus::Applied, None)),
+                    cause,
+                    at,
+                    events: outcome.events,
+                    world: &next,
+                    mail,
+                    now,
+                })?;
+                self.world = next;
+                self.clock = Some(at);
+                failpoint("after-commit");
+                return Ok((true, queued));
+            }
+        };
+        tracing::info!(inbox = row.id, reason = verdict.1.as_deref().unwrap_or(""), "kept aside");
+        self.store.commit(Step {
+            inbox: Some((row.id, verdict.0, verdict.1)),
+            cause,
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail: Vec::new(),
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, 0))
+    }
+
+    /// Is this a message to act on? `Err` holds the reason it is kept aside.
+    fn classify(&self, envelope: &Envelope) -> Result<std::result::Result<(parse::Mailbox, Message), String>> {
+        let bot = self.config.bot.address.to_lowercase();
+        if let Some(id) = &envelope.message_id
+            && (self.store.is_own_message(id)? || id.ends_with(&format!(".nomicbot@{}", self.config.bot_domain())))
+        {
+            return Ok(Err("the bot's own mail".into()));
+        }
+        if let Some(automatic) = &envelope.automatic {
+            return Ok(Err(format!("automatic mail, never answered: {automatic:?}")));
+        }
+        let Some(sender) = envelope.sender.clone() else {
+            return Ok(Err("no sender address could be found".into()));
+        };
+        if sender.address == bot {
+            return Ok(Err("the bot's own mail".into()));
+        }
+        let Some(tag) = &envelope.tag else {
+            return Ok(Err("no game tag in the subject".into()));
+        };
+        Ok(Ok((
+            sender,
+            Message {
+                tag: tag.tag.clone(),
+                subject_rest: tag.rest.clone(),
+                body_lines: envelope.command_lines.clone(),
+            },
+        )))
+    }
+
+    /// Came through the list (its List-Id, or the list address in To/Cc), or to the bot alone.
+    fn is_public(&self, envelope: &Envelope) -> bool {
+        let list = self.config.bot.list.to_lowercase();
+        let by_id = match (&self.config.bot.list_id, &envelope.list_id) {
+            (Some(ours), Some(theirs)) => ours.eq_ignore_ascii_case(theirs),
+            _ => false,
+        };
+        by_id || envelope.to.iter().chain(&envelope.cc).any(|m| m.address == list)
+    }
+
+    /// Renders the mail the engine asked for.
+    fn render_all(&self, outcome: &Outcome, cause: &str, thread: Option<&Thread>, kind: Kind, now: Timestamp) -> Result<Vec<NewMail>> {
+        let no_thread = Thread::default();
+        outcome
+            .mail
+            .iter()
+            .enumerate()
+            .map(|(index, mail)| self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now))
+            .collect()
+    }
+
+    fn render_one(&self, mail: &Mail, cause: &str, index: usize, thread: &Thread, kind: Kind, now: Timestamp) -> Result<NewMail> {
+        let rendered = self.templates.render(&mail.template, &mail.values)?;
+        let to = match &mail.to {
+            Audience::List => self.config.bot.list.clone(),
+            Audience::Address(address) => address.as_str().to_owned(),
+        };
+        let message_id = compose::message_id(cause, index, self.config.bot_domain());
+        let raw = compose::compose(&Outgoing {
+            from_name: &self.config.bot.name,
+            from_address: &self.config.bot.address,
+            to: &to,
+            tag: &mail.tag,
+            subject: &rendered.subject,
+            body: &rendered.body,
+            message_id: &message_id,
+            kind,
+            thread,
+            cause,
+            date: now,
+        })?;
+        Ok(NewMail {
+            message_id,
+            template: mail.template.clone(),
+            envelope_from: self.config.bot.address.clone(),
+            recipients: vec![to],
+            raw,
+        })
+    }
+
+    /// The answer to the sender: every command line with its result, and the help asked for.
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        outcome: &Outcome,
+        message: &Message,
+        envelope: &Envelope,
+        ctx: &Ctx,
+        cause: &str,
+        index: usize,
+        thread: &Thread,
+        now: Timestamp,
+    ) -> Result<Option<NewMail>> {
+        if outcome.report.is_empty() && outcome.help.is_empty() {
+            return Ok(None);
+        }
+        let summary = |status| outcome.report.iter().filter(|r| r.status == status).count();
+        let mail = Mail::new(
+            Audience::Address(ctx.sender.clone()),
+            games::base_tag(&message.tag),
+            "reply",
+            json!({
+                "tag": message.tag,
+                "subject": envelope.subject,
+                "subject_rest": message.subject_rest,
+                "lines": outcome.report,
+                "done": summary(Status::Done),
+                "refused": summary(Status::Refused),
+                "not_understood": summary(Status::NotUnderstood),
+                "help": outcome.help,
+                "public": ctx.public,
+                "at": crate::engine::human_time(ctx.now),
+            }),
+        );
+        self.render_one(&mail, cause, index, thread, Kind::Reply, now).map(Some)
+    }
+}

@@ -1,0 +1,323 @@
+//! The driver: fetches mail from the configured transport, lets the pipeline apply
+//! it, and sends the outbox. `once` is one pass (for cron and tests); `run` is the
+//! daemon: one loop over new mail, the next deadline, the next retry and shutdown.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::config::{Config, TransportKind, read_password};
+use crate::mail::imap::{Inbound, Wake};
+use crate::mail::maildir;
+use crate::mail::smtp::Outbound;
+use crate::pipeline::{Bot, Processed, failpoint};
+use crate::store::{Origin, Received, Stored};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Pipeline(#[from] crate::pipeline::PipelineError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Maildir(#[from] maildir::MaildirError),
+    #[error("imap: {0}")]
+    Imap(#[from] crate::mail::imap::ImapError),
+    #[error("smtp: {0}")]
+    Smtp(#[from] crate::mail::smtp::SmtpError),
+    #[error("cannot read password file: {0}")]
+    Password(std::io::Error),
+}
+
+/// What one pass did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Pass {
+    pub fetched: usize,
+    pub processed: Processed,
+    pub sent: usize,
+    pub failed: usize,
+}
+
+/// The mail side of the bot, for the configured transport.
+pub struct Transport {
+    config: Config,
+    imap: Option<Inbound>,
+    smtp: Option<Outbound>,
+}
+
+impl Transport {
+    pub fn new(config: &Config) -> Transport {
+        Transport {
+            config: config.clone(),
+            imap: None,
+            smtp: None,
+        }
+    }
+
+    fn inbox_dir(&self) -> PathBuf {
+        self.config.resolve(&self.config.maildir.inbox)
+    }
+
+    fn outbox_dir(&self) -> PathBuf {
+        self.config.resolve(&self.config.maildir.outbox)
+    }
+
+    /// Stores every new message; acknowledges it on the server only once stored.
+    pub async fn fetch(&mut self, bot: &mut Bot, now: Timestamp) -> Result<usize, RunError> {
+        match self.config.transport {
+            TransportKind::Maildir => {
+                let dir = self.inbox_dir();
+                maildir::ensure(&dir)?;
+                let waiting = maildir::waiting(&dir)?;
+                let batch: Vec<Received> = waiting
+                    .iter()
+                    .map(|w| Received {
+                        origin: Origin::Maildir { unique: w.unique.clone() },
+                        received_at: w.delivered_at,
+                        dedup_key: Bot::dedup_key(&w.raw),
+                        raw: w.raw.clone(),
+                    })
+                    .collect();
+                let stored = bot.receive(&batch, None, now)?;
+                for message in &waiting {
+                    maildir::mark_seen(&dir, message)?;
+                }
+                Ok(count_new(&stored))
+            }
+            TransportKind::Imap => {
+                let Some(cfg) = self.config.imap.clone() else {
+                    return Ok(0);
+                };
+                if self.imap.is_none() {
+                    let password = read_password(&cfg.password, &cfg.password_file, &self.config)
+                        .map_err(RunError::Password)?
+                        .unwrap_or_default();
+                    self.imap = Some(Inbound::connect(&cfg, &password).await?);
+                }
+                let Some(session) = self.imap.as_mut() else {
+                    return Ok(0);
+                };
+                let result = fetch_imap(session, bot, &cfg.mailbox, now).await;
+                if result.is_err() {
+                    // A failed command may leave the session out of step: start afresh.
+                    self.imap = None;
+                }
+                result
+            }
+        }
+    }
+
+    /// Sends every outgoing message that is due; failures are retried with backoff.
+    pub async fn send(&mut self, bot: &mut Bot, now: Timestamp) -> Result<(usize, usize), RunError> {
+        let due = bot.store.due_outbox(now)?;
+        if due.is_empty() {
+            return Ok((0, 0));
+        }
+        failpoint("before-send");
+        let (mut sent, mut failed) = (0, 0);
+        for row in due {
+            let result = match self.config.transport {
+                TransportKind::Maildir => maildir::deliver(&self.outbox_dir(), &row.message_id, &row.raw)
+                    .map(|_| ())
+                    .map_err(|e| (e.to_string(), true)),
+                TransportKind::Imap => match self.outbound() {
+                    Ok(outbound) => outbound
+                        .send(&row.envelope_from, &row.recipients, &row.raw)
+                        .await
+                        .map_err(|e| {
+                            let retry = e.kind() == crate::mail::smtp::ErrorKind::Retry;
+                            (e.to_string(), retry)
+                        }),
+                    Err(e) => Err((e.to_string(), true)),
+                },
+            };
+            match result {
+                Ok(()) => {
+                    bot.store.mark_sent(row.id, now)?;
+                    sent += 1;
+                }
+                Err((error, retry)) => {
+                    let retry_at = retry.then(|| now + backoff(row.attempts, self.retry_max()));
+                    tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
+                    bot.store.mark_failed(row.id, &error, retry_at)?;
+                    failed += 1;
+                    if retry {
+                        // The server is down or refusing: the rest would fail the same way.
+                        self.smtp = None;
+                        let rest_at = now + SignedDuration::from_secs(1);
+                        for later in bot.store.due_outbox(now)? {
+                            bot.store.mark_failed(later.id, &error, Some(rest_at.max(retry_at.unwrap_or(rest_at))))?;
+                            failed += 1;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Ok((sent, failed))
+    }
+
+    fn retry_max(&self) -> u64 {
+        self.config.smtp.as_ref().map_or(600, |s| s.retry_max_seconds)
+    }
+
+    fn outbound(&mut self) -> Result<&Outbound, RunError> {
+        if self.smtp.is_none() {
+            let Some(cfg) = self.config.smtp.clone() else {
+                return Err(RunError::Password(std::io::Error::other("no [smtp] section")));
+            };
+            let password = read_password(&cfg.password, &cfg.password_file, &self.config).map_err(RunError::Password)?;
+            self.smtp = Some(Outbound::new(&cfg, password)?);
+        }
+        match &self.smtp {
+            Some(outbound) => Ok(outbound),
+            None => Err(RunError::Password(std::io::Error::other("no smtp transport"))),
+        }
+    }
+
+    /// Waits for new mail (IMAP IDLE, or a Maildir poll) for at most `timeout`.
+    async fn wait(&mut self, bot: &Bot, timeout: Duration) -> Result<(), RunError> {
+        match (self.config.transport, self.imap.take()) {
+            (TransportKind::Imap, Some(mut session)) => {
+                // Mail that arrived between the last fetch and now would not wake IDLE
+                // on every server: look once more before idling.
+                let mailbox = self.config.imap.as_ref().map_or("INBOX", |i| i.mailbox.as_str());
+                let last_uid = bot.store.imap_mark(mailbox)?.map_or(0, |(_, uid)| uid);
+                if session.has_after(last_uid).await? {
+                    self.imap = Some(session);
+                    return Ok(());
+                }
+                let (session, wake) = session.wait(timeout).await?;
+                tracing::debug!(?wake, "imap wait ended");
+                if matches!(wake, Wake::NewMail) {
+                    tracing::info!("new mail announced by the server");
+                }
+                self.imap = Some(session);
+            }
+            _ => tokio::time::sleep(timeout.min(Duration::from_secs(1))).await,
+        }
+        Ok(())
+    }
+}
+
+async fn fetch_imap(session: &mut Inbound, bot: &mut Bot, mailbox: &str, now: Timestamp) -> Result<usize, RunError> {
+    let uidvalidity = session.uidvalidity();
+    let last_uid = match bot.store.imap_mark(mailbox)? {
+        Some((validity, last)) if validity == uidvalidity => last,
+        Some((validity, _)) => {
+            // The mailbox was recreated: every UID is new again. Message-ID dedup keeps
+            // the messages seen before from being applied twice.
+            tracing::warn!(old = validity, new = uidvalidity, "UIDVALIDITY changed: fetching the whole mailbox again");
+            0
+        }
+        None => 0,
+    };
+    let fetched = session.fetch_after(last_uid).await?;
+    if fetched.is_empty() {
+        if last_uid == 0 {
+            bot.receive(&[], Some((mailbox, uidvalidity, 0)), now)?;
+        }
+        return Ok(0);
+    }
+    let high = fetched.iter().map(|f| f.uid).max().unwrap_or(last_uid);
+    let batch: Vec<Received> = fetched
+        .iter()
+        .map(|f| Received {
+            origin: Origin::Imap {
+                mailbox: mailbox.to_owned(),
+                uidvalidity,
+                uid: f.uid,
+            },
+            received_at: f.internal_date,
+            dedup_key: Bot::dedup_key(&f.raw),
+            raw: f.raw.clone(),
+        })
+        .collect();
+    let stored = bot.receive(&batch, Some((mailbox, uidvalidity, high)), now)?;
+    let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
+    session.mark_seen(&uids).await?;
+    tracing::info!(count = fetched.len(), new = count_new(&stored), "fetched over imap");
+    Ok(count_new(&stored))
+}
+
+fn count_new(stored: &[Stored]) -> usize {
+    stored.iter().filter(|s| matches!(s, Stored::New(_))).count()
+}
+
+/// 2^attempts seconds, capped.
+fn backoff(attempts: i64, max_seconds: u64) -> SignedDuration {
+    let seconds = 1u64.checked_shl(u32::try_from(attempts.clamp(0, 30)).unwrap_or(30)).unwrap_or(u64::MAX);
+    SignedDuration::from_secs(i64::try_from(seconds.min(max_seconds.max(1))).unwrap_or(600))
+}
+
+/// One pass: fetch, apply, fire deadlines due by `now`, send.
+pub async fn once(bot: &mut Bot, transport: &mut Transport, now: Timestamp) -> Result<Pass, RunError> {
+    let fetched = transport.fetch(bot, now).await?;
+    let processed = bot.process(now)?;
+    let (sent, failed) = transport.send(bot, now).await?;
+    Ok(Pass {
+        fetched,
+        processed,
+        sent,
+        failed,
+    })
+}
+
+/// The daemon. Returns when `shutdown` completes.
+pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
+    let mut transport = Transport::new(&bot.config);
+    let poll = Duration::from_secs(bot.config.imap.as_ref().map_or(60, |i| i.poll_seconds.max(1)));
+    let mut failures: u32 = 0;
+    tokio::pin!(shutdown);
+    loop {
+        let now = Timestamp::now();
+        let pass = once(bot, &mut transport, now).await;
+        let wait = match pass {
+            Ok(pass) => {
+                failures = 0;
+                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed > 0 {
+                    tracing::info!(
+                        fetched = pass.fetched,
+                        applied = pass.processed.applied,
+                        aside = pass.processed.aside,
+                        deadlines = pass.processed.deadlines,
+                        sent = pass.sent,
+                        failed = pass.failed,
+                        "pass done"
+                    );
+                }
+                // Sleep until the next deadline or retry, or until new mail.
+                let mut until = poll;
+                let wake_at = [bot.next_deadline(), bot.store.next_retry()?].into_iter().flatten().min();
+                if let Some(at) = wake_at {
+                    let left = at.duration_since(Timestamp::now());
+                    until = until.min(Duration::try_from(left).unwrap_or(Duration::ZERO));
+                }
+                until
+            }
+            Err(error) => {
+                failures = failures.saturating_add(1);
+                let delay = Duration::from_secs(1u64 << failures.min(6));
+                tracing::warn!(%error, retry_in = ?delay, "pass failed");
+                delay
+            }
+        };
+        if wait.is_zero() {
+            continue;
+        }
+        tokio::select! {
+            _ = &mut shutdown => {
+                tracing::info!("shutting down");
+                return Ok(());
+            }
+            result = transport.wait(bot, wait) => {
+                if let Err(error) = result {
+                    tracing::warn!(%error, "waiting for mail failed: reconnecting");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,501 @@
+//! SQLite: the inbox (every message as received), the event log, the state
+//! snapshot and the outbox. Only this module runs SQL. One writer connection;
+//! every step of the pipeline is one transaction, so a crash leaves either all of
+//! a step or none of it.
+
+mod schema;
+
+use std::path::Path;
+
+use jiff::Timestamp;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::games::{Event, World};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database {path}: journal mode is {mode}, not wal")]
+    NotWal { path: String, mode: String },
+    #[error("database holds data this version cannot read ({what}): {source}")]
+    Corrupt {
+        what: String,
+        source: serde_json::Error,
+    },
+    #[error("database timestamp {value:?} is not valid")]
+    BadTime { value: String },
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// Where a message came from: decides its key for "stored already?".
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// IMAP mailbox, UIDVALIDITY and UID.
+    Imap { mailbox: String, uidvalidity: u32, uid: u32 },
+    /// A Maildir file, by its unique name.
+    Maildir { unique: String },
+    /// Given on the command line (`ingest`), by a hash of its bytes and position.
+    File { key: String },
+}
+
+impl Origin {
+    fn parts(&self) -> (String, Option<i64>, Option<i64>, Option<String>) {
+        match self {
+            Origin::Imap { mailbox, uidvalidity, uid } => (
+                format!("imap:{mailbox}"),
+                Some(i64::from(*uidvalidity)),
+                Some(i64::from(*uid)),
+                None,
+            ),
+            Origin::Maildir { unique } => ("maildir".into(), None, None, Some(unique.clone())),
+            Origin::File { key } => ("file".into(), None, None, Some(key.clone())),
+        }
+    }
+}
+
+/// One message as received: stored before anything is done with it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub origin: Origin,
+    pub received_at: Timestamp,
+    pub raw: Vec<u8>,
+    /// Message-ID, or a hash of the bytes when there is none: the same message
+    /// seen again (a re-created mailbox, a re-ingested file) is not applied twice.
+    pub dedup_key: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    New(i64),
+    /// Same dedup key as an earlier message: kept, marked duplicate, not applied.
+    Duplicate(i64),
+    /// This very origin was stored before (e.g. a crash before the Maildir move).
+    AlreadyStored,
+}
+
+/// What became of an inbox message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InboxStatus {
+    Pending,
+    /// Commands were applied (or refused) and the sender answered.
+    Applied,
+    /// Kept aside with a reason: no tag, automatic, the bot's own, no sender.
+    Aside,
+    Duplicate,
+}
+
+impl InboxStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            InboxStatus::Pending => "pending",
+            InboxStatus::Applied => "applied",
+            InboxStatus::Aside => "aside",
+            InboxStatus::Duplicate => "duplicate",
+        }
+    }
+    fn parse(s: &str) -> InboxStatus {
+        match s {
+            "applied" => InboxStatus::Applied,
+            "aside" => InboxStatus::Aside,
+            "duplicate" => InboxStatus::Duplicate,
+            _ => InboxStatus::Pending,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InboxRow {
+    pub id: i64,
+    pub source: String,
+    pub dedup_key: String,
+    pub received_at: Timestamp,
+    pub status: InboxStatus,
+    pub reason: Option<String>,
+    #[serde(skip)]
+    pub raw: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct EventRecord {
+    pub seq: i64,
+    pub at: Timestamp,
+    /// What caused it: `mail:<dedup key>` or `deadline:<time>`.
+    pub cause: String,
+    pub event: Event,
+}
+
+/// An outgoing message, rendered and ready to go.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutRow {
+    pub id: i64,
+    pub message_id: String,
+    pub cause: String,
+    pub template: String,
+    pub envelope_from: String,
+    pub recipients: Vec<String>,
+    #[serde(skip)]
+    pub raw: Vec<u8>,
+    pub created_at: Timestamp,
+    pub status: String,
+    pub attempts: i64,
+    pub next_attempt_at: Timestamp,
+    pub last_error: Option<String>,
+    pub sent_at: Option<Timestamp>,
+}
+
+/// A new outgoing message for `commit`.
+#[derive(Debug, Clone)]
+pub struct NewMail {
+    pub message_id: String,
+    pub template: String,
+    pub envelope_from: String,
+    pub recipients: Vec<String>,
+    pub raw: Vec<u8>,
+}
+
+/// One step of the pipeline, committed at once: a message (or a deadline) handled,
+/// its events, the new state and its outgoing mail.
+#[derive(Debug)]
+pub struct Step<'a> {
+    /// The inbox message this step handled, and what became of it.
+    pub inbox: Option<(i64, InboxStatus, Option<String>)>,
+    pub cause: String,
+    pub at: Timestamp,
+    pub events: Vec<Event>,
+    pub world: &'a World,
+    pub mail: Vec<NewMail>,
+    pub now: Timestamp,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+fn ts(value: String) -> Result<Timestamp> {
+    value.parse().map_err(|_| StoreError::BadTime { value })
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let mut conn = Connection::open(path)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::NotWal {
+                path: path.display().to_string(),
+                mode,
+            });
+        }
+        // NORMAL is durable in WAL mode against a process crash, which is what the
+        // guarantees are about; FULL would also survive a power cut, at a cost.
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        schema::migrate(&mut conn)?;
+        Ok(Store { conn })
+    }
+
+    /// Stores a batch of received messages in one transaction, and (for IMAP) the
+    /// new high-water mark with them, so a crash cannot separate the two.
+    pub fn store_received(&mut self, batch: &[Received], imap_mark: Option<(&str, u32, u32)>, now: Timestamp) -> Result<Vec<Stored>> {
+        let tx = self.conn.transaction()?;
+        let mut results = Vec::with_capacity(batch.len());
+        for message in batch {
+            let (source, uidvalidity, uid, source_key) = message.origin.parts();
+            let exists: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM inbox WHERE source = ?1 AND uidvalidity IS ?2 AND uid IS ?3 AND source_key IS ?4",
+                    params![source, uidvalidity, uid, source_key],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if exists.is_some() {
+                results.push(Stored::AlreadyStored);
+                continue;
+            }
+            let earlier: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM inbox WHERE dedup_key = ?1 AND status != 'duplicate' ORDER BY id LIMIT 1",
+                    params![message.dedup_key],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            let (status, reason) = match earlier {
+                Some(id) => (InboxStatus::Duplicate, Some(format!("same message as inbox #{id}"))),
+                None => (InboxStatus::Pending, None),
+            };
+            tx.execute(
+                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    source,
+                    uidvalidity,
+                    uid,
+                    source_key,
+                    message.dedup_key,
+                    message.received_at.to_string(),
+                    now.to_string(),
+                    message.raw,
+                    status.as_str(),
+                    reason
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            results.push(match earlier {
+                Some(_) => Stored::Duplicate(id),
+                None => Stored::New(id),
+            });
+        }
+        if let Some((mailbox, uidvalidity, last_uid)) = imap_mark {
+            tx.execute(
+                "INSERT INTO imap_sync (mailbox, uidvalidity, last_uid) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(mailbox) DO UPDATE SET uidvalidity = ?2, last_uid = ?3",
+                params![mailbox, i64::from(uidvalidity), i64::from(last_uid)],
+            )?;
+        }
+        tx.commit()?;
+        Ok(results)
+    }
+
+    /// The UIDVALIDITY and last UID seen for an IMAP mailbox.
+    pub fn imap_mark(&self, mailbox: &str) -> Result<Option<(u32, u32)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT uidvalidity, last_uid FROM imap_sync WHERE mailbox = ?1",
+                params![mailbox],
+                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
+            )
+            .optional()?
+            .map(|(validity, uid)| (u32::try_from(validity).unwrap_or(0), u32::try_from(uid).unwrap_or(0))))
+    }
+
+    /// The oldest message not yet handled, in arrival order.
+    pub fn next_pending(&self) -> Result<Option<InboxRow>> {
+        self.inbox_query("WHERE status = 'pending' ORDER BY received_at, id LIMIT 1", [])
+            .map(|mut rows| rows.pop())
+    }
+
+    pub fn inbox(&self, status: Option<InboxStatus>) -> Result<Vec<InboxRow>> {
+        match status {
+            Some(status) => self.inbox_query("WHERE status = ?1 ORDER BY id", [status.as_str()]),
+            None => self.inbox_query("ORDER BY id", []),
+        }
+    }
+
+    fn inbox_query<P: rusqlite::Params>(&self, tail: &str, params: P) -> Result<Vec<InboxRow>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT id, source, dedup_key, received_at, status, reason, raw FROM inbox {tail}"
+        ))?;
+        let rows = statement.query_map(params, |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, Option<String>>(5)?,
+                row.get::<_, Vec<u8>>(6)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, source, dedup_key, received_at, status, reason, raw) = row?;
+            out.push(InboxRow {
+                id,
+                source,
+                dedup_key,
+                received_at: ts(received_at)?,
+                status: InboxStatus::parse(&status),
+                reason,
+                raw,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The state snapshot and the time the world has been brought up to.
+    pub fn load_world(&self) -> Result<(World, Option<Timestamp>)> {
+        let row: Option<(String, Option<String>)> = self
+            .conn
+            .query_row("SELECT world, clock FROM state WHERE id = 1", [], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?;
+        match row {
+            None => Ok((World::default(), None)),
+            Some((json, clock)) => {
+                let world = serde_json::from_str(&json).map_err(|source| StoreError::Corrupt {
+                    what: "state".into(),
+                    source,
+                })?;
+                Ok((world, clock.map(ts).transpose()?))
+            }
+        }
+    }
+
+    /// Commits one step: inbox status, events, state, outbox, all or nothing.
+    pub fn commit(&mut self, step: Step<'_>) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        if let Some((id, status, reason)) = &step.inbox {
+            tx.execute(
+                "UPDATE inbox SET status = ?2, reason = ?3 WHERE id = ?1",
+                params![id, status.as_str(), reason],
+            )?;
+        }
+        for event in &step.events {
+            let payload = serde_json::to_string(event).map_err(|source| StoreError::Corrupt {
+                what: "event".into(),
+                source,
+            })?;
+            tx.execute(
+                "INSERT INTO events (at, cause, payload) VALUES (?1, ?2, ?3)",
+                params![step.at.to_string(), step.cause, payload],
+            )?;
+        }
+        let world = serde_json::to_string(step.world).map_err(|source| StoreError::Corrupt {
+            what: "state".into(),
+            source,
+        })?;
+        tx.execute(
+            "INSERT INTO state (id, world, clock) VALUES (1, ?1, ?2)
+             ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2",
+            params![world, step.at.to_string()],
+        )?;
+        for mail in &step.mail {
+            let recipients = serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
+                what: "recipients".into(),
+                source,
+            })?;
+            // A stable Message-ID makes a second insert of the same mail a no-op.
+            tx.execute(
+                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                params![
+                    mail.message_id,
+                    step.cause,
+                    mail.template,
+                    mail.envelope_from,
+                    recipients,
+                    mail.raw,
+                    step.now.to_string()
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn events(&self) -> Result<Vec<EventRecord>> {
+        let mut statement = self.conn.prepare("SELECT seq, at, cause, payload FROM events ORDER BY seq")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, at, cause, payload) = row?;
+            let event = serde_json::from_str(&payload).map_err(|source| StoreError::Corrupt {
+                what: format!("event #{seq}"),
+                source,
+            })?;
+            out.push(EventRecord {
+                seq,
+                at: ts(at)?,
+                cause,
+                event,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Outgoing mail due for a (first or further) attempt at `now`.
+    pub fn due_outbox(&self, now: Timestamp) -> Result<Vec<OutRow>> {
+        self.outbox_query("WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id", [now.to_string()])
+    }
+
+    pub fn outbox(&self) -> Result<Vec<OutRow>> {
+        self.outbox_query("ORDER BY id", [])
+    }
+
+    /// The earliest retry of a message that could not be sent yet.
+    pub fn next_retry(&self) -> Result<Option<Timestamp>> {
+        let next: Option<String> = self.conn.query_row(
+            "SELECT min(next_attempt_at) FROM outbox WHERE status = 'pending'",
+            [],
+            |row| row.get(0),
+        )?;
+        next.map(ts).transpose()
+    }
+
+    fn outbox_query<P: rusqlite::Params>(&self, tail: &str, params: P) -> Result<Vec<OutRow>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT id, message_id, cause, template, envelope_from, recipients, raw, created_at, status, attempts,
+                    next_attempt_at, last_error, sent_at FROM outbox {tail}"
+        ))?;
+        let rows = statement.query_map(params, |row| {
+            Ok((
+                (row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?),
+                (row.get::<_, String>(4)?, row.get::<_, String>(5)?, row.get::<_, Vec<u8>>(6)?),
+                (row.get::<_, String>(7)?, row.get::<_, String>(8)?, row.get::<_, i64>(9)?),
+                (row.get::<_, String>(10)?, row.get::<_, Option<String>>(11)?, row.get::<_, Option<String>>(12)?),
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let ((id, message_id, cause, template), (envelope_from, recipients, raw), (created_at, status, attempts), (next, last_error, sent_at)) = row?;
+            out.push(OutRow {
+                id,
+                message_id,
+                cause,
+                template,
+                envelope_from,
+                recipients: serde_json::from_str(&recipients).map_err(|source| StoreError::Corrupt {
+                    what: format!("outbox #{id} recipients"),
+                    source,
+                })?,
+                raw,
+                created_at: ts(created_at)?,
+                status,
+                attempts,
+                next_attempt_at: ts(next)?,
+                last_error,
+                sent_at: sent_at.map(ts).transpose()?,
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn mark_sent(&mut self, id: i64, at: Timestamp) -> Result<()> {
+        self.conn.execute(
+            "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
+            params![id, at.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Records a failed attempt: tried again at `retry_at`, or never (`None`: the
+    /// server refused it for good; the operator sees it in `outbox`).
+    pub fn mark_failed(&mut self, id: i64, error: &str, retry_at: Option<Timestamp>) -> Result<()> {
+        match retry_at {
+            Some(at) => self.conn.execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+                params![id, error, at.to_string()],
+            )?,
+            None => self.conn.execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' WHERE id = ?1",
+                params![id, error],
+            )?,
+        };
+        Ok(())
+    }
+
+    /// Did the bot itself send a message with this Message-ID? (Loop safety that
+    /// survives a list stripping every header but Message-ID.)
+    pub fn is_own_message(&self, message_id: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row("SELECT 1 FROM outbox WHERE message_id = ?1", params![message_id], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+}

@@ -1,0 +1,219 @@
+//! Every outgoing text comes from `templates/` (minijinja), loaded at start-up so
+//! a moderator can restyle a message without recompiling. A template's first line
+//! is `Subject: ...`; the rest, after one blank line, is the body.
+
+use std::path::{Path, PathBuf};
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("templates folder {0} is missing")]
+    MissingFolder(PathBuf),
+    #[error("template {name}: {source:#}")]
+    Render { name: String, source: minijinja::Error },
+    #[error("template {name}: the first line must be `Subject: ...`")]
+    NoSubject { name: String },
+    #[error("templates/sentences.txt has no wording for a sentence: {0}")]
+    MissingWording(String),
+}
+
+/// A rendered message text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: String,
+    pub body: String,
+}
+
+pub struct Templates {
+    env: Environment<'static>,
+    dir: PathBuf,
+}
+
+impl Templates {
+    pub fn load(dir: &Path) -> Result<Templates, TemplateError> {
+        if !dir.is_dir() {
+            return Err(TemplateError::MissingFolder(dir.to_owned()));
+        }
+        let mut env = Environment::new();
+        env.set_loader(minijinja::path_loader(dir));
+        // A typo in a template must fail loudly, never print an empty blank.
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder().keep_trailing_newline(true).build() {
+            env.set_syntax(syntax);
+        }
+        Ok(Templates {
+            env,
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Every template file under the folder, by name relative to it.
+    pub fn names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        collect(&self.dir, &self.dir, &mut names);
+        names.sort();
+        names
+    }
+
+    /// Parses every template: a syntax error is reported at start-up, not as a broken mail.
+    pub fn check_syntax(&self) -> Result<usize, TemplateError> {
+        let names = self.names();
+        for name in &names {
+            self.env.get_template(name).map_err(|source| TemplateError::Render {
+                name: name.clone(),
+                source,
+            })?;
+        }
+        Ok(names.len())
+    }
+
+    pub fn render(&self, name: &str, values: impl Serialize) -> Result<Rendered, TemplateError> {
+        let file = format!("{name}.txt");
+        let render_error = |source| TemplateError::Render {
+            name: file.clone(),
+            source,
+        };
+        let text = self
+            .env
+            .get_template(&file)
+            .and_then(|t| t.render(minijinja::Value::from(minijinja::value::Serde(values))))
+            .map_err(render_error)?;
+        let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
+        let subject = first
+            .strip_prefix("Subject:")
+            .ok_or_else(|| TemplateError::NoSubject { name: file.clone() })?
+            .trim()
+            .to_owned();
+        let body = body.strip_prefix('\n').unwrap_or(body);
+        Ok(Rendered {
+            subject,
+            body: tidy(body),
+        })
+    }
+}
+
+/// Trailing spaces off every line, at most one blank line in a row, one final newline:
+/// template control blocks leave stray blank lines that no reader wants.
+fn tidy(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut blank_run = 0;
+    for line in body.lines() {
+        // The signature separator keeps its space (RFC 3676): "-- ".
+        let line = if line == "-- " { line } else { line.trim_end() };
+        if line.is_empty() {
+            blank_run += 1;
+            if blank_run > 1 || out.is_empty() {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(root, &path, names);
+        } else if path.extension().is_some_and(|e| e == "txt")
+            && let Ok(relative) = path.strip_prefix(root)
+        {
+            names.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+/// The shipped templates, built in so `init` and `demo` work outside the source tree.
+pub const DEFAULTS: &[(&str, &str)] = &[
+    ("reply.txt", include_str!("../templates/reply.txt")),
+    ("sentences.txt", include_str!("../templates/sentences.txt")),
+    ("help/nomic.txt", include_str!("../templates/help/nomic.txt")),
+    ("player_joined.txt", include_str!("../templates/player_joined.txt")),
+    ("player_left.txt", include_str!("../templates/player_left.txt")),
+    ("player_renamed.txt", include_str!("../templates/player_renamed.txt")),
+    ("alias_confirm_request.txt", include_str!("../templates/alias_confirm_request.txt")),
+    ("alias_confirmed.txt", include_str!("../templates/alias_confirmed.txt")),
+    ("alias_expired.txt", include_str!("../templates/alias_expired.txt")),
+];
+
+/// Writes the shipped templates that are missing under `dir`; never overwrites a
+/// moderator's edits. Returns how many were written.
+pub fn write_defaults(dir: &Path) -> std::io::Result<usize> {
+    let mut written = 0;
+    for (name, text) in DEFAULTS {
+        let path = dir.join(name);
+        if path.exists() {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, text)?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// Every sentence code the engine can produce, with sample blanks: `check` renders
+/// each through `reply.txt` so a missing or broken wording shows at start-up.
+pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
+    ("joined", &[("name", "Alice")]),
+    ("left", &[("name", "Alice")]),
+    ("renamed", &[("name", "Alice")]),
+    ("alias_requested", &[("address", "a@x.org"), ("expires", "2026-01-01 00:00 UTC")]),
+    ("alias_confirmed", &[("address", "a@x.org"), ("name", "Alice")]),
+    ("help_sent", &[("tag", "nomic")]),
+    ("already_playing", &[("name", "Alice")]),
+    ("not_a_player", &[("address", "a@x.org")]),
+    ("name_taken", &[("name", "Alice")]),
+    ("bad_name", &[("name", "<x>"), ("max", "40")]),
+    ("same_name", &[("name", "Alice")]),
+    ("bad_address", &[("address", "nonsense")]),
+    ("address_in_use", &[("address", "a@x.org"), ("name", "Alice")]),
+    ("no_pending_alias", &[("address", "a@x.org")]),
+    ("usage", &[("usage", "join NAME")]),
+    ("unknown_command", &[("tag", "nomic"), ("commands", "join NAME")]),
+    ("unknown_tag", &[("tag", "chess")]),
+];
+
+/// Renders every template with sample values and fails on the first that breaks.
+pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
+    let mut lines: Vec<serde_json::Value> = SENTENCE_SAMPLES
+        .iter()
+        .map(|(code, args)| {
+            let args: serde_json::Map<String, serde_json::Value> =
+                args.iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(*v))).collect();
+            serde_json::json!({ "line": code, "status": "refused", "sentence": { "code": code, "args": args } })
+        })
+        .collect();
+    lines.push(serde_json::json!({ "line": "players", "status": "done", "sentence": { "code": "roster", "args": {
+        "players": [{ "name": "Alice", "address": "a@x.org", "aliases": [], "joined": "2026-01-01 00:00 UTC" }] } } }));
+    let reply = templates.render(
+        "reply",
+        serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test", "lines": lines, "done": 1, "refused": 1,
+            "not_understood": 0, "help": ["nomic"], "public": true, "at": "2026-01-01 00:00 UTC" }),
+    )?;
+    if let Some(missing) = reply.body.lines().find(|l| l.contains("[no wording for")) {
+        return Err(TemplateError::MissingWording(missing.trim().to_owned()));
+    }
+    let samples = serde_json::json!({
+        "name": "Alice", "id": 1, "at": "2026-01-01 00:00 UTC", "n_players": 2, "old_name": "Al", "new_name": "Alice",
+        "address": "a2@x.org", "main_address": "a@x.org", "expires": "2026-01-04 00:00 UTC", "requested": "2026-01-01 00:00 UTC",
+    });
+    for name in ["player_joined", "player_left", "player_renamed", "alias_confirm_request", "alias_confirmed", "alias_expired"] {
+        templates.render(name, &samples)?;
+    }
+    Ok(())
+}
