@@ -29,12 +29,22 @@ fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
 
 /// Stores the messages of `files` (single messages or mbox archives) as received at
 /// `received`, then applies everything pending. Re-ingesting a file changes nothing.
-pub fn ingest(bot: &mut Bot, files: &[PathBuf], received: Timestamp, now: Timestamp) -> Result<String> {
+pub fn ingest(
+    bot: &mut Bot,
+    files: &[PathBuf],
+    received: Timestamp,
+    now: Timestamp,
+) -> Result<String> {
     let bar = progress(files.len(), "ingesting");
     let (mut new, mut duplicate, mut again, mut messages) = (0, 0, 0, 0);
     for file in files {
-        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let parts = if mbox::is_mbox(&bytes) { mbox::split(&bytes) } else { vec![bytes.clone()] };
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let parts = if mbox::is_mbox(&bytes) {
+            mbox::split(&bytes)
+        } else {
+            vec![bytes.clone()]
+        };
         let file_key = crate::pipeline::Bot::dedup_key(&bytes);
         let batch: Vec<Received> = parts
             .into_iter()
@@ -85,10 +95,21 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool) -> Result<String> {
     let active: Vec<_> = world.players.active().collect();
     writeln!(out, "Players ({}):", active.len())?;
     for player in active {
-        writeln!(out, "  {} <{}>{}", player.name, player.address, aliases(&player.aliases))?;
+        writeln!(
+            out,
+            "  {} <{}>{}",
+            player.name,
+            player.address,
+            aliases(&player.aliases)
+        )?;
     }
     for pending in &world.players.pending_aliases {
-        writeln!(out, "  pending alias {} (expires {})", pending.address, crate::engine::human_time(pending.expires_at))?;
+        writeln!(
+            out,
+            "  pending alias {} (expires {})",
+            pending.address,
+            crate::engine::human_time(pending.expires_at)
+        )?;
     }
     if let Some(at) = world.next_deadline() {
         writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
@@ -100,7 +121,13 @@ fn aliases(list: &[crate::engine::Address]) -> String {
     if list.is_empty() {
         String::new()
     } else {
-        format!(" (also {})", list.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", "))
+        format!(
+            " (also {})",
+            list.iter()
+                .map(|a| a.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 
@@ -111,11 +138,14 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
     }
     let mut out = String::new();
     for row in rows {
-        let subject = crate::mail::parse::parse(&row.raw, &crate::mail::parse::ParseOptions {
-            known_tags: Vec::new(),
-            list_addresses: Vec::new(),
-            recover_from: Vec::new(),
-        })
+        let subject = crate::mail::parse::parse(
+            &row.raw,
+            &crate::mail::parse::ParseOptions {
+                known_tags: Vec::new(),
+                list_addresses: Vec::new(),
+                recover_from: Vec::new(),
+            },
+        )
         .subject;
         writeln!(
             out,
@@ -125,7 +155,9 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
             row.recipients.join(", "),
             subject,
             row.attempts,
-            row.last_error.map(|e| format!(", last error: {e}")).unwrap_or_default()
+            row.last_error
+                .map(|e| format!(", last error: {e}"))
+                .unwrap_or_default()
         )?;
     }
     Ok(out)
@@ -159,7 +191,14 @@ pub fn log(bot: &Bot, json: bool) -> Result<String> {
     }
     let mut out = String::new();
     for record in events {
-        writeln!(out, "{} {} {} {}", record.seq, record.at, record.cause, serde_json::to_string(&record.event)?)?;
+        writeln!(
+            out,
+            "{} {} {} {}",
+            record.seq,
+            record.at,
+            record.cause,
+            serde_json::to_string(&record.event)?
+        )?;
     }
     Ok(out)
 }
@@ -183,7 +222,10 @@ pub fn replay(bot: &Bot) -> Result<(bool, String)> {
     let rebuilt = rebuild(bot)?;
     let n_events = bot.store.events()?.len();
     if &rebuilt == bot.world() {
-        Ok((true, format!("state rebuilt from {n_events} event(s) equals the live state")))
+        Ok((
+            true,
+            format!("state rebuilt from {n_events} event(s) equals the live state"),
+        ))
     } else {
         Ok((
             false,
@@ -198,10 +240,17 @@ pub fn replay(bot: &Bot) -> Result<(bool, String)> {
 
 pub fn init(path: &Path, force: bool) -> Result<String> {
     if path.exists() && !force {
-        bail!("{} exists already (use --force to overwrite it)", path.display());
+        bail!(
+            "{} exists already (use --force to overwrite it)",
+            path.display()
+        );
     }
-    std::fs::write(path, crate::config::DEFAULT_CONFIG).with_context(|| format!("cannot write {}", path.display()))?;
-    let base = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::write(path, crate::config::DEFAULT_CONFIG)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let written = templates::write_defaults(&base.join("templates"))?;
     Ok(format!(
         "wrote {} and {written} template(s) under {}; edit the addresses, then `nomicbot check`",

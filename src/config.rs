@@ -244,13 +244,19 @@ impl Config {
             path: PathBuf::new(),
             message,
         };
-        for (key, value) in [("bot.address", &self.bot.address), ("bot.list", &self.bot.list)] {
+        for (key, value) in [
+            ("bot.address", &self.bot.address),
+            ("bot.list", &self.bot.list),
+        ] {
             if !value.contains('@') {
-                return Err(invalid(format!("{key} = {value:?} is not an e-mail address")));
+                return Err(invalid(format!(
+                    "{key} = {value:?} is not an e-mail address"
+                )));
             }
         }
         for header in &self.identity.recover_from {
-            if !["reply-to", "x-original-from", "cc"].contains(&header.to_ascii_lowercase().as_str())
+            if !["reply-to", "x-original-from", "cc"]
+                .contains(&header.to_ascii_lowercase().as_str())
             {
                 return Err(invalid(format!(
                     "identity.recover_from: {header:?} is not one of reply-to, x-original-from, cc"
@@ -259,10 +265,14 @@ impl Config {
         }
         if self.transport == TransportKind::Imap {
             if self.imap.is_none() {
-                return Err(invalid("transport = \"imap\" needs an [imap] section".into()));
+                return Err(invalid(
+                    "transport = \"imap\" needs an [imap] section".into(),
+                ));
             }
             if self.smtp.is_none() {
-                return Err(invalid("transport = \"imap\" needs an [smtp] section".into()));
+                return Err(invalid(
+                    "transport = \"imap\" needs an [smtp] section".into(),
+                ));
             }
         }
         Ok(())

@@ -15,18 +15,64 @@ use crate::run::{Transport, once};
 
 /// (minutes after the start, from, to, subject, extra headers, body)
 const SCRIPT: &[(i64, &str, &str, &str, &str, &str)] = &[
-    (0, "Alice <alice@nomic.example>", "game-list@nomic.example", "[nomic] join Alice", "", "Hello all, count me in!\n"),
-    (5, "Bob <bob@nomic.example>", "bot@nomic.example", "Re: [game-list] [Nomic] hello", "", "join Bob\nplayers\n\n-- \nBob\n"),
-    (9, "Bob <bob@nomic.example>", "game-list@nomic.example", "[nomic] join Alice", "", "\n"),
-    (12, "Carol <carol@nomic.example>", "bot@nomic.example", "[nomic]", "", "dance a jig\n"),
-    (15, "Carol <carol@nomic.example>", "bot@nomic.example", "[nomic] Out of office", "Auto-Submitted: auto-replied\r\n", "dance a jig\n"),
-    (20, "Alice <alice@nomic.example>", "game-list@nomic.example", "Re: [nomic] Bob joined the game", "", "> Bob joined\nleave\n\nOn Monday, Bob wrote:\n> join Bob\n"),
+    (
+        0,
+        "Alice <alice@nomic.example>",
+        "game-list@nomic.example",
+        "[nomic] join Alice",
+        "",
+        "Hello all, count me in!\n",
+    ),
+    (
+        5,
+        "Bob <bob@nomic.example>",
+        "bot@nomic.example",
+        "Re: [game-list] [Nomic] hello",
+        "",
+        "join Bob\nplayers\n\n-- \nBob\n",
+    ),
+    (
+        9,
+        "Bob <bob@nomic.example>",
+        "game-list@nomic.example",
+        "[nomic] join Alice",
+        "",
+        "\n",
+    ),
+    (
+        12,
+        "Carol <carol@nomic.example>",
+        "bot@nomic.example",
+        "[nomic]",
+        "",
+        "dance a jig\n",
+    ),
+    (
+        15,
+        "Carol <carol@nomic.example>",
+        "bot@nomic.example",
+        "[nomic] Out of office",
+        "Auto-Submitted: auto-replied\r\n",
+        "dance a jig\n",
+    ),
+    (
+        20,
+        "Alice <alice@nomic.example>",
+        "game-list@nomic.example",
+        "Re: [nomic] Bob joined the game",
+        "",
+        "> Bob joined\nleave\n\nOn Monday, Bob wrote:\n> join Bob\n",
+    ),
 ];
 
 pub async fn run(dir: Option<PathBuf>) -> Result<String> {
     let dir = match dir {
         Some(dir) => dir,
-        None => std::env::temp_dir().join(format!("nomicbot-demo-{}-{}", std::process::id(), Timestamp::now().as_second())),
+        None => std::env::temp_dir().join(format!(
+            "nomicbot-demo-{}-{}",
+            std::process::id(),
+            Timestamp::now().as_second()
+        )),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("bot.toml"), DEFAULT_CONFIG)?;
@@ -37,7 +83,11 @@ pub async fn run(dir: Option<PathBuf>) -> Result<String> {
 
     let start: Timestamp = "2026-01-05T10:00:00Z".parse()?;
     let mut out = String::new();
-    writeln!(out, "nomicbot demo in {}\n\nPlayers' mail, as delivered to the bot's inbox Maildir:", dir.display())?;
+    writeln!(
+        out,
+        "nomicbot demo in {}\n\nPlayers' mail, as delivered to the bot's inbox Maildir:",
+        dir.display()
+    )?;
     for (index, (minutes, from, to, subject, extra, body)) in SCRIPT.iter().enumerate() {
         let at = start + SignedDuration::from_mins(*minutes);
         let raw = format!(
@@ -45,11 +95,20 @@ pub async fn run(dir: Option<PathBuf>) -> Result<String> {
              Date: {}\r\n{extra}\r\n{body}",
             at.strftime("%a, %d %b %Y %H:%M:%S +0000")
         );
-        let path = inbox.join("new").join(format!("{}.demo{index}.local", at.as_second()));
+        let path = inbox
+            .join("new")
+            .join(format!("{}.demo{index}.local", at.as_second()));
         std::fs::write(&path, raw.replace("\n", "\r\n").replace("\r\r\n", "\r\n"))?;
         // The delivery time is the file's time: that is when the action happens.
-        std::fs::File::options().write(true).open(&path)?.set_modified(at.into())?;
-        writeln!(out, "  {} {from} -> {to}: {subject:?}", crate::engine::human_time(at))?;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_modified(at.into())?;
+        writeln!(
+            out,
+            "  {} {from} -> {to}: {subject:?}",
+            crate::engine::human_time(at)
+        )?;
     }
 
     let mut bot = Bot::open(config.clone())?;
@@ -62,13 +121,27 @@ pub async fn run(dir: Option<PathBuf>) -> Result<String> {
         pass.fetched, pass.processed.applied, pass.processed.aside, pass.sent
     )?;
     for row in bot.store.inbox(Some(crate::store::InboxStatus::Aside))? {
-        writeln!(out, "Kept aside: inbox #{} ({})", row.id, row.reason.unwrap_or_default())?;
+        writeln!(
+            out,
+            "Kept aside: inbox #{} ({})",
+            row.id,
+            row.reason.unwrap_or_default()
+        )?;
     }
-    writeln!(out, "\nThe mail the bot sent (outbox Maildir {}):", config.resolve(&config.maildir.outbox).display())?;
+    writeln!(
+        out,
+        "\nThe mail the bot sent (outbox Maildir {}):",
+        config.resolve(&config.maildir.outbox).display()
+    )?;
     for row in bot.store.outbox()? {
         writeln!(out, "\n{}", "=".repeat(72))?;
         out.push_str(&String::from_utf8_lossy(&row.raw).replace("\r\n", "\n"));
     }
-    writeln!(out, "\n{}\n\n{}", "=".repeat(72), crate::cli::state(&bot, None, false)?)?;
+    writeln!(
+        out,
+        "\n{}\n\n{}",
+        "=".repeat(72),
+        crate::cli::state(&bot, None, false)?
+    )?;
     Ok(out)
 }

@@ -13,10 +13,19 @@ use nomicbot::store::InboxStatus;
 use nomicbot::{cli, demo, run};
 
 #[derive(Parser)]
-#[command(name = "nomicbot", version, about = "The automated officer of a nomic played by e-mail")]
+#[command(
+    name = "nomicbot",
+    version,
+    about = "The automated officer of a nomic played by e-mail"
+)]
 struct Args {
     /// The configuration file.
-    #[arg(long, global = true, env = "NOMICBOT_CONFIG", default_value = "bot.toml")]
+    #[arg(
+        long,
+        global = true,
+        env = "NOMICBOT_CONFIG",
+        default_value = "bot.toml"
+    )]
     config: PathBuf,
     #[command(subcommand)]
     command: Command,
@@ -125,14 +134,26 @@ fn execute(args: Args) -> Result<ExitCode> {
         Command::Once { now } => {
             let mut bot = open(&args.config)?;
             let now = now.unwrap_or_else(Timestamp::now);
-            let mut transport = run::Transport::new(&bot.config);
-            let pass = runtime()?.block_on(run::once(&mut bot, &mut transport, now))?;
+            // The transport (its SMTP pool) must be dropped inside the runtime.
+            let pass = runtime()?.block_on(async {
+                let mut transport = run::Transport::new(&bot.config);
+                run::once(&mut bot, &mut transport, now).await
+            })?;
             println!(
                 "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}",
-                pass.fetched, pass.processed.applied, pass.processed.aside, pass.processed.deadlines, pass.sent, pass.failed
+                pass.fetched,
+                pass.processed.applied,
+                pass.processed.aside,
+                pass.processed.deadlines,
+                pass.sent,
+                pass.failed
             );
         }
-        Command::Ingest { files, received, now } => {
+        Command::Ingest {
+            files,
+            received,
+            now,
+        } => {
             let mut bot = open(&args.config)?;
             let now = now.unwrap_or_else(Timestamp::now);
             let report = cli::ingest(&mut bot, &files, received.unwrap_or(now), now)?;
@@ -154,7 +175,9 @@ fn execute(args: Args) -> Result<ExitCode> {
                 Some("applied") => Some(InboxStatus::Applied),
                 Some("aside") => Some(InboxStatus::Aside),
                 Some("duplicate") => Some(InboxStatus::Duplicate),
-                Some(other) => bail!("--status {other:?}: use pending, applied, aside or duplicate"),
+                Some(other) => {
+                    bail!("--status {other:?}: use pending, applied, aside or duplicate")
+                }
             };
             print!("{}", cli::inbox(&bot, status, json)?);
         }

@@ -26,7 +26,10 @@ pub enum PipelineError {
     #[error(transparent)]
     Compose(#[from] compose::ComposeError),
     #[error("cannot create {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 pub type Result<T> = std::result::Result<T, PipelineError>;
@@ -107,7 +110,12 @@ impl Bot {
     }
 
     /// Stores received messages (and the IMAP high-water mark) in one transaction.
-    pub fn receive(&mut self, batch: &[Received], imap_mark: Option<(&str, u32, u32)>, now: Timestamp) -> Result<Vec<Stored>> {
+    pub fn receive(
+        &mut self,
+        batch: &[Received],
+        imap_mark: Option<(&str, u32, u32)>,
+        now: Timestamp,
+    ) -> Result<Vec<Stored>> {
         let stored = self.store.store_received(batch, imap_mark, now)?;
         if stored.iter().any(|s| matches!(s, Stored::New(_))) {
             failpoint("after-store");
@@ -117,16 +125,25 @@ impl Bot {
 
     /// The key that makes a message "the same message" however it reached us.
     pub fn dedup_key(raw: &[u8]) -> String {
-        let envelope = parse::parse(raw, &ParseOptions {
-            known_tags: Vec::new(),
-            list_addresses: Vec::new(),
-            recover_from: Vec::new(),
-        });
+        let envelope = parse::parse(
+            raw,
+            &ParseOptions {
+                known_tags: Vec::new(),
+                list_addresses: Vec::new(),
+                recover_from: Vec::new(),
+            },
+        );
         match envelope.message_id {
             Some(id) if !id.trim().is_empty() => format!("<{}>", id.trim()),
             _ => {
                 let digest = Sha256::digest(raw);
-                format!("sha256:{}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
+                format!(
+                    "sha256:{}",
+                    digest
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<String>()
+                )
             }
         }
     }
@@ -197,7 +214,9 @@ impl Bot {
         let envelope = parse::parse(&row.raw, &self.parse_options);
         // Invariant: the world's time never runs backwards, even for a message whose
         // server time is older than a deadline already fired.
-        let at = self.clock.map_or(row.received_at, |c| c.max(row.received_at));
+        let at = self
+            .clock
+            .map_or(row.received_at, |c| c.max(row.received_at));
         let cause = format!("mail:{}", row.dedup_key);
         let aside = |reason: String| (InboxStatus::Aside, Some(reason));
         let verdict = match self.classify(&envelope)? {
@@ -219,8 +238,18 @@ impl Bot {
                     message_id: envelope.message_id.clone(),
                     references: envelope.references.clone(),
                 };
-                let mut mail = self.render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)?;
-                let answer = self.answer(&outcome, &message, &envelope, &ctx, &cause, mail.len(), &thread, now)?;
+                let mut mail =
+                    self.render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)?;
+                let answer = self.answer(
+                    &outcome,
+                    &message,
+                    &envelope,
+                    &ctx,
+                    &cause,
+                    mail.len(),
+                    &thread,
+                    now,
+                )?;
                 mail.extend(answer);
                 let queued = mail.len();
                 self.store.commit(Step {
@@ -238,7 +267,11 @@ impl Bot {
                 return Ok((true, queued));
             }
         };
-        tracing::info!(inbox = row.id, reason = verdict.1.as_deref().unwrap_or(""), "kept aside");
+        tracing::info!(
+            inbox = row.id,
+            reason = verdict.1.as_deref().unwrap_or(""),
+            "kept aside"
+        );
         self.store.commit(Step {
             inbox: Some((row.id, verdict.0, verdict.1)),
             cause,
@@ -253,15 +286,21 @@ impl Bot {
     }
 
     /// Is this a message to act on? `Err` holds the reason it is kept aside.
-    fn classify(&self, envelope: &Envelope) -> Result<std::result::Result<(parse::Mailbox, Message), String>> {
+    fn classify(
+        &self,
+        envelope: &Envelope,
+    ) -> Result<std::result::Result<(parse::Mailbox, Message), String>> {
         let bot = self.config.bot.address.to_lowercase();
         if let Some(id) = &envelope.message_id
-            && (self.store.is_own_message(id)? || id.ends_with(&format!(".nomicbot@{}", self.config.bot_domain())))
+            && (self.store.is_own_message(id)?
+                || id.ends_with(&format!(".nomicbot@{}", self.config.bot_domain())))
         {
             return Ok(Err("the bot's own mail".into()));
         }
         if let Some(automatic) = &envelope.automatic {
-            return Ok(Err(format!("automatic mail, never answered: {automatic:?}")));
+            return Ok(Err(format!(
+                "automatic mail, never answered: {automatic:?}"
+            )));
         }
         let Some(sender) = envelope.sender.clone() else {
             return Ok(Err("no sender address could be found".into()));
@@ -289,21 +328,43 @@ impl Bot {
             (Some(ours), Some(theirs)) => ours.eq_ignore_ascii_case(theirs),
             _ => false,
         };
-        by_id || envelope.to.iter().chain(&envelope.cc).any(|m| m.address == list)
+        by_id
+            || envelope
+                .to
+                .iter()
+                .chain(&envelope.cc)
+                .any(|m| m.address == list)
     }
 
     /// Renders the mail the engine asked for.
-    fn render_all(&self, outcome: &Outcome, cause: &str, thread: Option<&Thread>, kind: Kind, now: Timestamp) -> Result<Vec<NewMail>> {
+    fn render_all(
+        &self,
+        outcome: &Outcome,
+        cause: &str,
+        thread: Option<&Thread>,
+        kind: Kind,
+        now: Timestamp,
+    ) -> Result<Vec<NewMail>> {
         let no_thread = Thread::default();
         outcome
             .mail
             .iter()
             .enumerate()
-            .map(|(index, mail)| self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now))
+            .map(|(index, mail)| {
+                self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now)
+            })
             .collect()
     }
 
-    fn render_one(&self, mail: &Mail, cause: &str, index: usize, thread: &Thread, kind: Kind, now: Timestamp) -> Result<NewMail> {
+    fn render_one(
+        &self,
+        mail: &Mail,
+        cause: &str,
+        index: usize,
+        thread: &Thread,
+        kind: Kind,
+        now: Timestamp,
+    ) -> Result<NewMail> {
         let rendered = self.templates.render(&mail.template, &mail.values)?;
         let to = match &mail.to {
             Audience::List => self.config.bot.list.clone(),
@@ -366,6 +427,7 @@ impl Bot {
                 "at": crate::engine::human_time(ctx.now),
             }),
         );
-        self.render_one(&mail, cause, index, thread, Kind::Reply, now).map(Some)
+        self.render_one(&mail, cause, index, thread, Kind::Reply, now)
+            .map(Some)
     }
 }

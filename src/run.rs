@@ -74,7 +74,9 @@ impl Transport {
                 let batch: Vec<Received> = waiting
                     .iter()
                     .map(|w| Received {
-                        origin: Origin::Maildir { unique: w.unique.clone() },
+                        origin: Origin::Maildir {
+                            unique: w.unique.clone(),
+                        },
                         received_at: w.delivered_at,
                         dedup_key: Bot::dedup_key(&w.raw),
                         raw: w.raw.clone(),
@@ -110,7 +112,11 @@ impl Transport {
     }
 
     /// Sends every outgoing message that is due; failures are retried with backoff.
-    pub async fn send(&mut self, bot: &mut Bot, now: Timestamp) -> Result<(usize, usize), RunError> {
+    pub async fn send(
+        &mut self,
+        bot: &mut Bot,
+        now: Timestamp,
+    ) -> Result<(usize, usize), RunError> {
         let due = bot.store.due_outbox(now)?;
         if due.is_empty() {
             return Ok((0, 0));
@@ -119,9 +125,11 @@ impl Transport {
         let (mut sent, mut failed) = (0, 0);
         for row in due {
             let result = match self.config.transport {
-                TransportKind::Maildir => maildir::deliver(&self.outbox_dir(), &row.message_id, &row.raw)
-                    .map(|_| ())
-                    .map_err(|e| (e.to_string(), true)),
+                TransportKind::Maildir => {
+                    maildir::deliver(&self.outbox_dir(), &row.message_id, &row.raw)
+                        .map(|_| ())
+                        .map_err(|e| (e.to_string(), true))
+                }
                 TransportKind::Imap => match self.outbound() {
                     Ok(outbound) => outbound
                         .send(&row.envelope_from, &row.recipients, &row.raw)
@@ -148,7 +156,11 @@ impl Transport {
                         self.smtp = None;
                         let rest_at = now + SignedDuration::from_secs(1);
                         for later in bot.store.due_outbox(now)? {
-                            bot.store.mark_failed(later.id, &error, Some(rest_at.max(retry_at.unwrap_or(rest_at))))?;
+                            bot.store.mark_failed(
+                                later.id,
+                                &error,
+                                Some(rest_at.max(retry_at.unwrap_or(rest_at))),
+                            )?;
                             failed += 1;
                         }
                         break;
@@ -160,20 +172,28 @@ impl Transport {
     }
 
     fn retry_max(&self) -> u64 {
-        self.config.smtp.as_ref().map_or(600, |s| s.retry_max_seconds)
+        self.config
+            .smtp
+            .as_ref()
+            .map_or(600, |s| s.retry_max_seconds)
     }
 
     fn outbound(&mut self) -> Result<&Outbound, RunError> {
         if self.smtp.is_none() {
             let Some(cfg) = self.config.smtp.clone() else {
-                return Err(RunError::Password(std::io::Error::other("no [smtp] section")));
+                return Err(RunError::Password(std::io::Error::other(
+                    "no [smtp] section",
+                )));
             };
-            let password = read_password(&cfg.password, &cfg.password_file, &self.config).map_err(RunError::Password)?;
+            let password = read_password(&cfg.password, &cfg.password_file, &self.config)
+                .map_err(RunError::Password)?;
             self.smtp = Some(Outbound::new(&cfg, password)?);
         }
         match &self.smtp {
             Some(outbound) => Ok(outbound),
-            None => Err(RunError::Password(std::io::Error::other("no smtp transport"))),
+            None => Err(RunError::Password(std::io::Error::other(
+                "no smtp transport",
+            ))),
         }
     }
 
@@ -183,7 +203,11 @@ impl Transport {
             (TransportKind::Imap, Some(mut session)) => {
                 // Mail that arrived between the last fetch and now would not wake IDLE
                 // on every server: look once more before idling.
-                let mailbox = self.config.imap.as_ref().map_or("INBOX", |i| i.mailbox.as_str());
+                let mailbox = self
+                    .config
+                    .imap
+                    .as_ref()
+                    .map_or("INBOX", |i| i.mailbox.as_str());
                 let last_uid = bot.store.imap_mark(mailbox)?.map_or(0, |(_, uid)| uid);
                 if session.has_after(last_uid).await? {
                     self.imap = Some(session);
@@ -202,14 +226,23 @@ impl Transport {
     }
 }
 
-async fn fetch_imap(session: &mut Inbound, bot: &mut Bot, mailbox: &str, now: Timestamp) -> Result<usize, RunError> {
+async fn fetch_imap(
+    session: &mut Inbound,
+    bot: &mut Bot,
+    mailbox: &str,
+    now: Timestamp,
+) -> Result<usize, RunError> {
     let uidvalidity = session.uidvalidity();
     let last_uid = match bot.store.imap_mark(mailbox)? {
         Some((validity, last)) if validity == uidvalidity => last,
         Some((validity, _)) => {
             // The mailbox was recreated: every UID is new again. Message-ID dedup keeps
             // the messages seen before from being applied twice.
-            tracing::warn!(old = validity, new = uidvalidity, "UIDVALIDITY changed: fetching the whole mailbox again");
+            tracing::warn!(
+                old = validity,
+                new = uidvalidity,
+                "UIDVALIDITY changed: fetching the whole mailbox again"
+            );
             0
         }
         None => 0,
@@ -238,22 +271,35 @@ async fn fetch_imap(session: &mut Inbound, bot: &mut Bot, mailbox: &str, now: Ti
     let stored = bot.receive(&batch, Some((mailbox, uidvalidity, high)), now)?;
     let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
     session.mark_seen(&uids).await?;
-    tracing::info!(count = fetched.len(), new = count_new(&stored), "fetched over imap");
+    tracing::info!(
+        count = fetched.len(),
+        new = count_new(&stored),
+        "fetched over imap"
+    );
     Ok(count_new(&stored))
 }
 
 fn count_new(stored: &[Stored]) -> usize {
-    stored.iter().filter(|s| matches!(s, Stored::New(_))).count()
+    stored
+        .iter()
+        .filter(|s| matches!(s, Stored::New(_)))
+        .count()
 }
 
 /// 2^attempts seconds, capped.
 fn backoff(attempts: i64, max_seconds: u64) -> SignedDuration {
-    let seconds = 1u64.checked_shl(u32::try_from(attempts.clamp(0, 30)).unwrap_or(30)).unwrap_or(u64::MAX);
+    let seconds = 1u64
+        .checked_shl(u32::try_from(attempts.clamp(0, 30)).unwrap_or(30))
+        .unwrap_or(u64::MAX);
     SignedDuration::from_secs(i64::try_from(seconds.min(max_seconds.max(1))).unwrap_or(600))
 }
 
 /// One pass: fetch, apply, fire deadlines due by `now`, send.
-pub async fn once(bot: &mut Bot, transport: &mut Transport, now: Timestamp) -> Result<Pass, RunError> {
+pub async fn once(
+    bot: &mut Bot,
+    transport: &mut Transport,
+    now: Timestamp,
+) -> Result<Pass, RunError> {
     let fetched = transport.fetch(bot, now).await?;
     let processed = bot.process(now)?;
     let (sent, failed) = transport.send(bot, now).await?;
@@ -268,7 +314,12 @@ pub async fn once(bot: &mut Bot, transport: &mut Transport, now: Timestamp) -> R
 /// The daemon. Returns when `shutdown` completes.
 pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
     let mut transport = Transport::new(&bot.config);
-    let poll = Duration::from_secs(bot.config.imap.as_ref().map_or(60, |i| i.poll_seconds.max(1)));
+    let poll = Duration::from_secs(
+        bot.config
+            .imap
+            .as_ref()
+            .map_or(60, |i| i.poll_seconds.max(1)),
+    );
     let mut failures: u32 = 0;
     tokio::pin!(shutdown);
     loop {
@@ -290,7 +341,10 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
                 }
                 // Sleep until the next deadline or retry, or until new mail.
                 let mut until = poll;
-                let wake_at = [bot.next_deadline(), bot.store.next_retry()?].into_iter().flatten().min();
+                let wake_at = [bot.next_deadline(), bot.store.next_retry()?]
+                    .into_iter()
+                    .flatten()
+                    .min();
                 if let Some(at) = wake_at {
                     let left = at.duration_since(Timestamp::now());
                     until = until.min(Duration::try_from(left).unwrap_or(Duration::ZERO));

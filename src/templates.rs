@@ -12,7 +12,10 @@ pub enum TemplateError {
     #[error("templates folder {0} is missing")]
     MissingFolder(PathBuf),
     #[error("template {name}: {source:#}")]
-    Render { name: String, source: minijinja::Error },
+    Render {
+        name: String,
+        source: minijinja::Error,
+    },
     #[error("template {name}: the first line must be `Subject: ...`")]
     NoSubject { name: String },
     #[error("templates/sentences.txt has no wording for a sentence: {0}")]
@@ -40,7 +43,10 @@ impl Templates {
         env.set_loader(minijinja::path_loader(dir));
         // A typo in a template must fail loudly, never print an empty blank.
         env.set_undefined_behavior(UndefinedBehavior::Strict);
-        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder().keep_trailing_newline(true).build() {
+        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+        {
             env.set_syntax(syntax);
         }
         Ok(Templates {
@@ -61,10 +67,12 @@ impl Templates {
     pub fn check_syntax(&self) -> Result<usize, TemplateError> {
         let names = self.names();
         for name in &names {
-            self.env.get_template(name).map_err(|source| TemplateError::Render {
-                name: name.clone(),
-                source,
-            })?;
+            self.env
+                .get_template(name)
+                .map_err(|source| TemplateError::Render {
+                    name: name.clone(),
+                    source,
+                })?;
         }
         Ok(names.len())
     }
@@ -139,13 +147,34 @@ fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
 pub const DEFAULTS: &[(&str, &str)] = &[
     ("reply.txt", include_str!("../templates/reply.txt")),
     ("sentences.txt", include_str!("../templates/sentences.txt")),
-    ("help/nomic.txt", include_str!("../templates/help/nomic.txt")),
-    ("player_joined.txt", include_str!("../templates/player_joined.txt")),
-    ("player_left.txt", include_str!("../templates/player_left.txt")),
-    ("player_renamed.txt", include_str!("../templates/player_renamed.txt")),
-    ("alias_confirm_request.txt", include_str!("../templates/alias_confirm_request.txt")),
-    ("alias_confirmed.txt", include_str!("../templates/alias_confirmed.txt")),
-    ("alias_expired.txt", include_str!("../templates/alias_expired.txt")),
+    (
+        "help/nomic.txt",
+        include_str!("../templates/help/nomic.txt"),
+    ),
+    (
+        "player_joined.txt",
+        include_str!("../templates/player_joined.txt"),
+    ),
+    (
+        "player_left.txt",
+        include_str!("../templates/player_left.txt"),
+    ),
+    (
+        "player_renamed.txt",
+        include_str!("../templates/player_renamed.txt"),
+    ),
+    (
+        "alias_confirm_request.txt",
+        include_str!("../templates/alias_confirm_request.txt"),
+    ),
+    (
+        "alias_confirmed.txt",
+        include_str!("../templates/alias_confirmed.txt"),
+    ),
+    (
+        "alias_expired.txt",
+        include_str!("../templates/alias_expired.txt"),
+    ),
 ];
 
 /// Writes the shipped templates that are missing under `dir`; never overwrites a
@@ -172,8 +201,14 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("joined", &[("name", "Alice")]),
     ("left", &[("name", "Alice")]),
     ("renamed", &[("name", "Alice")]),
-    ("alias_requested", &[("address", "a@x.org"), ("expires", "2026-01-01 00:00 UTC")]),
-    ("alias_confirmed", &[("address", "a@x.org"), ("name", "Alice")]),
+    (
+        "alias_requested",
+        &[("address", "a@x.org"), ("expires", "2026-01-01 00:00 UTC")],
+    ),
+    (
+        "alias_confirmed",
+        &[("address", "a@x.org"), ("name", "Alice")],
+    ),
     ("help_sent", &[("tag", "nomic")]),
     ("already_playing", &[("name", "Alice")]),
     ("not_a_player", &[("address", "a@x.org")]),
@@ -181,10 +216,16 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("bad_name", &[("name", "<x>"), ("max", "40")]),
     ("same_name", &[("name", "Alice")]),
     ("bad_address", &[("address", "nonsense")]),
-    ("address_in_use", &[("address", "a@x.org"), ("name", "Alice")]),
+    (
+        "address_in_use",
+        &[("address", "a@x.org"), ("name", "Alice")],
+    ),
     ("no_pending_alias", &[("address", "a@x.org")]),
     ("usage", &[("usage", "join NAME")]),
-    ("unknown_command", &[("tag", "nomic"), ("commands", "join NAME")]),
+    (
+        "unknown_command",
+        &[("tag", "nomic"), ("commands", "join NAME")],
+    ),
     ("unknown_tag", &[("tag", "chess")]),
 ];
 
@@ -212,7 +253,14 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         "name": "Alice", "id": 1, "at": "2026-01-01 00:00 UTC", "n_players": 2, "old_name": "Al", "new_name": "Alice",
         "address": "a2@x.org", "main_address": "a@x.org", "expires": "2026-01-04 00:00 UTC", "requested": "2026-01-01 00:00 UTC",
     });
-    for name in ["player_joined", "player_left", "player_renamed", "alias_confirm_request", "alias_confirmed", "alias_expired"] {
+    for name in [
+        "player_joined",
+        "player_left",
+        "player_renamed",
+        "alias_confirm_request",
+        "alias_confirmed",
+        "alias_expired",
+    ] {
         templates.render(name, &samples)?;
     }
     Ok(())

@@ -35,7 +35,10 @@ impl Address {
                 !local.is_empty()
                     && domain.contains('.')
                     && !domain.contains('@')
-                    && !self.0.chars().any(|c| c.is_whitespace() || c == '<' || c == '>')
+                    && !self
+                        .0
+                        .chars()
+                        .any(|c| c.is_whitespace() || c == '<' || c == '>')
             }
             None => false,
         }

@@ -136,9 +136,10 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "confirm" => Err(usage("confirm")),
         "players" | "roster" if rest.is_empty() => Ok(Command::Players),
         _ => Err(NotUnderstood(
-            Sentence::new("unknown_command")
-                .arg("tag", TAG)
-                .arg("commands", "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, help"),
+            Sentence::new("unknown_command").arg("tag", TAG).arg(
+                "commands",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, help",
+            ),
         )),
     }
 }
@@ -199,7 +200,8 @@ impl Registry {
                 address,
                 expires_at,
             } => {
-                self.pending_aliases.retain(|pending| &pending.address != address);
+                self.pending_aliases
+                    .retain(|pending| &pending.address != address);
                 self.pending_aliases.push(PendingAlias {
                     player: *id,
                     address: address.clone(),
@@ -208,28 +210,36 @@ impl Registry {
                 });
             }
             Event::AliasConfirmed { id, address } => {
-                self.pending_aliases.retain(|pending| &pending.address != address);
+                self.pending_aliases
+                    .retain(|pending| &pending.address != address);
                 if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
                     player.aliases.push(address.clone());
                 }
             }
             Event::AliasExpired { address, .. } => {
-                self.pending_aliases.retain(|pending| &pending.address != address);
+                self.pending_aliases
+                    .retain(|pending| &pending.address != address);
             }
         }
     }
 
     /// Carries out one command. On `Err` nothing happened.
-    pub fn apply(&self, command: Command, ctx: &Ctx, params: &Params) -> Result<Done<Event>, Refusal> {
+    pub fn apply(
+        &self,
+        command: Command,
+        ctx: &Ctx,
+        params: &Params,
+    ) -> Result<Done<Event>, Refusal> {
         let me = self.by_address(&ctx.sender);
         let active_me = me.filter(|p| p.is_active());
-        let not_a_player = || {
-            Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
-        };
+        let not_a_player =
+            || Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()));
         match command {
             Command::Join { name } => {
                 if let Some(player) = active_me {
-                    return Err(Sentence::new("already_playing").arg("name", &player.name).into());
+                    return Err(Sentence::new("already_playing")
+                        .arg("name", &player.name)
+                        .into());
                 }
                 let name = self.check_name(&name, None, params)?;
                 let (event, id) = match me {
@@ -301,7 +311,9 @@ impl Registry {
             Command::Alias { address } => {
                 let player = active_me.ok_or_else(not_a_player)?;
                 if !address.looks_valid() {
-                    return Err(Sentence::new("bad_address").arg("address", address.as_str()).into());
+                    return Err(Sentence::new("bad_address")
+                        .arg("address", address.as_str())
+                        .into());
                 }
                 if let Some(owner) = self.by_address(&address) {
                     return Err(Sentence::new("address_in_use")
@@ -311,7 +323,9 @@ impl Registry {
                 }
                 let expires_at = ctx
                     .now
-                    .checked_add(jiff::SignedDuration::from_hours(i64::from(params.alias_confirm_hours)))
+                    .checked_add(jiff::SignedDuration::from_hours(i64::from(
+                        params.alias_confirm_hours,
+                    )))
                     .unwrap_or(ctx.now);
                 Ok(Done {
                     events: vec![Event::AliasRequested {
@@ -341,7 +355,9 @@ impl Registry {
                     .iter()
                     .find(|pending| pending.address == ctx.sender)
                     .ok_or_else(|| {
-                        Refusal(Sentence::new("no_pending_alias").arg("address", ctx.sender.as_str()))
+                        Refusal(
+                            Sentence::new("no_pending_alias").arg("address", ctx.sender.as_str()),
+                        )
                     })?;
                 let player = self
                     .by_id(pending.player)
@@ -385,7 +401,12 @@ impl Registry {
             .collect()
     }
 
-    fn check_name(&self, name: &str, me: Option<PlayerId>, params: &Params) -> Result<String, Refusal> {
+    fn check_name(
+        &self,
+        name: &str,
+        me: Option<PlayerId>,
+        params: &Params,
+    ) -> Result<String, Refusal> {
         let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
         let allowed = |c: char| c.is_alphanumeric() || " -_.'".contains(c);
         if name.chars().count() > params.max_name_chars || !name.chars().all(allowed) {
@@ -402,7 +423,10 @@ impl Registry {
 
     /// The earliest moment something must happen without any mail: an alias request expiring.
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.pending_aliases.iter().map(|pending| pending.expires_at).min()
+        self.pending_aliases
+            .iter()
+            .map(|pending| pending.expires_at)
+            .min()
     }
 
     /// Everything due at `now`: expired alias requests are dropped and the player told.
@@ -467,7 +491,13 @@ mod tests {
         run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
         run(&mut registry, "leave", &ctx("a@x.org", 1)).unwrap();
         assert_eq!(registry.active().count(), 0);
-        assert_eq!(run(&mut registry, "leave", &ctx("a@x.org", 2)).unwrap_err().0.code, "not_a_player");
+        assert_eq!(
+            run(&mut registry, "leave", &ctx("a@x.org", 2))
+                .unwrap_err()
+                .0
+                .code,
+            "not_a_player"
+        );
         run(&mut registry, "join Alicia", &ctx("a@x.org", 3)).unwrap();
         assert_eq!(registry.players.len(), 1);
         assert_eq!(registry.players[0].name, "Alicia");
@@ -481,15 +511,27 @@ mod tests {
         assert_eq!(done.mail[0].to, Audience::Address(Address::new("a2@y.org")));
         // Someone else cannot confirm it.
         assert_eq!(
-            run(&mut registry, "confirm", &ctx("mallory@z.org", 2)).unwrap_err().0.code,
+            run(&mut registry, "confirm", &ctx("mallory@z.org", 2))
+                .unwrap_err()
+                .0
+                .code,
             "no_pending_alias"
         );
         run(&mut registry, "confirm", &ctx("A2@y.org", 3)).unwrap();
-        assert_eq!(registry.active_by_address(&Address::new("a2@y.org")).unwrap().name, "Alice");
+        assert_eq!(
+            registry
+                .active_by_address(&Address::new("a2@y.org"))
+                .unwrap()
+                .name,
+            "Alice"
+        );
 
         run(&mut registry, "alias a3@y.org", &ctx("a2@y.org", 4)).unwrap();
         let deadline = registry.next_deadline().unwrap();
-        assert_eq!(deadline, ctx("", 4).now + jiff::SignedDuration::from_hours(72));
+        assert_eq!(
+            deadline,
+            ctx("", 4).now + jiff::SignedDuration::from_hours(72)
+        );
         let (events, mail) = registry.tick(deadline);
         assert_eq!(events.len(), 1);
         assert_eq!(mail[0].template, "alias_expired");
@@ -499,10 +541,28 @@ mod tests {
     fn bad_names_and_addresses_are_refused_with_the_reason() {
         let mut registry = Registry::default();
         let long = "x".repeat(41);
-        assert_eq!(run(&mut registry, &format!("join {long}"), &ctx("a@x.org", 0)).unwrap_err().0.code, "bad_name");
-        assert_eq!(run(&mut registry, "join <script>", &ctx("a@x.org", 0)).unwrap_err().0.code, "bad_name");
+        assert_eq!(
+            run(&mut registry, &format!("join {long}"), &ctx("a@x.org", 0))
+                .unwrap_err()
+                .0
+                .code,
+            "bad_name"
+        );
+        assert_eq!(
+            run(&mut registry, "join <script>", &ctx("a@x.org", 0))
+                .unwrap_err()
+                .0
+                .code,
+            "bad_name"
+        );
         run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
-        assert_eq!(run(&mut registry, "alias nonsense", &ctx("a@x.org", 1)).unwrap_err().0.code, "bad_address");
+        assert_eq!(
+            run(&mut registry, "alias nonsense", &ctx("a@x.org", 1))
+                .unwrap_err()
+                .0
+                .code,
+            "bad_address"
+        );
         assert!(parse("dance").is_err());
         assert!(parse("join").is_err());
     }

@@ -66,7 +66,11 @@ impl World {
         let mut outcome = Outcome::default();
         let game = base_tag(&message.tag);
         if game == "help" {
-            outcome.help = KNOWN_TAGS.iter().filter(|t| **t != "help").map(|t| t.to_string()).collect();
+            outcome.help = KNOWN_TAGS
+                .iter()
+                .filter(|t| **t != "help")
+                .map(|t| t.to_string())
+                .collect();
             return outcome;
         }
         let mut scratch = self.clone();
@@ -83,19 +87,39 @@ impl World {
             };
             outcome.report.push(report);
         }
-        let understood = outcome.report.iter().any(|r| r.status != Status::NotUnderstood);
+        let understood = outcome
+            .report
+            .iter()
+            .any(|r| r.status != Status::NotUnderstood);
         if !understood {
             push_unique(&mut outcome.help, game);
         }
         outcome
     }
 
-    fn apply_line(&mut self, game: &str, line: &str, ctx: &Ctx, params: &Params, outcome: &mut Outcome) -> LineReport {
+    fn apply_line(
+        &mut self,
+        game: &str,
+        line: &str,
+        ctx: &Ctx,
+        params: &Params,
+        outcome: &mut Outcome,
+    ) -> LineReport {
         let result = match game {
             players::TAG => match players::parse(line) {
-                Ok(command) => self.players.apply(command, ctx, &params.players).map(|done| {
-                    (done.events.into_iter().map(Event::Players).collect::<Vec<_>>(), done.mail, done.sentence)
-                }),
+                Ok(command) => self
+                    .players
+                    .apply(command, ctx, &params.players)
+                    .map(|done| {
+                        (
+                            done.events
+                                .into_iter()
+                                .map(Event::Players)
+                                .collect::<Vec<_>>(),
+                            done.mail,
+                            done.sentence,
+                        )
+                    }),
                 Err(NotUnderstood(sentence)) => {
                     return LineReport {
                         line: line.to_owned(),
@@ -175,11 +199,23 @@ fn command_lines(message: &Message, game: &str) -> Vec<String> {
                 players::TAG => players::parse(rest).is_ok(),
                 _ => false,
             });
-    let normalized = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-    let mut body = message.body_lines.iter().map(|l| l.trim().to_owned()).peekable();
+    let normalized = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let mut body = message
+        .body_lines
+        .iter()
+        .map(|l| l.trim().to_owned())
+        .peekable();
     if subject_is_command {
         lines.push(rest.to_owned());
-        if body.peek().is_some_and(|first| normalized(first) == normalized(rest)) {
+        if body
+            .peek()
+            .is_some_and(|first| normalized(first) == normalized(rest))
+        {
             body.next();
         }
     }
@@ -211,15 +247,30 @@ mod tests {
 
     #[test]
     fn subject_command_and_the_same_body_line_apply_once() {
-        let outcome = World::default().handle(&message("nomic", "join Alice", &["join Alice", "players"]), &ctx(), &Params::default());
-        let statuses: Vec<_> = outcome.report.iter().map(|r| (r.line.as_str(), r.status)).collect();
-        assert_eq!(statuses, [("join Alice", Status::Done), ("players", Status::Done)]);
+        let outcome = World::default().handle(
+            &message("nomic", "join Alice", &["join Alice", "players"]),
+            &ctx(),
+            &Params::default(),
+        );
+        let statuses: Vec<_> = outcome
+            .report
+            .iter()
+            .map(|r| (r.line.as_str(), r.status))
+            .collect();
+        assert_eq!(
+            statuses,
+            [("join Alice", Status::Done), ("players", Status::Done)]
+        );
         assert_eq!(outcome.events.len(), 1);
     }
 
     #[test]
     fn a_subject_that_is_no_command_is_just_a_subject() {
-        let outcome = World::default().handle(&message("nomic", "hello everyone", &["join Alice"]), &ctx(), &Params::default());
+        let outcome = World::default().handle(
+            &message("nomic", "hello everyone", &["join Alice"]),
+            &ctx(),
+            &Params::default(),
+        );
         assert_eq!(outcome.report.len(), 1);
         assert!(outcome.help.is_empty());
     }
@@ -227,20 +278,37 @@ mod tests {
     #[test]
     fn later_lines_see_earlier_ones_and_nothing_is_dropped() {
         let outcome = World::default().handle(
-            &message("nomic", "", &["join Alice", "rename Alicia", "dance a jig", "join Bob"]),
+            &message(
+                "nomic",
+                "",
+                &["join Alice", "rename Alicia", "dance a jig", "join Bob"],
+            ),
             &ctx(),
             &Params::default(),
         );
         let statuses: Vec<_> = outcome.report.iter().map(|r| r.status).collect();
-        assert_eq!(statuses, [Status::Done, Status::Done, Status::NotUnderstood, Status::Refused]);
+        assert_eq!(
+            statuses,
+            [
+                Status::Done,
+                Status::Done,
+                Status::NotUnderstood,
+                Status::Refused
+            ]
+        );
         assert_eq!(outcome.report[3].sentence.code, "already_playing");
     }
 
     #[test]
     fn a_tag_without_an_understood_command_gets_the_help() {
-        let outcome = World::default().handle(&message("nomic", "", &["what is this"]), &ctx(), &Params::default());
+        let outcome = World::default().handle(
+            &message("nomic", "", &["what is this"]),
+            &ctx(),
+            &Params::default(),
+        );
         assert_eq!(outcome.help, ["nomic"]);
-        let outcome = World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
+        let outcome =
+            World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
         assert_eq!(outcome.help, ["nomic"]);
     }
 }

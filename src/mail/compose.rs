@@ -78,7 +78,10 @@ pub fn compose(out: &Outgoing<'_>) -> Result<Vec<u8>, ComposeError> {
             .parse()
             .map_err(|_| ComposeError::BadAddress(out.from_address.to_owned()))?,
     );
-    let to: Mailbox = out.to.parse().map_err(|_| ComposeError::BadAddress(out.to.to_owned()))?;
+    let to: Mailbox = out
+        .to
+        .parse()
+        .map_err(|_| ComposeError::BadAddress(out.to.to_owned()))?;
     let mut builder = Message::builder()
         .from(from)
         .to(to)
@@ -86,7 +89,12 @@ pub fn compose(out: &Outgoing<'_>) -> Result<Vec<u8>, ComposeError> {
         .message_id(Some(format!("<{}>", out.message_id)))
         .date(std::time::SystemTime::from(out.date));
     if let Some(parent) = &out.thread.message_id {
-        let mut references: Vec<String> = out.thread.references.iter().map(|r| format!("<{r}>")).collect();
+        let mut references: Vec<String> = out
+            .thread
+            .references
+            .iter()
+            .map(|r| format!("<{r}>"))
+            .collect();
         references.push(format!("<{parent}>"));
         builder = builder
             .in_reply_to(format!("<{parent}>"))
@@ -147,7 +155,10 @@ mod tests {
         let text = String::from_utf8_lossy(&raw);
         assert!(text.contains(&format!("Message-ID: <{id}>")), "{text}");
         assert!(text.contains("In-Reply-To: <abc@player.example>"), "{text}");
-        assert!(text.contains("References: <root@player.example> <abc@player.example>"), "{text}");
+        assert!(
+            text.contains("References: <root@player.example> <abc@player.example>"),
+            "{text}"
+        );
         assert!(text.contains("Auto-Submitted: auto-replied"), "{text}");
         assert!(text.contains("Subject: [nomic] Welcome, "), "{text}");
     }

@@ -264,25 +264,27 @@ impl Account {
     /// does not exist is an [`ErrorKind::Operator`] error.
     pub async fn select(mut self, mailbox: &str) -> Result<Inbound, ImapError> {
         self.check()?;
-        let selected = match tokio::time::timeout(COMMAND_TIMEOUT, self.session.select(mailbox)).await
-        {
-            Ok(Ok(selected)) => selected,
-            Ok(Err(source)) => {
-                return Err(ImapError::Select {
-                    mailbox: mailbox.to_owned(),
-                    source,
-                });
-            }
-            Err(_elapsed) => {
-                return Err(ImapError::Timeout {
-                    command: "select",
-                    seconds: COMMAND_TIMEOUT.as_secs(),
-                });
-            }
-        };
-        let uidvalidity = selected.uid_validity.ok_or_else(|| ImapError::NoUidValidity {
-            mailbox: mailbox.to_owned(),
-        })?;
+        let selected =
+            match tokio::time::timeout(COMMAND_TIMEOUT, self.session.select(mailbox)).await {
+                Ok(Ok(selected)) => selected,
+                Ok(Err(source)) => {
+                    return Err(ImapError::Select {
+                        mailbox: mailbox.to_owned(),
+                        source,
+                    });
+                }
+                Err(_elapsed) => {
+                    return Err(ImapError::Timeout {
+                        command: "select",
+                        seconds: COMMAND_TIMEOUT.as_secs(),
+                    });
+                }
+            };
+        let uidvalidity = selected
+            .uid_validity
+            .ok_or_else(|| ImapError::NoUidValidity {
+                mailbox: mailbox.to_owned(),
+            })?;
         Ok(Inbound {
             account: self,
             uidvalidity,
@@ -313,7 +315,8 @@ impl Account {
         internal_date: Option<jiff::Timestamp>,
     ) -> Result<(), ImapError> {
         self.check()?;
-        let date = internal_date.map(|date| date.strftime("\"%d-%b-%Y %H:%M:%S +0000\"").to_string());
+        let date =
+            internal_date.map(|date| date.strftime("\"%d-%b-%Y %H:%M:%S +0000\"").to_string());
         let result = timed(
             "append",
             self.session.append(mailbox, None, date.as_deref(), raw),
@@ -405,7 +408,9 @@ async fn greet(
     let mut client = async_imap::Client::new(stream);
     match client.read_response().await {
         Ok(Some(_greeting)) => Ok(client),
-        Ok(None) => Err(ImapError::Closed { command: "greeting" }),
+        Ok(None) => Err(ImapError::Closed {
+            command: "greeting",
+        }),
         Err(source) => Err(ImapError::Command {
             command: "greeting",
             source: source.into(),
@@ -418,8 +423,9 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     stream: S,
 ) -> Result<tokio_rustls::client::TlsStream<S>, ImapError> {
     let connector = tls_connector(cfg.ca_file.as_deref())?;
-    let server_name = ServerName::try_from(cfg.host.clone())
-        .map_err(|_| ImapError::TlsSetup(format!("{:?} is not a valid tls server name", cfg.host)))?;
+    let server_name = ServerName::try_from(cfg.host.clone()).map_err(|_| {
+        ImapError::TlsSetup(format!("{:?} is not a valid tls server name", cfg.host))
+    })?;
     connector
         .connect(server_name, stream)
         .await

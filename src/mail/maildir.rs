@@ -68,7 +68,11 @@ pub fn waiting(dir: &Path) -> Result<Vec<Waiting>, MaildirError> {
             raw,
         });
     }
-    out.sort_by(|a, b| a.delivered_at.cmp(&b.delivered_at).then_with(|| a.unique.cmp(&b.unique)));
+    out.sort_by(|a, b| {
+        a.delivered_at
+            .cmp(&b.delivered_at)
+            .then_with(|| a.unique.cmp(&b.unique))
+    });
     Ok(out)
 }
 
@@ -111,6 +115,10 @@ pub fn read_all(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, MaildirError> {
     files.sort();
     files
         .into_iter()
-        .map(|(_, path)| std::fs::read(&path).map(|raw| (path.clone(), raw)).map_err(io(&path)))
+        .map(|(_, path)| {
+            std::fs::read(&path)
+                .map(|raw| (path.clone(), raw))
+                .map_err(io(&path))
+        })
         .collect()
 }

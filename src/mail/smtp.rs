@@ -51,7 +51,7 @@ impl SmtpError {
             SmtpError::Address { .. } | SmtpError::NoRecipient => ErrorKind::Permanent,
             SmtpError::Timeout { .. } => ErrorKind::Retry,
             SmtpError::Send(error) => {
-                if error.is_tls() || error.is_client() {
+                if error.is_tls() || error.is_client() || is_tls_refusal(error) {
                     return ErrorKind::Operator;
                 }
                 match error.status() {
@@ -68,6 +68,25 @@ impl SmtpError {
             }
         }
     }
+}
+
+/// lettre files a failed certificate check under "connection error", like a
+/// refused connection; it shows as a rustls error (an io error of kind
+/// InvalidData) down the source chain. Retrying will not make it trusted.
+fn is_tls_refusal(error: &lettre::transport::smtp::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<tokio_rustls::rustls::Error>() {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::InvalidData
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// The bot's way out: a lettre transport built once from `[smtp]`.
@@ -141,10 +160,12 @@ impl Outbound {
 }
 
 fn parse_address(address: &str) -> Result<Address, SmtpError> {
-    address.parse().map_err(|error: lettre::address::AddressError| SmtpError::Address {
-        address: address.to_owned(),
-        reason: error.to_string(),
-    })
+    address
+        .parse()
+        .map_err(|error: lettre::address::AddressError| SmtpError::Address {
+            address: address.to_owned(),
+            reason: error.to_string(),
+        })
 }
 
 /// The certificate is checked against `cfg.host` (a name or an IP address).

@@ -34,7 +34,11 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 #[derive(Debug, Clone)]
 pub enum Origin {
     /// IMAP mailbox, UIDVALIDITY and UID.
-    Imap { mailbox: String, uidvalidity: u32, uid: u32 },
+    Imap {
+        mailbox: String,
+        uidvalidity: u32,
+        uid: u32,
+    },
     /// A Maildir file, by its unique name.
     Maildir { unique: String },
     /// Given on the command line (`ingest`), by a hash of its bytes and position.
@@ -44,7 +48,11 @@ pub enum Origin {
 impl Origin {
     fn parts(&self) -> (String, Option<i64>, Option<i64>, Option<String>) {
         match self {
-            Origin::Imap { mailbox, uidvalidity, uid } => (
+            Origin::Imap {
+                mailbox,
+                uidvalidity,
+                uid,
+            } => (
                 format!("imap:{mailbox}"),
                 Some(i64::from(*uidvalidity)),
                 Some(i64::from(*uid)),
@@ -199,7 +207,12 @@ impl Store {
 
     /// Stores a batch of received messages in one transaction, and (for IMAP) the
     /// new high-water mark with them, so a crash cannot separate the two.
-    pub fn store_received(&mut self, batch: &[Received], imap_mark: Option<(&str, u32, u32)>, now: Timestamp) -> Result<Vec<Stored>> {
+    pub fn store_received(
+        &mut self,
+        batch: &[Received],
+        imap_mark: Option<(&str, u32, u32)>,
+        now: Timestamp,
+    ) -> Result<Vec<Stored>> {
         let tx = self.conn.transaction()?;
         let mut results = Vec::with_capacity(batch.len());
         for message in batch {
@@ -223,7 +236,10 @@ impl Store {
                 )
                 .optional()?;
             let (status, reason) = match earlier {
-                Some(id) => (InboxStatus::Duplicate, Some(format!("same message as inbox #{id}"))),
+                Some(id) => (
+                    InboxStatus::Duplicate,
+                    Some(format!("same message as inbox #{id}")),
+                ),
                 None => (InboxStatus::Pending, None),
             };
             tx.execute(
@@ -269,13 +285,21 @@ impl Store {
                 |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
             )
             .optional()?
-            .map(|(validity, uid)| (u32::try_from(validity).unwrap_or(0), u32::try_from(uid).unwrap_or(0))))
+            .map(|(validity, uid)| {
+                (
+                    u32::try_from(validity).unwrap_or(0),
+                    u32::try_from(uid).unwrap_or(0),
+                )
+            }))
     }
 
     /// The oldest message not yet handled, in arrival order.
     pub fn next_pending(&self) -> Result<Option<InboxRow>> {
-        self.inbox_query("WHERE status = 'pending' ORDER BY received_at, id LIMIT 1", [])
-            .map(|mut rows| rows.pop())
+        self.inbox_query(
+            "WHERE status = 'pending' ORDER BY received_at, id LIMIT 1",
+            [],
+        )
+        .map(|mut rows| rows.pop())
     }
 
     pub fn inbox(&self, status: Option<InboxStatus>) -> Result<Vec<InboxRow>> {
@@ -320,7 +344,9 @@ impl Store {
     pub fn load_world(&self) -> Result<(World, Option<Timestamp>)> {
         let row: Option<(String, Option<String>)> = self
             .conn
-            .query_row("SELECT world, clock FROM state WHERE id = 1", [], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_row("SELECT world, clock FROM state WHERE id = 1", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
             .optional()?;
         match row {
             None => Ok((World::default(), None)),
@@ -363,10 +389,11 @@ impl Store {
             params![world, step.at.to_string()],
         )?;
         for mail in &step.mail {
-            let recipients = serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
-                what: "recipients".into(),
-                source,
-            })?;
+            let recipients =
+                serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
+                    what: "recipients".into(),
+                    source,
+                })?;
             // A stable Message-ID makes a second insert of the same mail a no-op.
             tx.execute(
                 "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
@@ -387,9 +414,16 @@ impl Store {
     }
 
     pub fn events(&self) -> Result<Vec<EventRecord>> {
-        let mut statement = self.conn.prepare("SELECT seq, at, cause, payload FROM events ORDER BY seq")?;
+        let mut statement = self
+            .conn
+            .prepare("SELECT seq, at, cause, payload FROM events ORDER BY seq")?;
         let rows = statement.query_map([], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?))
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+            ))
         })?;
         let mut out = Vec::new();
         for row in rows {
@@ -410,7 +444,10 @@ impl Store {
 
     /// Outgoing mail due for a (first or further) attempt at `now`.
     pub fn due_outbox(&self, now: Timestamp) -> Result<Vec<OutRow>> {
-        self.outbox_query("WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id", [now.to_string()])
+        self.outbox_query(
+            "WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id",
+            [now.to_string()],
+        )
     }
 
     pub fn outbox(&self) -> Result<Vec<OutRow>> {
@@ -434,24 +471,48 @@ impl Store {
         ))?;
         let rows = statement.query_map(params, |row| {
             Ok((
-                (row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, String>(3)?),
-                (row.get::<_, String>(4)?, row.get::<_, String>(5)?, row.get::<_, Vec<u8>>(6)?),
-                (row.get::<_, String>(7)?, row.get::<_, String>(8)?, row.get::<_, i64>(9)?),
-                (row.get::<_, String>(10)?, row.get::<_, Option<String>>(11)?, row.get::<_, Option<String>>(12)?),
+                (
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                ),
+                (
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, Vec<u8>>(6)?,
+                ),
+                (
+                    row.get::<_, String>(7)?,
+                    row.get::<_, String>(8)?,
+                    row.get::<_, i64>(9)?,
+                ),
+                (
+                    row.get::<_, String>(10)?,
+                    row.get::<_, Option<String>>(11)?,
+                    row.get::<_, Option<String>>(12)?,
+                ),
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let ((id, message_id, cause, template), (envelope_from, recipients, raw), (created_at, status, attempts), (next, last_error, sent_at)) = row?;
+            let (
+                (id, message_id, cause, template),
+                (envelope_from, recipients, raw),
+                (created_at, status, attempts),
+                (next, last_error, sent_at),
+            ) = row?;
             out.push(OutRow {
                 id,
                 message_id,
                 cause,
                 template,
                 envelope_from,
-                recipients: serde_json::from_str(&recipients).map_err(|source| StoreError::Corrupt {
-                    what: format!("outbox #{id} recipients"),
-                    source,
+                recipients: serde_json::from_str(&recipients).map_err(|source| {
+                    StoreError::Corrupt {
+                        what: format!("outbox #{id} recipients"),
+                        source,
+                    }
                 })?,
                 raw,
                 created_at: ts(created_at)?,
@@ -494,7 +555,11 @@ impl Store {
     pub fn is_own_message(&self, message_id: &str) -> Result<bool> {
         Ok(self
             .conn
-            .query_row("SELECT 1 FROM outbox WHERE message_id = ?1", params![message_id], |_| Ok(()))
+            .query_row(
+                "SELECT 1 FROM outbox WHERE message_id = ?1",
+                params![message_id],
+                |_| Ok(()),
+            )
             .optional()?
             .is_some())
     }

@@ -57,10 +57,18 @@ const MIGRATIONS: &[&str] = &[
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+    for (index, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(version).unwrap_or(0))
+    {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", i64::try_from(index + 1).unwrap_or(i64::MAX))?;
+        tx.pragma_update(
+            None,
+            "user_version",
+            i64::try_from(index + 1).unwrap_or(i64::MAX),
+        )?;
         tx.commit()?;
     }
     Ok(())

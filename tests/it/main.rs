@@ -1,0 +1,7 @@
+//! The one integration-test binary: scenario tests on the embedded Maildir
+//! transport, the corpus, and end-to-end tests through the real IMAP and SMTP
+//! servers of `../shared/mailtest/` (started by `.ci/run`).
+
+mod e2e;
+mod support;
+mod transport;

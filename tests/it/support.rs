@@ -1,0 +1,235 @@
+//! Shared helpers: a bot in a temporary folder, messages written as players
+//! would, and the mail servers' coordinates.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use nomicbot::config::Config;
+use nomicbot::pipeline::Bot;
+
+/// A bot on the embedded Maildir transport in its own temporary folder.
+pub struct LocalBot {
+    pub dir: tempfile::TempDir,
+}
+
+impl LocalBot {
+    pub fn new() -> LocalBot {
+        LocalBot::with_config(nomicbot::config::DEFAULT_CONFIG)
+    }
+
+    pub fn with_config(config: &str) -> LocalBot {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("bot.toml"), config).expect("write config");
+        nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+        LocalBot { dir }
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.path().join("bot.toml")
+    }
+
+    pub fn config(&self) -> Config {
+        Config::load(&self.config_path()).expect("config")
+    }
+
+    pub fn open(&self) -> Bot {
+        Bot::open(self.config()).expect("open bot")
+    }
+
+    /// Drops a message into the inbox Maildir, delivered at `at`.
+    pub fn deliver(&self, name: &str, raw: &str, at: Timestamp) -> PathBuf {
+        let config = self.config();
+        let inbox = config.resolve(&config.maildir.inbox);
+        nomicbot::mail::maildir::ensure(&inbox).expect("maildir");
+        let path = inbox
+            .join("new")
+            .join(format!("{}.{name}.test", at.as_second()));
+        std::fs::write(&path, raw).expect("write message");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(at.into()))
+            .expect("set mtime");
+        path
+    }
+
+    /// Runs the binary with this bot's config.
+    pub fn cli(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+            .arg("--config")
+            .arg(self.config_path())
+            .args(args)
+            .output()
+            .expect("run nomicbot")
+    }
+
+    /// The mail the bot wrote into its outbox Maildir.
+    pub fn sent(&self) -> Vec<String> {
+        let config = self.config();
+        nomicbot::mail::maildir::read_all(&config.resolve(&config.maildir.outbox))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, raw)| String::from_utf8_lossy(&raw).into_owned())
+            .collect()
+    }
+}
+
+/// A plain message as a player's mail program would write it.
+pub fn message(from: &str, to: &str, subject: &str, message_id: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{message_id}>\r\n\
+         Date: Mon, 5 Jan 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+}
+
+pub fn at(text: &str) -> Timestamp {
+    text.parse().expect("timestamp")
+}
+
+/// The real servers started by `../shared/mailtest/start`.
+pub struct Servers {
+    pub host: String,
+    pub imap_port: u16,
+    pub smtp_port: u16,
+    pub password: String,
+    pub domain: String,
+    pub dir: PathBuf,
+}
+
+impl Servers {
+    pub fn from_env() -> Servers {
+        let var = |name: &str| {
+            std::env::var(name).unwrap_or_else(|_| {
+                panic!("{name} is not set: run the tests through .ci/run, or eval \"$(../shared/mailtest/start)\" first")
+            })
+        };
+        Servers {
+            host: var("MAILTEST_HOST"),
+            imap_port: var("MAILTEST_IMAP_PORT").parse().expect("port"),
+            smtp_port: var("MAILTEST_SMTP_PORT").parse().expect("port"),
+            password: var("MAILTEST_PASSWORD"),
+            domain: std::env::var("MAILTEST_DOMAIN").unwrap_or_else(|_| "example.test".into()),
+            dir: PathBuf::from(var("MAILTEST_DIR")),
+        }
+    }
+
+    pub fn address(&self, user: &str) -> String {
+        format!("{user}@{}", self.domain)
+    }
+}
+
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// One message the bot sent, as its reader sees it: the headers that matter and
+/// the decoded text.
+#[derive(Debug, Clone)]
+pub struct SentMail {
+    /// The addresses in To, lower-cased.
+    pub to: Vec<String>,
+    pub from: String,
+    pub subject: String,
+    /// Without angle brackets.
+    pub message_id: String,
+    /// Without angle brackets.
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+    pub auto_submitted: Option<String>,
+    pub body: String,
+    pub raw: String,
+}
+
+impl SentMail {
+    pub fn parse(raw: &str) -> SentMail {
+        let message = mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .unwrap_or_else(|| panic!("the bot sent a message that does not parse:\n{raw}"));
+        let addresses = |address: Option<&mail_parser::Address<'_>>| -> Vec<String> {
+            address
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|m| m.address())
+                        .map(|s| s.to_lowercase())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let ids = |value: &mail_parser::HeaderValue<'_>| -> Vec<String> {
+            match value {
+                mail_parser::HeaderValue::Text(id) => vec![id.to_string()],
+                mail_parser::HeaderValue::TextList(ids) => {
+                    ids.iter().map(|id| id.to_string()).collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        SentMail {
+            to: addresses(message.to()),
+            from: addresses(message.from())
+                .into_iter()
+                .next()
+                .unwrap_or_default(),
+            subject: message.subject().unwrap_or_default().to_owned(),
+            message_id: message.message_id().unwrap_or_default().to_owned(),
+            in_reply_to: ids(message.in_reply_to()).into_iter().next(),
+            references: ids(message.references()),
+            auto_submitted: message
+                .header_raw("Auto-Submitted")
+                .map(|v| v.trim().to_owned()),
+            body: message
+                .body_text(0)
+                .map(|b| b.replace("\r\n", "\n"))
+                .unwrap_or_default(),
+            raw: raw.to_owned(),
+        }
+    }
+
+    pub fn is_to(&self, address: &str) -> bool {
+        self.to.iter().any(|a| a.eq_ignore_ascii_case(address))
+    }
+}
+
+impl LocalBot {
+    /// Runs the binary and fails the test, showing stderr, unless it succeeded.
+    pub fn cli_ok(&self, args: &[&str]) -> String {
+        let output = self.cli(args);
+        assert!(
+            output.status.success(),
+            "nomicbot {args:?} failed ({}):\nstdout: {}\nstderr: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// One pass of the bot (`nomicbot once --now NOW`); returns what it printed.
+    pub fn once(&self, now: Timestamp) -> String {
+        self.cli_ok(&["once", "--now", &now.to_string()])
+    }
+
+    /// Everything the bot sent so far, parsed.
+    pub fn sent_mail(&self) -> Vec<SentMail> {
+        self.sent().iter().map(|raw| SentMail::parse(raw)).collect()
+    }
+
+    /// `nomicbot state --json`.
+    pub fn state_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.cli_ok(&["state", "--json"])).expect("state --json prints JSON")
+    }
+
+    /// `nomicbot log --json`: the event log.
+    pub fn log_json(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&self.cli_ok(&["log", "--json"]))
+            .expect("log --json prints a JSON list")
+    }
+
+    /// `nomicbot inbox --status STATUS` (text form).
+    pub fn inbox_with_status(&self, status: &str) -> String {
+        self.cli_ok(&["inbox", "--status", status])
+    }
+}
