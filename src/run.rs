@@ -135,8 +135,13 @@ impl Transport {
                         .send(&row.envelope_from, &row.recipients, &row.raw)
                         .await
                         .map_err(|e| {
-                            let retry = e.kind() == crate::mail::smtp::ErrorKind::Retry;
-                            (e.to_string(), retry)
+                            // Only a refusal of this very message is final; a bad
+                            // password or certificate is the operator's to fix, and
+                            // the mail must still go once it is fixed.
+                            if e.kind() == crate::mail::smtp::ErrorKind::Operator {
+                                tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
+                            }
+                            (e.to_string(), e.kind() != crate::mail::smtp::ErrorKind::Permanent)
                         }),
                     Err(e) => Err((e.to_string(), true)),
                 },

@@ -298,8 +298,10 @@ impl Account {
         self.note(result)
     }
 
-    /// Test and benchmark helper: DELETE a mailbox (not the selected one: Dovecot
-    /// refuses that).
+    /// Test and benchmark helper: DELETE a mailbox. Dovecot lets a session delete
+    /// a mailbox another session has selected, and then hangs up on that one
+    /// (`BYE Selected mailbox was deleted`): its next call fails with a
+    /// [`ErrorKind::Retry`] error, and reconnecting shows the new UIDVALIDITY.
     pub async fn delete_mailbox(&mut self, name: &str) -> Result<(), ImapError> {
         self.check()?;
         let result = timed("delete", self.session.delete(name)).await;
@@ -691,6 +693,8 @@ impl Inbound {
             // sends `* OK Still here` every two minutes), so it alone would never
             // fire; the outer timeout bounds the total. Dropping the wait future
             // between responses is safe: the stream keeps partial input buffered.
+            // Invariant: `_interrupt` lives until the end of this turn, since
+            // dropping the StopSource ends the wait at once.
             let (waiting, _interrupt) = handle.wait_with_timeout(remaining);
             match tokio::time::timeout(remaining, waiting).await {
                 Err(_) | Ok(Ok(IdleResponse::Timeout)) => break Wake::Timeout,

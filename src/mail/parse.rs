@@ -236,7 +236,13 @@ fn mailboxes<'a, 'x: 'a>(values: impl Iterator<Item = &'a HeaderValue<'x>>) -> V
         .flat_map(Address::iter)
         .filter_map(|addr| {
             let address = addr.address()?.trim().to_lowercase();
-            if address.is_empty() {
+            // mail-parser runs a malformed list such as `Bob <bob@a> Bobby <bobby@a>`
+            // together into `bob@abobby@a`: that names nobody, and answering it
+            // would fail, so it is no address at all.
+            if address.is_empty()
+                || address.matches('@').count() > 1
+                || address.contains(|c: char| c.is_whitespace() || c == '<' || c == '>')
+            {
                 return None;
             }
             let name = addr
@@ -1048,6 +1054,17 @@ mod tests {
             sender.map(|mailbox| mailbox.address).as_deref(),
             Some("alice@example.com")
         );
+    }
+
+    #[test]
+    fn addresses_run_together_name_nobody() {
+        // From enmime's malformed-multiple-address-header-values.raw.
+        let raw = b"From: Bob Dunite <bob@extern> Bobby Dunite <bobby@extern>\r\n\
+            Subject: [ping] x\r\n\r\nping x\r\n";
+        let envelope = parse(raw, &options());
+        assert_eq!(envelope.from, None);
+        assert_eq!(envelope.sender, None);
+        assert!(envelope.defects.iter().any(|defect| defect == "no From address"));
     }
 
     #[test]

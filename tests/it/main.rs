@@ -2,6 +2,9 @@
 //! transport, the corpus, and end-to-end tests through the real IMAP and SMTP
 //! servers of `../shared/mailtest/` (started by `.ci/run`).
 
+mod architecture;
+mod corpus;
 mod e2e;
+mod scenarios;
 mod support;
 mod transport;
