@@ -27,7 +27,8 @@ struct Servers {
 
 fn servers() -> Servers {
     let var = |name: &str| {
-        std::env::var(name).unwrap_or_else(|_| panic!("{name} unset: eval \"$(../shared/mailtest/start)\" first"))
+        std::env::var(name)
+            .unwrap_or_else(|_| panic!("{name} unset: eval \"$(../shared/mailtest/start)\" first"))
     };
     Servers {
         host: var("MAILTEST_HOST"),
@@ -67,7 +68,8 @@ fn smtp(s: &Servers) -> Outbound {
 }
 
 fn player_mail(from: &str, to: &str, subject: &str, id: &str) -> Vec<u8> {
-    format!("From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n\r\nhello\r\n").into_bytes()
+    format!("From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n\r\nhello\r\n")
+        .into_bytes()
 }
 
 /// Waits until `user`'s INBOX holds `n` messages; returns when it did.
@@ -98,7 +100,10 @@ async fn bare(s: &Servers, n: usize, run: &str) -> f64 {
     for i in 0..n {
         let from = format!("p{i}-{run}@{}", s.domain);
         let raw = player_mail(&from, &to, "[nomic] join", &format!("bare{i}-{run}@bench"));
-        sender.send(&from, std::slice::from_ref(&to), &raw).await.expect("send");
+        sender
+            .send(&from, std::slice::from_ref(&to), &raw)
+            .await
+            .expect("send");
     }
     let end = wait_count(s, &user, n).await;
     n as f64 / (end - start).as_secs_f64()
@@ -129,13 +134,22 @@ async fn pipeline(s: &Servers, n: usize, run: &str) -> (f64, Duration) {
     let sender = smtp(s);
     let start = Instant::now();
     let players = tokio::spawn({
-        let (bot_address, list_address, run) = (bot_address.clone(), list_address.clone(), run.to_owned());
+        let (bot_address, list_address, run) =
+            (bot_address.clone(), list_address.clone(), run.to_owned());
         let domain = s.domain.clone();
         async move {
             for i in 0..n {
                 let from = format!("p{i}-{run}@{domain}");
-                let raw = player_mail(&from, &list_address, &format!("[nomic] join Player{i}"), &format!("pipe{i}-{run}@bench"));
-                sender.send(&from, &[bot_address.clone(), list_address.clone()], &raw).await.expect("send");
+                let raw = player_mail(
+                    &from,
+                    &list_address,
+                    &format!("[nomic] join Player{i}"),
+                    &format!("pipe{i}-{run}@bench"),
+                );
+                sender
+                    .send(&from, &[bot_address.clone(), list_address.clone()], &raw)
+                    .await
+                    .expect("send");
             }
         }
     });
@@ -143,7 +157,9 @@ async fn pipeline(s: &Servers, n: usize, run: &str) -> (f64, Duration) {
     let mut busy = Duration::ZERO;
     while sent < 2 * n {
         let pass_start = Instant::now();
-        let pass = once(&mut bot, &mut transport, Timestamp::now()).await.expect("pass");
+        let pass = once(&mut bot, &mut transport, Timestamp::now())
+            .await
+            .expect("pass");
         if pass.fetched > 0 || pass.sent > 0 {
             busy += pass_start.elapsed();
         }
@@ -160,17 +176,26 @@ async fn pipeline(s: &Servers, n: usize, run: &str) -> (f64, Duration) {
 }
 
 fn main() {
-    let n: usize = std::env::var("BENCH_MESSAGES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let n: usize = std::env::var("BENCH_MESSAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
     let s = servers();
     let run = format!("{:x}", Timestamp::now().as_millisecond() % 0xff_ffff);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     runtime.block_on(async {
         let bare_rate = bare(&s, n, &run).await;
         let (pipeline_rate, busy) = pipeline(&s, n, &run).await;
         println!("messages: {n}");
         println!("bare servers (SMTP in, IMAP out, no bot):        {bare_rate:8.1} messages/s");
         println!("whole pipeline (SMTP in, bot, SMTP out, IMAP):   {pipeline_rate:8.1} messages/s");
-        println!("ratio pipeline / bare:                           {:8.2}", pipeline_rate / bare_rate);
+        println!(
+            "ratio pipeline / bare:                           {:8.2}",
+            pipeline_rate / bare_rate
+        );
         println!(
             "bot's own time (fetch+apply+send passes):       {:8.1} ms total, {:.2} ms per message",
             busy.as_secs_f64() * 1000.0,

@@ -123,15 +123,59 @@ impl Transport {
         }
         failpoint("before-send");
         let (mut sent, mut failed) = (0, 0);
-        for row in due {
-            let result = match self.config.transport {
-                TransportKind::Maildir => {
+        let mut chunks = due.chunks(SMTP_PARALLEL);
+        for chunk in chunks.by_ref() {
+            let results = self.deliver(chunk).await;
+            let mut server_trouble = None;
+            for (row, result) in chunk.iter().zip(results) {
+                match result {
+                    Ok(()) => {
+                        bot.store.mark_sent(row.id, now)?;
+                        sent += 1;
+                    }
+                    Err((error, retry)) => {
+                        let retry_at = retry.then(|| now + backoff(row.attempts, self.retry_max()));
+                        tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
+                        bot.store.mark_failed(row.id, &error, retry_at)?;
+                        failed += 1;
+                        if let Some(at) = retry_at {
+                            server_trouble = Some((error, at));
+                        }
+                    }
+                }
+            }
+            if let Some((error, retry_at)) = server_trouble {
+                // The server is down or refusing: the rest would fail the same way.
+                // They wait for the same retry, without an attempt counted against them.
+                self.smtp = None;
+                for later in chunks.flatten() {
+                    bot.store.defer(later.id, &error, retry_at)?;
+                }
+                break;
+            }
+        }
+        Ok((sent, failed))
+    }
+
+    /// One attempt at each message, several at once over SMTP. `Err` carries the
+    /// error and whether a later attempt may succeed.
+    async fn deliver(&mut self, rows: &[crate::store::OutRow]) -> Vec<Result<(), (String, bool)>> {
+        match self.config.transport {
+            TransportKind::Maildir => rows
+                .iter()
+                .map(|row| {
                     maildir::deliver(&self.outbox_dir(), &row.message_id, &row.raw)
                         .map(|_| ())
                         .map_err(|e| (e.to_string(), true))
-                }
-                TransportKind::Imap => match self.outbound() {
-                    Ok(outbound) => outbound
+                })
+                .collect(),
+            TransportKind::Imap => {
+                let outbound = match self.outbound() {
+                    Ok(outbound) => outbound,
+                    Err(e) => return rows.iter().map(|_| Err((e.to_string(), true))).collect(),
+                };
+                let sends = rows.iter().map(|row| async move {
+                    outbound
                         .send(&row.envelope_from, &row.recipients, &row.raw)
                         .await
                         .map_err(|e| {
@@ -142,38 +186,11 @@ impl Transport {
                                 tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
                             }
                             (e.to_string(), e.kind() != crate::mail::smtp::ErrorKind::Permanent)
-                        }),
-                    Err(e) => Err((e.to_string(), true)),
-                },
-            };
-            match result {
-                Ok(()) => {
-                    bot.store.mark_sent(row.id, now)?;
-                    sent += 1;
-                }
-                Err((error, retry)) => {
-                    let retry_at = retry.then(|| now + backoff(row.attempts, self.retry_max()));
-                    tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
-                    bot.store.mark_failed(row.id, &error, retry_at)?;
-                    failed += 1;
-                    if retry {
-                        // The server is down or refusing: the rest would fail the same way.
-                        self.smtp = None;
-                        let rest_at = now + SignedDuration::from_secs(1);
-                        for later in bot.store.due_outbox(now)? {
-                            bot.store.mark_failed(
-                                later.id,
-                                &error,
-                                Some(rest_at.max(retry_at.unwrap_or(rest_at))),
-                            )?;
-                            failed += 1;
-                        }
-                        break;
-                    }
-                }
+                        })
+                });
+                futures::future::join_all(sends).await
             }
         }
-        Ok((sent, failed))
     }
 
     fn retry_max(&self) -> u64 {
@@ -290,6 +307,9 @@ fn count_new(stored: &[Stored]) -> usize {
         .filter(|s| matches!(s, Stored::New(_)))
         .count()
 }
+
+/// Messages handed to the SMTP server at once: each is its own connection.
+const SMTP_PARALLEL: usize = 8;
 
 /// 2^attempts seconds, capped.
 fn backoff(attempts: i64, max_seconds: u64) -> SignedDuration {

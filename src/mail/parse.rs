@@ -1064,7 +1064,12 @@ mod tests {
         let envelope = parse(raw, &options());
         assert_eq!(envelope.from, None);
         assert_eq!(envelope.sender, None);
-        assert!(envelope.defects.iter().any(|defect| defect == "no From address"));
+        assert!(
+            envelope
+                .defects
+                .iter()
+                .any(|defect| defect == "no From address")
+        );
     }
 
     #[test]
