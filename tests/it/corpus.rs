@@ -70,11 +70,14 @@ fn every_corpus_message_is_taken_in_and_accounted_for() {
     );
 
     // Every message is stored, even one that shares its Message-ID with another
-    // (it is then a duplicate, with the reason): 5 mbox files hold several.
+    // (it is then a duplicate, with the reason); 5 mbox files hold several. Only
+    // a file byte for byte the same as another (6 pairs) is "stored before".
+    let mut contents = std::collections::HashSet::new();
     let n_messages: usize = files
         .iter()
-        .map(|file| {
-            let bytes = std::fs::read(file).expect("read corpus file");
+        .map(|file| std::fs::read(file).expect("read corpus file"))
+        .filter(|bytes| contents.insert(bytes.clone()))
+        .map(|bytes| {
             if mbox::is_mbox(&bytes) {
                 mbox::split(&bytes).len()
             } else {
