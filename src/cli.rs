@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
+use sha2::Digest;
 
 use crate::config::Config;
 use crate::games::World;
@@ -45,7 +46,12 @@ pub fn ingest(
         } else {
             vec![bytes.clone()]
         };
-        let file_key = crate::pipeline::Bot::dedup_key(&bytes);
+        // The file itself, by its bytes: two different files that share a
+        // Message-ID are two messages (the second kept as a duplicate, with its reason).
+        let file_key: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let batch: Vec<Received> = parts
             .into_iter()
             .enumerate()

@@ -110,7 +110,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn open(config: &PathBuf) -> Result<Bot> {
+fn open(config: &std::path::Path) -> Result<Bot> {
     let config = Config::load(config)?;
     Ok(Bot::open(config)?)
 }

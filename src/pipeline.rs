@@ -218,9 +218,8 @@ impl Bot {
             .clock
             .map_or(row.received_at, |c| c.max(row.received_at));
         let cause = format!("mail:{}", row.dedup_key);
-        let aside = |reason: String| (InboxStatus::Aside, Some(reason));
-        let verdict = match self.classify(&envelope)? {
-            Err(reason) => aside(reason),
+        match self.classify(&envelope)? {
+            Err(reason) => self.keep_aside(row, at, &cause, reason, now),
             Ok((sender, message)) => {
                 let public = self.is_public(&envelope);
                 let ctx = Ctx {
@@ -238,19 +237,39 @@ impl Bot {
                     message_id: envelope.message_id.clone(),
                     references: envelope.references.clone(),
                 };
-                let mut mail =
-                    self.render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)?;
-                let answer = self.answer(
-                    &outcome,
-                    &message,
-                    &envelope,
-                    &ctx,
-                    &cause,
-                    mail.len(),
-                    &thread,
-                    now,
-                )?;
-                mail.extend(answer);
+                let rendered = self
+                    .render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)
+                    .and_then(|mut mail| {
+                        let answer = self.answer(
+                            &outcome,
+                            &message,
+                            &envelope,
+                            &ctx,
+                            &cause,
+                            mail.len(),
+                            &thread,
+                            now,
+                        )?;
+                        mail.extend(answer);
+                        Ok(mail)
+                    });
+                let mail = match rendered {
+                    Ok(mail) => mail,
+                    // One message whose mail cannot be written (an address lettre
+                    // refuses, a template that fails on its values) must not stop the
+                    // messages behind it: it is kept aside, unapplied, with the reason.
+                    Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                        tracing::error!(inbox = row.id, %error, "cannot write the mail of a message");
+                        return self.keep_aside(
+                            row,
+                            at,
+                            &cause,
+                            format!("its mail cannot be written: {error}"),
+                            now,
+                        );
+                    }
+                    Err(other) => return Err(other),
+                };
                 let queued = mail.len();
                 self.store.commit(Step {
                     inbox: Some((row.id, InboxStatus::Applied, None)),
@@ -264,17 +283,24 @@ impl Bot {
                 self.world = next;
                 self.clock = Some(at);
                 failpoint("after-commit");
-                return Ok((true, queued));
+                Ok((true, queued))
             }
-        };
-        tracing::info!(
-            inbox = row.id,
-            reason = verdict.1.as_deref().unwrap_or(""),
-            "kept aside"
-        );
+        }
+    }
+
+    /// Records that a message is not acted on, and why; nothing else changes.
+    fn keep_aside(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        reason: String,
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        tracing::info!(inbox = row.id, %reason, "kept aside");
         self.store.commit(Step {
-            inbox: Some((row.id, verdict.0, verdict.1)),
-            cause,
+            inbox: Some((row.id, InboxStatus::Aside, Some(reason))),
+            cause: cause.to_owned(),
             at,
             events: Vec::new(),
             world: &self.world,
@@ -307,6 +333,12 @@ impl Bot {
         };
         if sender.address == bot {
             return Ok(Err("the bot's own mail".into()));
+        }
+        if sender.address.parse::<lettre::Address>().is_err() {
+            return Ok(Err(format!(
+                "the sender address {:?} cannot be answered",
+                sender.address
+            )));
         }
         let Some(tag) = &envelope.tag else {
             return Ok(Err("no game tag in the subject".into()));

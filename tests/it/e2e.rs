@@ -20,7 +20,6 @@ pub struct ImapBot {
     pub dir: tempfile::TempDir,
     pub servers: Servers,
     pub name: String,
-    pub mailbox: String,
 }
 
 impl ImapBot {
@@ -64,7 +63,6 @@ retry_max_seconds = 2
             dir,
             servers,
             name: name.to_owned(),
-            mailbox: mailbox.to_owned(),
         }
     }
 
