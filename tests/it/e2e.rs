@@ -217,17 +217,20 @@ fn run_until_failpoint(mut command: Command, failpoint: &str) {
     let stderr = child.stderr.take().expect("stderr");
     let marker = format!("failpoint {failpoint} reached");
     let mut seen = Vec::new();
+    let mut reached = false;
     for line in BufReader::new(stderr).lines() {
         let line = line.expect("stderr line");
         if line.contains(&marker) {
-            // Child::kill is SIGKILL on Unix: no destructor, no flush, no goodbye.
-            child.kill().expect("SIGKILL");
-            child.wait().expect("reap");
-            return;
+            reached = true;
+            break;
         }
         seen.push(line);
     }
-    panic!(
+    // Child::kill is SIGKILL on Unix: no destructor, no flush, no goodbye.
+    let _ = child.kill();
+    child.wait().expect("reap");
+    assert!(
+        reached,
         "the bot ended without reaching {failpoint}: {}",
         seen.join("\n")
     );
