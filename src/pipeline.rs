@@ -84,6 +84,12 @@ impl Bot {
                 alias_confirm_hours: config.players.alias_confirm_hours,
                 max_name_chars: config.players.max_name_chars,
             },
+            moderators: config
+                .bot
+                .moderators
+                .iter()
+                .map(|m| Address::new(m))
+                .collect(),
         };
         let parse_options = ParseOptions {
             known_tags: games::KNOWN_TAGS.iter().map(|t| t.to_string()).collect(),

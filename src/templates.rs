@@ -175,6 +175,26 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "alias_expired.txt",
         include_str!("../templates/alias_expired.txt"),
     ),
+    (
+        "player_vacation.txt",
+        include_str!("../templates/player_vacation.txt"),
+    ),
+    (
+        "player_back.txt",
+        include_str!("../templates/player_back.txt"),
+    ),
+    (
+        "player_gaoled.txt",
+        include_str!("../templates/player_gaoled.txt"),
+    ),
+    (
+        "player_released.txt",
+        include_str!("../templates/player_released.txt"),
+    ),
+    (
+        "player_standing.txt",
+        include_str!("../templates/player_standing.txt"),
+    ),
 ];
 
 /// Writes the shipped templates that are missing under `dir`; never overwrites a
@@ -227,6 +247,19 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[("tag", "nomic"), ("commands", "join NAME")],
     ),
     ("unknown_tag", &[("tag", "chess")]),
+    ("vacation_started", &[("date", "2027-03-01")]),
+    ("vacation_ended", &[]),
+    ("vacation_in_past", &[("date", "2020-01-01")]),
+    ("not_on_vacation", &[]),
+    ("home_set", &[("home", "The Old Mill")]),
+    ("moderators_only", &[]),
+    ("no_such_player", &[("name", "Nobody")]),
+    ("gaoled", &[("name", "Alice")]),
+    ("already_in_gaol", &[("name", "Alice")]),
+    ("released", &[("name", "Alice")]),
+    ("not_in_gaol", &[("name", "Alice")]),
+    ("standing_changed", &[("name", "Alice"), ("active", "")]),
+    ("standing_unchanged", &[("name", "Alice")]),
 ];
 
 /// Renders every template with sample values and fails on the first that breaks.
@@ -240,7 +273,8 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         })
         .collect();
     lines.push(serde_json::json!({ "line": "players", "status": "done", "sentence": { "code": "roster", "args": {
-        "players": [{ "name": "Alice", "address": "a@x.org", "aliases": [], "joined": "2026-01-01 00:00 UTC" }] } } }));
+        "players": [{ "name": "Alice", "address": "a@x.org", "aliases": [], "joined": "2026-01-01 00:00 UTC",
+        "home": "Alice's Home", "vacation_until": null, "in_gaol": true, "inactive": false }] } } }));
     let reply = templates.render(
         "reply",
         serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test", "lines": lines, "done": 1, "refused": 1,
@@ -252,6 +286,7 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
     let samples = serde_json::json!({
         "name": "Alice", "id": 1, "at": "2026-01-01 00:00 UTC", "n_players": 2, "old_name": "Al", "new_name": "Alice",
         "address": "a2@x.org", "main_address": "a@x.org", "expires": "2026-01-04 00:00 UTC", "requested": "2026-01-01 00:00 UTC",
+        "until": "2027-03-01", "officer": "mod@x.org", "active": false,
     });
     for name in [
         "player_joined",
@@ -260,6 +295,11 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         "alias_confirm_request",
         "alias_confirmed",
         "alias_expired",
+        "player_vacation",
+        "player_back",
+        "player_gaoled",
+        "player_released",
+        "player_standing",
     ] {
         templates.render(name, &samples)?;
     }

@@ -42,11 +42,35 @@ pub struct Player {
     pub joined_at: Timestamp,
     /// Set when the player left; a player who left may join again from the same address.
     pub left_at: Option<Timestamp>,
+    /// On vacation until this moment (announced); not an active player meanwhile.
+    #[serde(default)]
+    pub vacation_until: Option<Timestamp>,
+    /// Declared inactive by a moderator; not an active player until reactivated.
+    #[serde(default)]
+    pub inactive: bool,
+    /// In Gaol (put there by a moderator): still a player; games decide what it forbids.
+    #[serde(default)]
+    pub in_gaol: bool,
+    /// The player's Home, where things of theirs live (the Machine That Goes *ping*).
+    #[serde(default)]
+    pub home: Option<String>,
 }
 
 impl Player {
     pub fn is_active(&self) -> bool {
         self.left_at.is_none()
+    }
+
+    /// Counts as an active player at `now`: joined, not left, not inactive, not on vacation.
+    pub fn is_active_at(&self, now: Timestamp) -> bool {
+        self.is_active() && !self.inactive && self.vacation_until.is_none_or(|until| until <= now)
+    }
+
+    /// The name of the player's Home: the one set, or "NAME's Home".
+    pub fn home_name(&self) -> String {
+        self.home
+            .clone()
+            .unwrap_or_else(|| format!("{}'s Home", self.name))
     }
 
     pub fn has_address(&self, address: &Address) -> bool {
@@ -101,16 +125,66 @@ pub enum Event {
         id: PlayerId,
         address: Address,
     },
+    VacationStarted {
+        id: PlayerId,
+        until: Timestamp,
+    },
+    VacationEnded {
+        id: PlayerId,
+    },
+    Gaoled {
+        id: PlayerId,
+    },
+    Released {
+        id: PlayerId,
+    },
+    MarkedInactive {
+        id: PlayerId,
+    },
+    MarkedActive {
+        id: PlayerId,
+    },
+    HomeSet {
+        id: PlayerId,
+        home: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    Join { name: String },
+    Join {
+        name: String,
+    },
     Leave,
-    Rename { name: String },
-    Alias { address: Address },
+    Rename {
+        name: String,
+    },
+    Alias {
+        address: Address,
+    },
     Confirm,
     Players,
+    Vacation {
+        until: jiff::civil::Date,
+    },
+    Back,
+    Home {
+        name: String,
+    },
+    /// A moderator's: put a player in Gaol, or let them out.
+    Gaol {
+        name: String,
+    },
+    Release {
+        name: String,
+    },
+    /// A moderator's: a player stops or starts counting as active.
+    Deactivate {
+        name: String,
+    },
+    Activate {
+        name: String,
+    },
 }
 
 /// Reads one `[nomic]` command line.
@@ -135,13 +209,45 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "confirm" if rest.is_empty() || rest.eq_ignore_ascii_case("alias") => Ok(Command::Confirm),
         "confirm" => Err(usage("confirm")),
         "players" | "roster" if rest.is_empty() => Ok(Command::Players),
+        "vacation" => {
+            let date = rest.strip_prefix("until").unwrap_or(rest).trim();
+            date.parse::<jiff::civil::Date>()
+                .map(|until| Command::Vacation { until })
+                .map_err(|_| usage("vacation until YYYY-MM-DD"))
+        }
+        "back" if rest.is_empty() => Ok(Command::Back),
+        "home" if !rest.is_empty() => Ok(Command::Home { name: rest.to_owned() }),
+        "home" => Err(usage("home NAME")),
+        "gaol" | "jail" if !rest.is_empty() => Ok(Command::Gaol { name: rest.to_owned() }),
+        "release" if !rest.is_empty() => Ok(Command::Release { name: rest.to_owned() }),
+        "deactivate" if !rest.is_empty() => Ok(Command::Deactivate { name: rest.to_owned() }),
+        "activate" if !rest.is_empty() => Ok(Command::Activate { name: rest.to_owned() }),
+        "gaol" | "jail" | "release" | "deactivate" | "activate" => Err(usage(&format!("{verb} PLAYER"))),
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
-                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, help",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, vacation until YYYY-MM-DD, back, home NAME, help (moderators: gaol NAME, release NAME, deactivate NAME, activate NAME)",
             ),
         )),
     }
+}
+
+/// A done command with one event and one announcement on the list.
+fn announced(
+    event: Event,
+    template: &str,
+    values: serde_json::Value,
+    sentence: Sentence,
+) -> Done<Event> {
+    Done {
+        events: vec![event],
+        mail: vec![Mail::new(Audience::List, TAG, template, values)],
+        sentence,
+    }
+}
+
+fn no_such_player(name: &str) -> Refusal {
+    Refusal(Sentence::new("no_such_player").arg("name", name.trim()))
 }
 
 impl Registry {
@@ -156,6 +262,24 @@ impl Registry {
 
     pub fn by_id(&self, id: PlayerId) -> Option<&Player> {
         self.players.iter().find(|p| p.id == id)
+    }
+
+    fn with(&mut self, id: PlayerId, change: impl FnOnce(&mut Player)) {
+        if let Some(player) = self.players.iter_mut().find(|p| p.id == id) {
+            change(player);
+        }
+    }
+
+    /// The players who count as active at `now`: what games ask when they need
+    /// "the active players" (not left, not inactive, not on vacation).
+    pub fn active_at(&self, now: Timestamp) -> impl Iterator<Item = &Player> {
+        self.players.iter().filter(move |p| p.is_active_at(now))
+    }
+
+    /// An active player by name, ignoring case.
+    pub fn by_name(&self, name: &str) -> Option<&Player> {
+        let name = name.trim();
+        self.active().find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     pub fn active(&self) -> impl Iterator<Item = &Player> {
@@ -176,6 +300,10 @@ impl Registry {
                 aliases: Vec::new(),
                 joined_at: at,
                 left_at: None,
+                vacation_until: None,
+                inactive: false,
+                in_gaol: false,
+                home: None,
             }),
             Event::Rejoined { id, name } => {
                 if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
@@ -220,15 +348,27 @@ impl Registry {
                 self.pending_aliases
                     .retain(|pending| &pending.address != address);
             }
+            Event::VacationStarted { id, until } => {
+                self.with(*id, |p| p.vacation_until = Some(*until))
+            }
+            Event::VacationEnded { id } => self.with(*id, |p| p.vacation_until = None),
+            Event::Gaoled { id } => self.with(*id, |p| p.in_gaol = true),
+            Event::Released { id } => self.with(*id, |p| p.in_gaol = false),
+            Event::MarkedInactive { id } => self.with(*id, |p| p.inactive = true),
+            Event::MarkedActive { id } => self.with(*id, |p| p.inactive = false),
+            Event::HomeSet { id, home } => self.with(*id, |p| p.home = Some(home.clone())),
         }
     }
 
     /// Carries out one command. On `Err` nothing happened.
+    /// Carries out one command; `is_moderator` says whether the sender holds a
+    /// moderator's office (gaol, release, activate, deactivate need it).
     pub fn apply(
         &self,
         command: Command,
         ctx: &Ctx,
         params: &Params,
+        is_moderator: bool,
     ) -> Result<Done<Event>, Refusal> {
         let me = self.by_address(&ctx.sender);
         let active_me = me.filter(|p| p.is_active());
@@ -384,6 +524,111 @@ impl Registry {
                 mail: Vec::new(),
                 sentence: Sentence::new("roster").arg("players", self.roster()),
             }),
+            Command::Vacation { until } => {
+                let player = active_me.ok_or_else(not_a_player)?;
+                // The return is announced as a date: the vacation ends as that day begins (UTC).
+                let until_at = until
+                    .to_zoned(jiff::tz::TimeZone::UTC)
+                    .map(|z| z.timestamp())
+                    .unwrap_or(ctx.now);
+                if until_at <= ctx.now {
+                    return Err(Sentence::new("vacation_in_past")
+                        .arg("date", until.to_string())
+                        .into());
+                }
+                Ok(announced(
+                    Event::VacationStarted {
+                        id: player.id,
+                        until: until_at,
+                    },
+                    "player_vacation",
+                    json!({ "name": player.name, "until": until.to_string(), "at": human_time(ctx.now) }),
+                    Sentence::new("vacation_started").arg("date", until.to_string()),
+                ))
+            }
+            Command::Back => {
+                let player = active_me.ok_or_else(not_a_player)?;
+                if !player.vacation_until.is_some_and(|until| until > ctx.now) {
+                    return Err(Sentence::new("not_on_vacation").into());
+                }
+                Ok(announced(
+                    Event::VacationEnded { id: player.id },
+                    "player_back",
+                    json!({ "name": player.name, "at": human_time(ctx.now) }),
+                    Sentence::new("vacation_ended"),
+                ))
+            }
+            Command::Home { name } => {
+                let player = active_me.ok_or_else(not_a_player)?;
+                let home = name.split_whitespace().collect::<Vec<_>>().join(" ");
+                Ok(Done {
+                    events: vec![Event::HomeSet {
+                        id: player.id,
+                        home: home.clone(),
+                    }],
+                    mail: Vec::new(),
+                    sentence: Sentence::new("home_set").arg("home", home),
+                })
+            }
+            Command::Gaol { name }
+            | Command::Release { name }
+            | Command::Deactivate { name }
+            | Command::Activate { name }
+                if !is_moderator =>
+            {
+                let _ = name;
+                Err(Sentence::new("moderators_only").into())
+            }
+            Command::Gaol { name } => {
+                let player = self.by_name(&name).ok_or_else(|| no_such_player(&name))?;
+                if player.in_gaol {
+                    return Err(Sentence::new("already_in_gaol")
+                        .arg("name", &player.name)
+                        .into());
+                }
+                Ok(announced(
+                    Event::Gaoled { id: player.id },
+                    "player_gaoled",
+                    json!({ "name": player.name, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    Sentence::new("gaoled").arg("name", &player.name),
+                ))
+            }
+            Command::Release { name } => {
+                let player = self.by_name(&name).ok_or_else(|| no_such_player(&name))?;
+                if !player.in_gaol {
+                    return Err(Sentence::new("not_in_gaol")
+                        .arg("name", &player.name)
+                        .into());
+                }
+                Ok(announced(
+                    Event::Released { id: player.id },
+                    "player_released",
+                    json!({ "name": player.name, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    Sentence::new("released").arg("name", &player.name),
+                ))
+            }
+            Command::Deactivate { ref name } | Command::Activate { ref name } => {
+                let player = self.by_name(name).ok_or_else(|| no_such_player(name))?;
+                let deactivate = matches!(command, Command::Deactivate { .. });
+                if player.inactive == deactivate {
+                    return Err(Sentence::new("standing_unchanged")
+                        .arg("name", &player.name)
+                        .into());
+                }
+                let event = if deactivate {
+                    Event::MarkedInactive { id: player.id }
+                } else {
+                    Event::MarkedActive { id: player.id }
+                };
+                Ok(announced(
+                    event,
+                    "player_standing",
+                    json!({ "name": player.name, "active": !deactivate, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    Sentence::new("standing_changed")
+                        .arg("name", &player.name)
+                        .arg("active", !deactivate),
+                ))
+            }
         }
     }
 
@@ -396,6 +641,10 @@ impl Registry {
                     "address": p.address,
                     "aliases": p.aliases,
                     "joined": human_time(p.joined_at),
+                    "home": p.home_name(),
+                    "vacation_until": p.vacation_until.map(human_time),
+                    "in_gaol": p.in_gaol,
+                    "inactive": p.inactive,
                 })
             })
             .collect()
@@ -423,9 +672,11 @@ impl Registry {
 
     /// The earliest moment something must happen without any mail: an alias request expiring.
     pub fn next_deadline(&self) -> Option<Timestamp> {
+        let vacations = self.active().filter_map(|p| p.vacation_until);
         self.pending_aliases
             .iter()
             .map(|pending| pending.expires_at)
+            .chain(vacations)
             .min()
     }
 
@@ -447,6 +698,19 @@ impl Registry {
                 ));
             }
         }
+        // A vacation ends by itself on the announced day: the player is back.
+        for player in self
+            .active()
+            .filter(|p| p.vacation_until.is_some_and(|until| until <= now))
+        {
+            events.push(Event::VacationEnded { id: player.id });
+            mail.push(Mail::new(
+                Audience::List,
+                TAG,
+                "player_back",
+                json!({ "name": player.name, "at": human_time(now) }),
+            ));
+        }
         (events, mail)
     }
 }
@@ -467,7 +731,12 @@ mod tests {
     /// Applies a line as the shell would, and returns the mail it asked for.
     fn run(registry: &mut Registry, line: &str, ctx: &Ctx) -> Result<Vec<Mail>, Refusal> {
         let command = parse(line).map_err(|NotUnderstood(s)| Refusal(s))?;
-        let done = registry.apply(command, ctx, &Params::default())?;
+        let done = registry.apply(
+            command,
+            ctx,
+            &Params::default(),
+            ctx.sender.as_str() == "mod@x.org",
+        )?;
         for event in &done.events {
             registry.apply_event(event, ctx.now);
         }
@@ -536,6 +805,81 @@ mod tests {
         let (events, mail) = registry.tick(deadline);
         assert_eq!(events.len(), 1);
         assert_eq!(mail[0].template, "alias_expired");
+    }
+
+    #[test]
+    fn vacation_makes_a_player_inactive_until_the_announced_day() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        let now = ctx("a@x.org", 1).now;
+        assert_eq!(registry.active_at(now).count(), 1);
+        let mail = run(
+            &mut registry,
+            "vacation until 2027-03-01",
+            &ctx("a@x.org", 1),
+        )
+        .unwrap();
+        assert_eq!(mail[0].template, "player_vacation");
+        assert_eq!(registry.active_at(now).count(), 0);
+        let back_at = registry.next_deadline().unwrap();
+        assert_eq!(back_at.to_string(), "2027-03-01T00:00:00Z");
+        let (events, mail) = registry.tick(back_at);
+        assert_eq!(events, [Event::VacationEnded { id: 1 }]);
+        assert_eq!(mail[0].template, "player_back");
+        for event in &events {
+            registry.apply_event(event, back_at);
+        }
+        assert_eq!(registry.active_at(back_at).count(), 1);
+        let refused = run(
+            &mut registry,
+            "vacation until 2020-01-01",
+            &ctx("a@x.org", 2),
+        )
+        .unwrap_err();
+        assert_eq!(refused.0.code, "vacation_in_past");
+        assert_eq!(
+            run(&mut registry, "back", &ctx("a@x.org", 2))
+                .unwrap_err()
+                .0
+                .code,
+            "not_on_vacation"
+        );
+    }
+
+    #[test]
+    fn only_a_moderator_puts_a_player_in_gaol_and_gaol_keeps_them_active() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        assert_eq!(
+            run(&mut registry, "gaol Alice", &ctx("a@x.org", 1))
+                .unwrap_err()
+                .0
+                .code,
+            "moderators_only"
+        );
+        run(&mut registry, "gaol alice", &ctx("mod@x.org", 1)).unwrap();
+        assert!(registry.players[0].in_gaol);
+        assert_eq!(registry.active_at(ctx("", 2).now).count(), 1);
+        assert_eq!(
+            run(&mut registry, "gaol Alice", &ctx("mod@x.org", 2))
+                .unwrap_err()
+                .0
+                .code,
+            "already_in_gaol"
+        );
+        run(&mut registry, "release Alice", &ctx("mod@x.org", 3)).unwrap();
+        assert!(!registry.players[0].in_gaol);
+        assert_eq!(
+            run(&mut registry, "gaol Nobody", &ctx("mod@x.org", 3))
+                .unwrap_err()
+                .0
+                .code,
+            "no_such_player"
+        );
+        run(&mut registry, "deactivate Alice", &ctx("mod@x.org", 4)).unwrap();
+        assert_eq!(registry.active_at(ctx("", 5).now).count(), 0);
+        run(&mut registry, "home The Old Mill", &ctx("a@x.org", 5)).unwrap();
+        assert_eq!(registry.players[0].home_name(), "The Old Mill");
     }
 
     #[test]

@@ -28,6 +28,14 @@ pub enum Event {
 #[derive(Debug, Clone, Default)]
 pub struct Params {
     pub players: players::Params,
+    /// The moderators' addresses (bot.toml `bot.moderators`).
+    pub moderators: Vec<crate::engine::Address>,
+}
+
+impl Params {
+    pub fn is_moderator(&self, address: &crate::engine::Address) -> bool {
+        self.moderators.contains(address)
+    }
 }
 
 /// A tagged message as the router sees it.
@@ -109,7 +117,12 @@ impl World {
             players::TAG => match players::parse(line) {
                 Ok(command) => self
                     .players
-                    .apply(command, ctx, &params.players)
+                    .apply(
+                        command,
+                        ctx,
+                        &params.players,
+                        params.is_moderator(&ctx.sender),
+                    )
                     .map(|done| {
                         (
                             done.events

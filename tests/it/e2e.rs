@@ -472,6 +472,17 @@ async fn an_auto_replied_message_with_a_bad_command_gets_no_answer() {
     );
 }
 
+/// Stops the second pair of servers when the test ends, however it ends, so a
+/// later run (or a neighbouring checkout) finds the ports free.
+struct StopOnDrop(PathBuf);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let stop = crate::support::repo_root().join("../shared/mailtest/stop");
+        let _ = Command::new(stop).env("MAILTEST_DIR", &self.0).output();
+    }
+}
+
 /// A second pair of servers of our own, so that stopping its SMTP server leaves
 /// the other tests' server alone.
 fn outage_servers() -> Servers {
@@ -518,6 +529,7 @@ fn smtp_answers(port: u16) -> bool {
 async fn with_the_smtp_server_down_every_announcement_is_delivered_once_it_is_back() {
     let servers = outage_servers();
     let dir = servers.dir.clone();
+    let _stop = StopOnDrop(dir.clone());
     let bot = ImapBot::on(servers, "outage", "INBOX");
     postfix(&dir, "stop");
     let deadline = Instant::now() + Duration::from_secs(20);
