@@ -548,7 +548,7 @@ impl Registry {
             }
             Command::Back => {
                 let player = active_me.ok_or_else(not_a_player)?;
-                if !player.vacation_until.is_some_and(|until| until > ctx.now) {
+                if player.vacation_until.is_none_or(|until| until <= ctx.now) {
                     return Err(Sentence::new("not_on_vacation").into());
                 }
                 Ok(announced(
