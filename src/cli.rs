@@ -92,7 +92,9 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool) -> Result<String> {
     let value = match game {
         None => serde_json::to_value(world)?,
         Some("players" | "nomic") => serde_json::to_value(&world.players)?,
-        Some(other) => bail!("no game {other:?} here; try: players"),
+        Some("accounts") => serde_json::to_value(&world.accounts)?,
+        Some("ruleset") => serde_json::to_value(&world.ruleset)?,
+        Some(other) => bail!("no game {other:?} here; try: players, accounts, ruleset"),
     };
     if json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?));
@@ -214,6 +216,7 @@ pub fn rebuild(bot: &Bot) -> Result<World> {
     let events = bot.store.events()?;
     let bar = progress(events.len() / 100, "replaying");
     let mut world = World::default();
+    world.accounts.currencies = bot.config.accounts.currency.clone();
     for (index, record) in events.iter().enumerate() {
         world.apply_event(&record.event, record.at);
         if index % 100 == 99 {

@@ -34,6 +34,10 @@ pub struct Config {
     pub smtp: Option<SmtpConfig>,
     #[serde(default)]
     pub players: PlayersConfig,
+    #[serde(default)]
+    pub officers: OfficersConfig,
+    #[serde(default)]
+    pub accounts: AccountsConfig,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -166,6 +170,46 @@ impl Default for PlayersConfig {
             max_name_chars: default_max_name_chars(),
         }
     }
+}
+
+/// Who holds which office, by address.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfficersConfig {
+    /// The officer(s) who keep the rules: they enact, amend and repeal under [ruleset].
+    #[serde(default)]
+    pub rules: Vec<String>,
+}
+
+/// The currencies of the nomic (`[[accounts.currency]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountsConfig {
+    #[serde(default = "default_currencies")]
+    pub currency: Vec<crate::engine::accounts::Currency>,
+}
+
+impl Default for AccountsConfig {
+    fn default() -> Self {
+        AccountsConfig {
+            currency: default_currencies(),
+        }
+    }
+}
+
+/// Points and A$ are whole numbers (Ackanomic, Gnomic); money units are exact
+/// rationals (the Space nomic pays 6 + 1/403).
+fn default_currencies() -> Vec<crate::engine::accounts::Currency> {
+    use crate::engine::accounts::{Currency, Exactness};
+    vec![
+        Currency::new("points", &["point", "pts"], Exactness::Integer),
+        Currency::new("A$", &["a$", "acka-dollars"], Exactness::Integer),
+        Currency::new(
+            "money",
+            &["mu", "money units", "money unit"],
+            Exactness::Rational,
+        ),
+    ]
 }
 
 fn default_bot_name() -> String {

@@ -75,6 +75,13 @@ enum Command {
     },
     /// Rebuild the state from the event log and compare it with the live state.
     Replay,
+    /// Import a ruleset text (a ruleset page, or "Create a new rule" blocks) into the
+    /// registry, announced on the list.
+    ImportRules {
+        file: PathBuf,
+        #[arg(long)]
+        now: Option<Timestamp>,
+    },
     /// Write a commented bot.toml (and the default templates) for a new game.
     Init {
         /// Overwrite an existing bot.toml.
@@ -191,6 +198,18 @@ fn execute(args: Args) -> Result<ExitCode> {
             println!("{text}");
             if !equal {
                 return Ok(ExitCode::FAILURE);
+            }
+        }
+        Command::ImportRules { file, now } => {
+            let mut bot = open(&args.config)?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            match bot.import_rules(&text, now.unwrap_or_else(Timestamp::now))? {
+                Ok(n) => println!(
+                    "imported {} ({n} change(s)); the announcement is in the outbox",
+                    file.display()
+                ),
+                Err(why) => bail!("{} cannot be imported: {why}", file.display()),
             }
         }
         Command::Init { force } => {

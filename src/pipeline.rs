@@ -90,13 +90,19 @@ impl Bot {
                 .iter()
                 .map(|m| Address::new(m))
                 .collect(),
+            rules_officers: config
+                .officers
+                .rules
+                .iter()
+                .map(|m| Address::new(m))
+                .collect(),
         };
         let parse_options = ParseOptions {
             known_tags: games::KNOWN_TAGS.iter().map(|t| t.to_string()).collect(),
             list_addresses: vec![config.bot.list.to_lowercase()],
             recover_from: config.identity.recover_from.clone(),
         };
-        Ok(Bot {
+        let mut bot = Bot {
             config,
             store,
             templates,
@@ -104,7 +110,75 @@ impl Bot {
             parse_options,
             world,
             clock,
-        })
+        };
+        // The currencies are configuration, not history: the world takes them as
+        // they are configured now (replay starts from the same configured world).
+        bot.world.accounts.currencies = bot.config.accounts.currency.clone();
+        Ok(bot)
+    }
+
+    /// Commits an outcome that no message caused (an import by the operator): its events, the new state and its mail, in one transaction.
+    pub fn commit_local(
+        &mut self,
+        cause: &str,
+        at: Timestamp,
+        outcome: Outcome,
+        now: Timestamp,
+    ) -> Result<usize> {
+        let mut next = self.world.clone();
+        for event in &outcome.events {
+            next.apply_event(event, at);
+        }
+        let mail = self.render_all(&outcome, cause, None, Kind::Notice, now)?;
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: None,
+            cause: cause.to_owned(),
+            at,
+            events: outcome.events,
+            world: &next,
+            mail,
+            now,
+        })?;
+        self.world = next;
+        self.clock = Some(self.clock.map_or(at, |c| c.max(at)));
+        Ok(queued)
+    }
+
+    /// Imports a ruleset text (a ruleset page, or "Create a new rule" blocks numbered
+    /// from the next free number) as the operator's act, announced on the list.
+    pub fn import_rules(
+        &mut self,
+        text: &str,
+        now: Timestamp,
+    ) -> Result<std::result::Result<usize, String>> {
+        let first = self.world.ruleset.next_free_number();
+        let rules = match crate::engine::ruleset::parse_ruleset_with(text, first) {
+            Ok(rules) => rules,
+            Err(error) => return Ok(Err(error.to_string())),
+        };
+        let at = self.clock.map_or(now, |c| c.max(now));
+        let done = match self.world.ruleset.import(rules, at) {
+            Ok(done) => done,
+            Err(refusal) => return Ok(Err(refusal.0.code)),
+        };
+        let digest = Sha256::digest(text.as_bytes());
+        let cause = format!(
+            "import:{}",
+            digest
+                .iter()
+                .take(16)
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        );
+        let n_events = done.events.len();
+        let outcome = Outcome {
+            events: done.events.into_iter().map(games::Event::Ruleset).collect(),
+            mail: done.mail,
+            ..Outcome::default()
+        };
+        self.commit_local(&cause, at, outcome, now)?;
+        Ok(Ok(n_events))
     }
 
     pub fn world(&self) -> &World {

@@ -145,23 +145,13 @@ fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
 
 /// The shipped templates, built in so `init` and `demo` work outside the source tree.
 pub const DEFAULTS: &[(&str, &str)] = &[
-    ("reply.txt", include_str!("../templates/reply.txt")),
-    ("sentences.txt", include_str!("../templates/sentences.txt")),
     (
-        "help/nomic.txt",
-        include_str!("../templates/help/nomic.txt"),
+        "accounts_balance.txt",
+        include_str!("../templates/accounts_balance.txt"),
     ),
     (
-        "player_joined.txt",
-        include_str!("../templates/player_joined.txt"),
-    ),
-    (
-        "player_left.txt",
-        include_str!("../templates/player_left.txt"),
-    ),
-    (
-        "player_renamed.txt",
-        include_str!("../templates/player_renamed.txt"),
+        "accounts_transfer.txt",
+        include_str!("../templates/accounts_transfer.txt"),
     ),
     (
         "alias_confirm_request.txt",
@@ -176,8 +166,12 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../templates/alias_expired.txt"),
     ),
     (
-        "player_vacation.txt",
-        include_str!("../templates/player_vacation.txt"),
+        "help/nomic.txt",
+        include_str!("../templates/help/nomic.txt"),
+    ),
+    (
+        "help/ruleset.txt",
+        include_str!("../templates/help/ruleset.txt"),
     ),
     (
         "player_back.txt",
@@ -188,12 +182,67 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../templates/player_gaoled.txt"),
     ),
     (
+        "player_joined.txt",
+        include_str!("../templates/player_joined.txt"),
+    ),
+    (
+        "player_left.txt",
+        include_str!("../templates/player_left.txt"),
+    ),
+    (
         "player_released.txt",
         include_str!("../templates/player_released.txt"),
     ),
     (
+        "player_renamed.txt",
+        include_str!("../templates/player_renamed.txt"),
+    ),
+    (
         "player_standing.txt",
         include_str!("../templates/player_standing.txt"),
+    ),
+    (
+        "player_vacation.txt",
+        include_str!("../templates/player_vacation.txt"),
+    ),
+    (
+        "random_period_revealed.txt",
+        include_str!("../templates/random_period_revealed.txt"),
+    ),
+    (
+        "random_period_started.txt",
+        include_str!("../templates/random_period_started.txt"),
+    ),
+    ("reminder.txt", include_str!("../templates/reminder.txt")),
+    ("reply.txt", include_str!("../templates/reply.txt")),
+    (
+        "ruleset_changed.txt",
+        include_str!("../templates/ruleset_changed.txt"),
+    ),
+    (
+        "ruleset_imported.txt",
+        include_str!("../templates/ruleset_imported.txt"),
+    ),
+    (
+        "sealed_commitments.txt",
+        include_str!("../templates/sealed_commitments.txt"),
+    ),
+    (
+        "sealed_reveal.txt",
+        include_str!("../templates/sealed_reveal.txt"),
+    ),
+    ("sentences.txt", include_str!("../templates/sentences.txt")),
+    (
+        "sentences/accounts.txt",
+        include_str!("../templates/sentences/accounts.txt"),
+    ),
+    (
+        "sentences/random.txt",
+        include_str!("../templates/sentences/random.txt"),
+    ),
+    (
+        "sentences/ruleset.txt",
+        include_str!("../templates/sentences/ruleset.txt"),
     ),
 ];
 
@@ -260,6 +309,17 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("not_in_gaol", &[("name", "Alice")]),
     ("standing_changed", &[("name", "Alice"), ("active", "")]),
     ("standing_unchanged", &[("name", "Alice")]),
+    (
+        "accounts_short",
+        &[("have", "3"), ("tried", "5"), ("currency", "A$")],
+    ),
+    ("accounts_not_positive", &[("amount", "0")]),
+    ("ruleset_not_officer", &[("action", "amend")]),
+    (
+        "ruleset_amended",
+        &[("number", "325"), ("name", "A turn"), ("version", "2")],
+    ),
+    ("random_no_period", &[]),
 ];
 
 /// Renders every template with sample values and fails on the first that breaks.
@@ -304,4 +364,22 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         templates.render(name, &samples)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// `init` and `demo` write the built-in copies: every template file must be among them.
+    #[test]
+    fn every_template_file_is_built_in() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let templates = super::Templates::load(&dir).unwrap();
+        let built_in: Vec<&str> = super::DEFAULTS.iter().map(|(name, _)| *name).collect();
+        for name in templates.names() {
+            assert!(
+                built_in.contains(&name.as_str()),
+                "templates/{name} is missing from DEFAULTS"
+            );
+        }
+        super::check_samples(&templates).unwrap();
+    }
 }

@@ -5,7 +5,12 @@
 //! Time comes in as a `Timestamp` argument, text goes out as a template name and
 //! its values. The `no_io_in_the_engine` test guards this.
 
+pub mod accounts;
+pub mod calendar;
 pub mod players;
+pub mod random;
+pub mod ruleset;
+pub mod sealed;
 
 use std::collections::BTreeMap;
 use std::fmt;

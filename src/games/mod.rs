@@ -4,17 +4,25 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::accounts::{self, Accounts};
 use crate::engine::players::{self, Registry};
-use crate::engine::{Ctx, LineReport, Mail, NotUnderstood, Sentence, Status, Timestamp};
+use crate::engine::ruleset::{self, Ruleset};
+use crate::engine::{
+    Ctx, Done, LineReport, Mail, NotUnderstood, Refusal, Sentence, Status, Timestamp, split_verb,
+};
 
 /// Every tag the bot answers to, lower-case. A bracketed subject part that is not
 /// one of these (a list prefix like `[game-list]`) is not a tag.
-pub const KNOWN_TAGS: &[&str] = &[players::TAG, "help"];
+pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, "help"];
 
 /// The whole game state: what `state --json` shows and what replay rebuilds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct World {
     pub players: Registry,
+    #[serde(default)]
+    pub accounts: Accounts,
+    #[serde(default)]
+    pub ruleset: Ruleset,
 }
 
 /// Everything that ever changes the world; the event log holds these.
@@ -22,6 +30,8 @@ pub struct World {
 #[serde(tag = "game", rename_all = "snake_case")]
 pub enum Event {
     Players(players::Event),
+    Accounts(accounts::Event),
+    Ruleset(ruleset::Event),
 }
 
 /// The parameters of every game, from bot.toml.
@@ -30,6 +40,8 @@ pub struct Params {
     pub players: players::Params,
     /// The moderators' addresses (bot.toml `bot.moderators`).
     pub moderators: Vec<crate::engine::Address>,
+    /// The officer(s) who keep the rules (bot.toml `officers.rules`).
+    pub rules_officers: Vec<crate::engine::Address>,
 }
 
 impl Params {
@@ -65,6 +77,8 @@ impl World {
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         match event {
             Event::Players(event) => self.players.apply_event(event, at),
+            Event::Accounts(event) => self.accounts.apply_event(event, at),
+            Event::Ruleset(event) => self.ruleset.apply_event(event, at),
         }
     }
 
@@ -82,16 +96,22 @@ impl World {
             return outcome;
         }
         let mut scratch = self.clone();
-        for line in command_lines(message, game) {
-            let report = if line.trim().eq_ignore_ascii_case("help") {
-                push_unique(&mut outcome.help, game);
-                LineReport {
-                    line,
-                    status: Status::Done,
-                    sentence: Sentence::new("help_sent").arg("tag", game),
+        for (line, parsed) in parse_lines(message, game) {
+            let report = match parsed {
+                Ok(Parsed::Help) => {
+                    push_unique(&mut outcome.help, game);
+                    LineReport {
+                        line,
+                        status: Status::Done,
+                        sentence: Sentence::new("help_sent").arg("tag", game),
+                    }
                 }
-            } else {
-                scratch.apply_line(game, &line, ctx, params, &mut outcome)
+                Ok(command) => scratch.apply_command(line, command, ctx, params, &mut outcome),
+                Err(NotUnderstood(sentence)) => LineReport {
+                    line,
+                    status: Status::NotUnderstood,
+                    sentence,
+                },
             };
             outcome.report.push(report);
         }
@@ -105,49 +125,42 @@ impl World {
         outcome
     }
 
-    fn apply_line(
+    /// Carries out one parsed command on this (scratch) world, recording its events
+    /// and mail in `outcome`; the report says what became of the line.
+    fn apply_command(
         &mut self,
-        game: &str,
-        line: &str,
+        line: String,
+        command: Parsed,
         ctx: &Ctx,
         params: &Params,
         outcome: &mut Outcome,
     ) -> LineReport {
-        let result = match game {
-            players::TAG => match players::parse(line) {
-                Ok(command) => self
-                    .players
-                    .apply(
-                        command,
-                        ctx,
-                        &params.players,
-                        params.is_moderator(&ctx.sender),
-                    )
-                    .map(|done| {
-                        (
-                            done.events
-                                .into_iter()
-                                .map(Event::Players)
-                                .collect::<Vec<_>>(),
-                            done.mail,
-                            done.sentence,
-                        )
-                    }),
-                Err(NotUnderstood(sentence)) => {
-                    return LineReport {
-                        line: line.to_owned(),
-                        status: Status::NotUnderstood,
-                        sentence,
-                    };
-                }
-            },
-            _ => {
-                return LineReport {
-                    line: line.to_owned(),
-                    status: Status::NotUnderstood,
-                    sentence: Sentence::new("unknown_tag").arg("tag", game),
-                };
-            }
+        fn wrap<E>(done: Done<E>, into: fn(E) -> Event) -> (Vec<Event>, Vec<Mail>, Sentence) {
+            (
+                done.events.into_iter().map(into).collect(),
+                done.mail,
+                done.sentence,
+            )
+        }
+        let result = match command {
+            Parsed::Players(command) => self
+                .players
+                .apply(
+                    command,
+                    ctx,
+                    &params.players,
+                    params.is_moderator(&ctx.sender),
+                )
+                .map(|done| wrap(done, Event::Players)),
+            Parsed::Accounts(command) => self
+                .accounts
+                .apply(command, ctx, &self.players)
+                .map(|done| wrap(done, Event::Accounts)),
+            Parsed::Ruleset(command) => self
+                .ruleset
+                .apply(command, ctx, params.rules_officers.contains(&ctx.sender))
+                .map(|done| wrap(done, Event::Ruleset)),
+            Parsed::Help => Err(Refusal(Sentence::new("help_sent"))),
         };
         match result {
             Ok((events, mail, sentence)) => {
@@ -157,13 +170,13 @@ impl World {
                 outcome.events.extend(events);
                 outcome.mail.extend(mail);
                 LineReport {
-                    line: line.to_owned(),
+                    line,
                     status: Status::Done,
                     sentence,
                 }
             }
             Err(refusal) => LineReport {
-                line: line.to_owned(),
+                line,
                 status: Status::Refused,
                 sentence: refusal.0,
             },
@@ -200,16 +213,42 @@ fn push_unique(tags: &mut Vec<String>, tag: &str) {
     }
 }
 
-/// The lines to apply, in order. The subject's rest counts as a command when it
-/// reads as one for this game (`[nomic] join Alice`); the body follows. A body
-/// whose first command line repeats the subject's command does not apply it twice.
-fn command_lines(message: &Message, game: &str) -> Vec<String> {
-    let mut lines = Vec::new();
+/// A command line read for one of the games.
+#[derive(Debug)]
+enum Parsed {
+    Help,
+    Players(players::Command),
+    Accounts(accounts::Command),
+    Ruleset(ruleset::Command),
+}
+
+/// Reads one line under `[nomic]`: the registry's commands, then the accounts'.
+fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
+    let players_error = match players::parse(line) {
+        Ok(command) => return Ok(Parsed::Players(command)),
+        Err(error) => error,
+    };
+    match accounts::parse(line) {
+        Ok(command) => Ok(Parsed::Accounts(command)),
+        // A malformed `give` is better explained by the accounts' own sentence.
+        Err(error) if matches!(split_verb(line).0.as_str(), "give" | "balance" | "balances") => {
+            Err(error)
+        }
+        Err(_) => Err(players_error),
+    }
+}
+
+/// The lines to apply, in order, each read for its game. The subject's rest counts
+/// as a command when it reads as one for this game (`[nomic] join Alice`); the body
+/// follows. A body whose first command line repeats the subject's command does not
+/// apply it twice.
+fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, NotUnderstood>)> {
     let rest = message.subject_rest.trim();
     let subject_is_command = !rest.is_empty()
         && (rest.eq_ignore_ascii_case("help")
             || match game {
-                players::TAG => players::parse(rest).is_ok(),
+                players::TAG => parse_nomic(rest).is_ok(),
+                ruleset::TAG => ruleset::parse(rest).is_ok(),
                 _ => false,
             });
     let normalized = |s: &str| {
@@ -218,6 +257,7 @@ fn command_lines(message: &Message, game: &str) -> Vec<String> {
             .join(" ")
             .to_lowercase()
     };
+    let mut lines: Vec<String> = Vec::new();
     let mut body = message
         .body_lines
         .iter()
@@ -233,7 +273,43 @@ fn command_lines(message: &Message, game: &str) -> Vec<String> {
         }
     }
     lines.extend(body);
-    lines
+    let is_help = |line: &str| line.trim().eq_ignore_ascii_case("help");
+    match game {
+        // Rules span several lines: the ruleset groups a command with its text.
+        ruleset::TAG => ruleset::parse_message(&lines)
+            .into_iter()
+            .map(|(line, parsed)| {
+                let parsed = if is_help(&line) {
+                    Ok(Parsed::Help)
+                } else {
+                    parsed.map(Parsed::Ruleset)
+                };
+                (line, parsed)
+            })
+            .collect(),
+        players::TAG => lines
+            .into_iter()
+            .map(|line| {
+                let parsed = if is_help(&line) {
+                    Ok(Parsed::Help)
+                } else {
+                    parse_nomic(&line)
+                };
+                (line, parsed)
+            })
+            .collect(),
+        _ => lines
+            .into_iter()
+            .map(|line| {
+                let parsed = if is_help(&line) {
+                    Ok(Parsed::Help)
+                } else {
+                    Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game)))
+                };
+                (line, parsed)
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]
@@ -322,6 +398,6 @@ mod tests {
         assert_eq!(outcome.help, ["nomic"]);
         let outcome =
             World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
-        assert_eq!(outcome.help, ["nomic"]);
+        assert_eq!(outcome.help, ["nomic", "ruleset"]);
     }
 }

@@ -1,0 +1,737 @@
+//! Sealed actions, for every game with secret moves: a game puts each private
+//! action in a sealed batch; when the batch's deadline passes, the bot publishes one
+//! commitment per action — a hash naming the player but not the action — before it
+//! resolves anything, and after resolution the owner reveals every action with its
+//! salt, so anyone can check from the list archive alone (`verify_sealed`) that no
+//! action was changed after the deadline.
+//!
+//! Pure: the salts come from a `secret_seed` the caller passes in, never from the
+//! OS. Private stays private (DESIGN.md guarantee 4): no action text reaches a public
+//! mail before `reveal`.
+//!
+//! # The hash, for anyone checking by hand
+//!
+//! `commitment = hex(sha256(salt_hex ‖ "\n" ‖ player_name ‖ "\n" ‖ action_text))`,
+//! where `salt_hex` is the 64 lower-case hex digits as printed in the reveal, so
+//! `printf '%s\n%s\n%s' SALT NAME TEXT | sha256sum` reproduces it.
+//!
+//! # The salts, and the secret seed
+//!
+//! `salt = sha256(secret_seed ‖ batch_id ‖ index as 8 bytes big-endian)`, `index`
+//! counting the batch's sealed actions from 0. A salt must be unguessable until the
+//! reveal — with a guessable salt, anyone could hash every plausible action ("move
+//! to 214", "grab ball 10") and read the sealed action off its commitment — so it is
+//! derived from a 32-byte secret the shell keeps out of the event log, the state and
+//! every mail. The salt itself goes into the `Sealed` event, so a replay never needs
+//! the seed. The reveal publishes the salts, never the seed: one seed serves every
+//! batch, and publishing it would expose the salts of batches still sealed.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::players::PlayerId;
+use super::{Audience, Mail, Timestamp, human_time};
+
+pub const COMMITMENTS_TEMPLATE: &str = "sealed_commitments";
+pub const REVEAL_TEMPLATE: &str = "sealed_reveal";
+
+/// One sealed action, as the bot keeps it privately until the reveal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    pub player: PlayerId,
+    /// The name at sealing time: it is part of the hash, so a later rename does not
+    /// break the check.
+    pub player_name: String,
+    pub action_text: String,
+    pub salt_hex: String,
+    pub sealed_at: Timestamp,
+}
+
+impl Sealed {
+    pub fn commitment(&self) -> Commitment {
+        Commitment {
+            player: self.player,
+            player_name: self.player_name.clone(),
+            hash_hex: commitment_hash(&self.salt_hex, &self.player_name, &self.action_text),
+        }
+    }
+}
+
+/// What the list sees of a sealed action before the reveal: who, and a hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Commitment {
+    pub player: PlayerId,
+    pub player_name: String,
+    pub hash_hex: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Taking sealed actions until the deadline.
+    Open,
+    /// Commitments published; the owner may resolve the actions, then reveal.
+    Committed,
+    Revealed,
+}
+
+/// The sealed actions of one turn of one game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Batch {
+    /// Stable and unique, chosen by the owner ("donkey:round:12").
+    pub id: String,
+    /// The owning game's tag: it heads the subjects of the batch's mail.
+    pub owner: String,
+    /// Actions sealed at or after this instant are refused.
+    pub deadline: Timestamp,
+    /// In the order sealed. A player may seal several; which count is the owner's
+    /// rule ("only the last one"), not the box's.
+    pub actions: Vec<Sealed>,
+    pub commitments: Vec<Commitment>,
+    pub stage: Stage,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedBox {
+    pub batches: Vec<Batch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    Opened {
+        batch: String,
+        owner: String,
+        deadline: Timestamp,
+    },
+    Sealed {
+        batch: String,
+        sealed: Sealed,
+    },
+    Committed {
+        batch: String,
+        commitments: Vec<Commitment>,
+    },
+    Revealed {
+        batch: String,
+    },
+}
+
+/// A request the box cannot carry out. The owning game checks its own rules first;
+/// these it turns into its own refusal sentence (say, "the round is closed").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    #[error("no sealed batch {0:?}")]
+    NoBatch(String),
+    #[error("sealed batch {0:?} already exists")]
+    Exists(String),
+    #[error("sealed batch {0:?} is closed: its deadline has passed")]
+    Closed(String),
+    #[error("sealed batch {0:?} is already committed")]
+    AlreadyCommitted(String),
+    #[error("sealed batch {0:?} has no commitments published yet")]
+    NotCommitted(String),
+    #[error("sealed batch {0:?} is already revealed")]
+    AlreadyRevealed(String),
+}
+
+/// Why a reveal does not match its commitments.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("the revealed action of {player} matches none of {player}'s commitments")]
+    Changed { player: String },
+    #[error("a commitment of {player} has no revealed action")]
+    Missing { player: String },
+    #[error("the commitments are for batch {commitments:?}, the reveal for {reveal:?}")]
+    OtherBatch { commitments: String, reveal: String },
+    #[error("line {line} of the {mail} mail is not in the expected form: {text}")]
+    Malformed {
+        mail: &'static str,
+        line: usize,
+        text: String,
+    },
+}
+
+/// `hex(sha256(salt_hex ‖ "\n" ‖ player_name ‖ "\n" ‖ action_text))`.
+pub fn commitment_hash(salt_hex: &str, player_name: &str, action_text: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(salt_hex.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(player_name.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(action_text.as_bytes());
+    hex(&hasher.finalize())
+}
+
+/// `hex(sha256(secret_seed ‖ batch_id ‖ index as u64 big-endian))`. The seed and the
+/// index have fixed lengths, so no two (batch, index) pairs hash the same input.
+pub fn derive_salt(secret_seed: &[u8; 32], batch_id: &str, index: u64) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(secret_seed);
+    hasher.update(batch_id.as_bytes());
+    hasher.update(index.to_be_bytes());
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
+/// A string as a JSON literal: how names and action texts appear in the machine
+/// lines, so that spaces, quotes, newlines and trailing blanks survive the mail.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| String::from("\"\""))
+}
+
+impl SealedBox {
+    pub fn batch(&self, id: &str) -> Option<&Batch> {
+        self.batches.iter().find(|batch| batch.id == id)
+    }
+
+    pub fn apply_event(&mut self, event: &Event) {
+        match event {
+            Event::Opened {
+                batch,
+                owner,
+                deadline,
+            } => {
+                if self.batch(batch).is_none() {
+                    self.batches.push(Batch {
+                        id: batch.clone(),
+                        owner: owner.clone(),
+                        deadline: *deadline,
+                        actions: Vec::new(),
+                        commitments: Vec::new(),
+                        stage: Stage::Open,
+                    });
+                }
+            }
+            Event::Sealed { batch, sealed } => {
+                if let Some(batch) = self.batch_mut(batch) {
+                    batch.actions.push(sealed.clone());
+                }
+            }
+            Event::Committed { batch, commitments } => {
+                if let Some(batch) = self.batch_mut(batch) {
+                    batch.commitments = commitments.clone();
+                    batch.stage = Stage::Committed;
+                }
+            }
+            Event::Revealed { batch } => {
+                if let Some(batch) = self.batch_mut(batch) {
+                    batch.stage = Stage::Revealed;
+                }
+            }
+        }
+    }
+
+    fn batch_mut(&mut self, id: &str) -> Option<&mut Batch> {
+        self.batches.iter_mut().find(|batch| batch.id == id)
+    }
+
+    fn existing(&self, id: &str) -> Result<&Batch, SealError> {
+        self.batch(id)
+            .ok_or_else(|| SealError::NoBatch(id.to_owned()))
+    }
+
+    /// A new batch taking sealed actions until `deadline`.
+    pub fn open(&self, batch: &str, owner: &str, deadline: Timestamp) -> Result<Event, SealError> {
+        if self.batch(batch).is_some() {
+            return Err(SealError::Exists(batch.to_owned()));
+        }
+        Ok(Event::Opened {
+            batch: batch.to_owned(),
+            owner: owner.to_owned(),
+            deadline,
+        })
+    }
+
+    /// Seals one action of `player` at `now`. `secret_seed` is the shell's secret
+    /// (see the module doc); the salt derived from it travels in the event.
+    pub fn seal(
+        &self,
+        batch_id: &str,
+        player: PlayerId,
+        player_name: &str,
+        action_text: &str,
+        now: Timestamp,
+        secret_seed: &[u8; 32],
+    ) -> Result<Event, SealError> {
+        let batch = self.existing(batch_id)?;
+        if batch.stage != Stage::Open || now >= batch.deadline {
+            return Err(SealError::Closed(batch_id.to_owned()));
+        }
+        // Actions are never removed from a batch, so its length is a fresh index.
+        let index = u64::try_from(batch.actions.len()).unwrap_or(u64::MAX);
+        Ok(Event::Sealed {
+            batch: batch_id.to_owned(),
+            sealed: Sealed {
+                player,
+                player_name: player_name.to_owned(),
+                action_text: action_text.to_owned(),
+                salt_hex: derive_salt(secret_seed, batch_id, index),
+                sealed_at: now,
+            },
+        })
+    }
+
+    /// The commitments of a batch, and the public mail that publishes them.
+    pub fn commit(&self, batch_id: &str) -> Result<(Event, Mail), SealError> {
+        let batch = self.existing(batch_id)?;
+        if batch.stage != Stage::Open {
+            return Err(SealError::AlreadyCommitted(batch_id.to_owned()));
+        }
+        let commitments: Vec<Commitment> = batch.actions.iter().map(Sealed::commitment).collect();
+        // Invariant: only names and hashes go into this mail, never an action text.
+        let lines: Vec<serde_json::Value> = commitments
+            .iter()
+            .map(|c| {
+                json!({
+                    "player": c.player_name,
+                    "player_quoted": quoted(&c.player_name),
+                    "hash": c.hash_hex,
+                })
+            })
+            .collect();
+        let mail = Mail::new(
+            Audience::List,
+            &batch.owner,
+            COMMITMENTS_TEMPLATE,
+            json!({
+                "batch": batch.id,
+                "batch_quoted": quoted(&batch.id),
+                "owner": batch.owner,
+                "deadline": human_time(batch.deadline),
+                "n_actions": commitments.len(),
+                "commitments": lines,
+            }),
+        );
+        Ok((
+            Event::Committed {
+                batch: batch_id.to_owned(),
+                commitments,
+            },
+            mail,
+        ))
+    }
+
+    /// Every action of a committed batch with its salt, for the list.
+    pub fn reveal(&self, batch_id: &str) -> Result<(Event, Mail), SealError> {
+        let batch = self.existing(batch_id)?;
+        match batch.stage {
+            Stage::Open => return Err(SealError::NotCommitted(batch_id.to_owned())),
+            Stage::Revealed => return Err(SealError::AlreadyRevealed(batch_id.to_owned())),
+            Stage::Committed => {}
+        }
+        let actions: Vec<serde_json::Value> = batch
+            .actions
+            .iter()
+            .map(|sealed| {
+                json!({
+                    "player": sealed.player_name,
+                    "player_quoted": quoted(&sealed.player_name),
+                    "salt": sealed.salt_hex,
+                    "text": sealed.action_text,
+                    "text_quoted": quoted(&sealed.action_text),
+                    // For prose: a line break in an action must not start a line
+                    // that could pass for a machine line.
+                    "text_one_line": sealed.action_text.split_whitespace().collect::<Vec<_>>().join(" "),
+                    "hash": commitment_hash(&sealed.salt_hex, &sealed.player_name, &sealed.action_text),
+                    "sealed_at": human_time(sealed.sealed_at),
+                })
+            })
+            .collect();
+        let mail = Mail::new(
+            Audience::List,
+            &batch.owner,
+            REVEAL_TEMPLATE,
+            json!({
+                "batch": batch.id,
+                "batch_quoted": quoted(&batch.id),
+                "owner": batch.owner,
+                "deadline": human_time(batch.deadline),
+                "n_actions": actions.len(),
+                "actions": actions,
+            }),
+        );
+        Ok((
+            Event::Revealed {
+                batch: batch_id.to_owned(),
+            },
+            mail,
+        ))
+    }
+
+    /// The earliest deadline of a batch still open: then its commitments are due.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        self.batches
+            .iter()
+            .filter(|batch| batch.stage == Stage::Open)
+            .map(|batch| batch.deadline)
+            .min()
+    }
+
+    /// Commits every open batch whose deadline is due by `now`, earliest first. The
+    /// owner resolves the actions only after these events are recorded.
+    pub fn tick(&self, now: Timestamp) -> (Vec<Event>, Vec<Mail>) {
+        let mut due: Vec<&Batch> = self
+            .batches
+            .iter()
+            .filter(|batch| batch.stage == Stage::Open && batch.deadline <= now)
+            .collect();
+        // A stable sort: batches due at the same instant stay in the order opened.
+        due.sort_by_key(|batch| batch.deadline);
+        let mut events = Vec::new();
+        let mut mail = Vec::new();
+        for batch in due {
+            if let Ok((event, one_mail)) = self.commit(&batch.id) {
+                events.push(event);
+                mail.push(one_mail);
+            }
+        }
+        (events, mail)
+    }
+}
+
+/// One `commitment <hash> <"player">` line.
+struct CommitmentLine {
+    hash: String,
+    player: String,
+}
+
+/// One `action <"player"> salt <hex> text <"text">` line.
+struct ActionLine {
+    player: String,
+    salt: String,
+    text: String,
+}
+
+/// Reads a JSON string literal at the start of `text`; returns it and the rest.
+fn take_quoted(text: &str) -> Option<(String, &str)> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<String>();
+    match stream.next() {
+        Some(Ok(value)) => Some((value, &text[stream.byte_offset()..])),
+        _ => None,
+    }
+}
+
+fn is_hash(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The machine lines of a mail body: its `batch` line, if any, and every line that
+/// starts with `keyword`, parsed by `parse`. Other lines are prose and skipped.
+fn machine_lines<T>(
+    body: &str,
+    mail: &'static str,
+    keyword: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<(Option<String>, Vec<T>), VerifyError> {
+    let mut batch = None;
+    let mut found = Vec::new();
+    for (index, line) in body.lines().enumerate() {
+        // Machine lines start in the first column: indented prose never counts.
+        let line = line.trim_end();
+        let malformed = || VerifyError::Malformed {
+            mail,
+            line: index + 1,
+            text: line.to_owned(),
+        };
+        if let Some(rest) = line.strip_prefix("batch ") {
+            match take_quoted(rest.trim()) {
+                Some((id, tail)) if tail.trim().is_empty() => batch = Some(id),
+                _ => return Err(malformed()),
+            }
+        } else if let Some(rest) = line
+            .strip_prefix(keyword)
+            .and_then(|rest| rest.strip_prefix(' '))
+        {
+            found.push(parse(rest.trim()).ok_or_else(malformed)?);
+        }
+    }
+    Ok((batch, found))
+}
+
+/// Checks an archived reveal against its archived commitments, both as mail bodies
+/// rendered from `sealed_commitments.txt` and `sealed_reveal.txt`: every revealed
+/// action must hash to a commitment of the same player, and every commitment must be
+/// revealed. Returns the number of actions checked.
+pub fn verify_sealed(commitments_text: &str, reveal_text: &str) -> Result<usize, VerifyError> {
+    let (committed_batch, commitments) =
+        machine_lines(commitments_text, "commitments", "commitment", |rest| {
+            let (hash, player) = rest.split_once(' ')?;
+            let (player, tail) = take_quoted(player.trim())?;
+            (is_hash(hash) && tail.trim().is_empty()).then(|| CommitmentLine {
+                hash: hash.to_ascii_lowercase(),
+                player,
+            })
+        })?;
+    let (revealed_batch, actions) = machine_lines(reveal_text, "reveal", "action", |rest| {
+        let (player, rest) = take_quoted(rest)?;
+        let rest = rest.trim_start().strip_prefix("salt ")?;
+        let (salt, rest) = rest.split_once(' ')?;
+        let rest = rest.trim_start().strip_prefix("text ")?;
+        let (text, tail) = take_quoted(rest.trim())?;
+        (is_hash(salt) && tail.trim().is_empty()).then(|| ActionLine {
+            player,
+            salt: salt.to_ascii_lowercase(),
+            text,
+        })
+    })?;
+    if let (Some(commitments), Some(reveal)) = (&committed_batch, &revealed_batch)
+        && commitments != reveal
+    {
+        return Err(VerifyError::OtherBatch {
+            commitments: commitments.clone(),
+            reveal: reveal.clone(),
+        });
+    }
+    let mut used = vec![false; commitments.len()];
+    for action in &actions {
+        let hash = commitment_hash(&action.salt, &action.player, &action.text);
+        // The hash covers the name, so a match is also a match of the player; the
+        // name on the commitment line is checked too, since that is what readers see.
+        let matching = commitments.iter().enumerate().find(|(index, commitment)| {
+            !used[*index] && commitment.hash == hash && commitment.player == action.player
+        });
+        match matching {
+            Some((index, _)) => used[index] = true,
+            None => {
+                return Err(VerifyError::Changed {
+                    player: action.player.clone(),
+                });
+            }
+        }
+    }
+    if let Some((_, commitment)) = commitments
+        .iter()
+        .zip(&used)
+        .map(|(commitment, used)| (used, commitment))
+        .find(|(used, _)| !**used)
+    {
+        return Err(VerifyError::Missing {
+            player: commitment.player.clone(),
+        });
+    }
+    Ok(actions.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minijinja::{Environment, UndefinedBehavior};
+
+    const SEED: [u8; 32] = [7; 32];
+
+    fn ts(text: &str) -> Timestamp {
+        text.parse().unwrap()
+    }
+
+    /// Renders a shipped template the way the shell does (strict blanks, subject line
+    /// off, trailing blanks trimmed), without importing the shell.
+    fn render(mail: &Mail) -> String {
+        let source = match mail.template.as_str() {
+            COMMITMENTS_TEMPLATE => include_str!("../../templates/sealed_commitments.txt"),
+            REVEAL_TEMPLATE => include_str!("../../templates/sealed_reveal.txt"),
+            other => panic!("no template {other}"),
+        };
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.add_template("t", source).unwrap();
+        let text = env
+            .get_template("t")
+            .unwrap()
+            .render(minijinja::Value::from(minijinja::value::Serde(
+                &mail.values,
+            )))
+            .unwrap();
+        let (subject, body) = text.split_once('\n').unwrap();
+        assert!(subject.starts_with("Subject: "), "{subject}");
+        body.lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// A batch with three sealed actions, committed: the box, and both mails.
+    fn three_actions() -> (SealedBox, Mail, Mail) {
+        let mut sealed_box = SealedBox::default();
+        let deadline = ts("2026-04-02T23:00:00Z");
+        let opened = sealed_box.open("ruletag:8", "rule tag", deadline).unwrap();
+        sealed_box.apply_event(&opened);
+        let actions = [
+            (1, "Alice", "move to 214 via \"game term\""),
+            (2, "Bob Smith", "grab ball 10"),
+            // Trailing blanks and a line break that could pass for a machine line.
+            (
+                3,
+                "Carol",
+                "move to null  \naction \"Carol\" salt 00 text \"x\"",
+            ),
+        ];
+        for (player, name, text) in actions {
+            let event = sealed_box
+                .seal(
+                    "ruletag:8",
+                    player,
+                    name,
+                    text,
+                    ts("2026-03-30T10:00:00Z"),
+                    &SEED,
+                )
+                .unwrap();
+            sealed_box.apply_event(&event);
+        }
+        assert_eq!(sealed_box.next_deadline(), Some(deadline));
+        let (events, mut mail) = sealed_box.tick(deadline);
+        assert_eq!(events.len(), 1);
+        for event in &events {
+            sealed_box.apply_event(event);
+        }
+        assert_eq!(sealed_box.next_deadline(), None);
+        let (revealed, reveal_mail) = sealed_box.reveal("ruletag:8").unwrap();
+        sealed_box.apply_event(&revealed);
+        (sealed_box, mail.remove(0), reveal_mail)
+    }
+
+    #[test]
+    fn seal_three_commit_reveal_and_verify() {
+        let (sealed_box, commitments, reveal) = three_actions();
+        assert_eq!(commitments.to, Audience::List);
+        assert_eq!(commitments.tag, "rule tag");
+        assert_eq!(
+            sealed_box.batch("ruletag:8").unwrap().stage,
+            Stage::Revealed
+        );
+        let commitments_body = render(&commitments);
+        let reveal_body = render(&reveal);
+        assert_eq!(verify_sealed(&commitments_body, &reveal_body), Ok(3));
+        // Archives keep CRLF line ends; the check does not mind.
+        assert_eq!(
+            verify_sealed(
+                &commitments_body.replace('\n', "\r\n"),
+                &reveal_body.replace('\n', "\r\n")
+            ),
+            Ok(3)
+        );
+        // The hash is the documented one, reproducible with printf and sha256sum.
+        let first = &sealed_box.batch("ruletag:8").unwrap().actions[0];
+        assert_eq!(
+            first.commitment().hash_hex,
+            hex(&Sha256::digest(format!(
+                "{}\nAlice\nmove to 214 via \"game term\"",
+                first.salt_hex
+            )))
+        );
+    }
+
+    #[test]
+    fn an_altered_action_fails_naming_the_player() {
+        let (_, commitments, reveal) = three_actions();
+        let commitments_body = render(&commitments);
+        let reveal_body = render(&reveal).replace("grab ball 10", "grab ball 11");
+        assert_eq!(
+            verify_sealed(&commitments_body, &reveal_body),
+            Err(VerifyError::Changed {
+                player: "Bob Smith".to_owned()
+            })
+        );
+        // Even a trailing blank counts: it is quoted, so the mail cannot lose it.
+        let reveal_body = render(&reveal).replace("move to null  \\n", "move to null\\n");
+        assert_eq!(
+            verify_sealed(&commitments_body, &reveal_body),
+            Err(VerifyError::Changed {
+                player: "Carol".to_owned()
+            })
+        );
+        // A withheld action is caught too.
+        let withheld: String = render(&reveal)
+            .lines()
+            .filter(|line| !line.starts_with("action \"Alice\""))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert_eq!(
+            verify_sealed(&commitments_body, &withheld),
+            Err(VerifyError::Missing {
+                player: "Alice".to_owned()
+            })
+        );
+    }
+
+    #[test]
+    fn the_commitments_mail_holds_no_action_text() {
+        let (_, commitments, _) = three_actions();
+        let body = render(&commitments);
+        let values = commitments.values.to_string();
+        for text in ["214", "grab ball", "move to", "null"] {
+            assert!(!body.contains(text), "{text:?} in the commitments mail");
+            assert!(!values.contains(text), "{text:?} in the commitments values");
+        }
+        for name in ["Alice", "Bob Smith", "Carol"] {
+            assert!(body.contains(name));
+        }
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_commitments_and_the_seed_matters() {
+        let (first, commitments_a, _) = three_actions();
+        let (second, commitments_b, _) = three_actions();
+        assert_eq!(commitments_a, commitments_b);
+        assert_eq!(first, second);
+        let salt = derive_salt(&SEED, "ruletag:8", 0);
+        assert_eq!(salt, first.batch("ruletag:8").unwrap().actions[0].salt_hex);
+        assert_ne!(salt, derive_salt(&[8; 32], "ruletag:8", 0));
+        assert_ne!(salt, derive_salt(&SEED, "ruletag:8", 1));
+        assert_ne!(salt, derive_salt(&SEED, "ruletag:9", 0));
+    }
+
+    #[test]
+    fn sealing_is_refused_at_the_deadline_and_reveal_waits_for_the_commitments() {
+        let mut sealed_box = SealedBox::default();
+        let deadline = ts("2026-04-02T23:00:00Z");
+        sealed_box.apply_event(&sealed_box.open("b", "donkey", deadline).unwrap());
+        assert_eq!(
+            sealed_box.open("b", "donkey", deadline),
+            Err(SealError::Exists("b".to_owned()))
+        );
+        assert_eq!(
+            sealed_box.reveal("b").map(|_| ()),
+            Err(SealError::NotCommitted("b".to_owned()))
+        );
+        assert_eq!(
+            sealed_box.seal("b", 1, "Alice", "cover", deadline, &SEED),
+            Err(SealError::Closed("b".to_owned()))
+        );
+        assert_eq!(
+            sealed_box.seal("nope", 1, "Alice", "cover", deadline, &SEED),
+            Err(SealError::NoBatch("nope".to_owned()))
+        );
+        // An empty batch still publishes (no) commitments, and verifies as zero actions.
+        let (events, mail) = sealed_box.tick(deadline);
+        sealed_box.apply_event(&events[0]);
+        let (_, reveal) = sealed_box.reveal("b").unwrap();
+        assert_eq!(verify_sealed(&render(&mail[0]), &render(&reveal)), Ok(0));
+    }
+
+    #[test]
+    fn commitments_of_another_batch_do_not_verify() {
+        let (_, commitments, reveal) = three_actions();
+        let reveal_body = render(&reveal).replace("batch \"ruletag:8\"", "batch \"ruletag:9\"");
+        assert!(matches!(
+            verify_sealed(&render(&commitments), &reveal_body),
+            Err(VerifyError::OtherBatch { .. })
+        ));
+        let broken = render(&commitments).replace("commitment ", "commitment zz");
+        assert!(matches!(
+            verify_sealed(&broken, &render(&reveal)),
+            Err(VerifyError::Malformed { .. })
+        ));
+    }
+}
