@@ -174,6 +174,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../templates/help/ruleset.txt"),
     ),
     (
+        "override_adjust.txt",
+        include_str!("../templates/override_adjust.txt"),
+    ),
+    (
         "player_back.txt",
         include_str!("../templates/player_back.txt"),
     ),
@@ -320,6 +324,10 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[("number", "325"), ("name", "A turn"), ("version", "2")],
     ),
     ("random_no_period", &[]),
+    (
+        "adjusted",
+        &[("name", "Bob"), ("amount", "-10"), ("currency", "points")],
+    ),
 ];
 
 /// Renders every template with sample values and fails on the first that breaks.

@@ -160,6 +160,14 @@ impl World {
                 .ruleset
                 .apply(command, ctx, params.rules_officers.contains(&ctx.sender))
                 .map(|done| wrap(done, Event::Ruleset)),
+            Parsed::Adjust {
+                name,
+                amount,
+                currency,
+                reason,
+            } => self
+                .adjust(&name, &amount, &currency, &reason, ctx, params)
+                .map(|done| wrap(done, Event::Accounts)),
             Parsed::Help => Err(Refusal(Sentence::new("help_sent"))),
         };
         match result {
@@ -181,6 +189,67 @@ impl World {
                 sentence: refusal.0,
             },
         }
+    }
+
+    /// A moderator's override of a balance: paid from nowhere, or taken to nowhere,
+    /// announced on the list with the moderator's reason.
+    fn adjust(
+        &self,
+        name: &str,
+        amount: &str,
+        currency: &str,
+        reason: &str,
+        ctx: &Ctx,
+        params: &Params,
+    ) -> Result<Done<accounts::Event>, Refusal> {
+        if !params.is_moderator(&ctx.sender) {
+            return Err(Refusal(Sentence::new("moderators_only")));
+        }
+        let player = self
+            .players
+            .by_name(name)
+            .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
+        let amount_value = accounts::parse_amount(amount)
+            .ok_or_else(|| Refusal(Sentence::new("accounts_bad_amount").arg("amount", amount)))?;
+        let why = format!("Override by {}: {reason}", ctx.sender);
+        let holder = accounts::Holder::Player(player.id);
+        let event = if amount_value >= num_rational::BigRational::from_integer(0.into()) {
+            self.accounts.transfer(
+                accounts::Holder::Nowhere,
+                holder,
+                currency,
+                &amount_value,
+                &why,
+            )?
+        } else {
+            self.accounts.transfer(
+                holder,
+                accounts::Holder::Nowhere,
+                currency,
+                &-amount_value.clone(),
+                &why,
+            )?
+        };
+        let currency_name = self
+            .accounts
+            .currency(currency)
+            .map_or(currency.to_owned(), |c| c.name.clone());
+        Ok(Done {
+            events: vec![event],
+            mail: vec![Mail::new(
+                crate::engine::Audience::List,
+                players::TAG,
+                "override_adjust",
+                serde_json::json!({
+                    "officer": ctx.sender, "name": player.name, "amount": amount,
+                    "currency": currency_name, "reason": reason, "at": crate::engine::human_time(ctx.now),
+                }),
+            )],
+            sentence: Sentence::new("adjusted")
+                .arg("name", &player.name)
+                .arg("amount", amount)
+                .arg("currency", currency_name),
+        })
     }
 
     /// The earliest moment the world must change without any mail.
@@ -220,10 +289,54 @@ enum Parsed {
     Players(players::Command),
     Accounts(accounts::Command),
     Ruleset(ruleset::Command),
+    /// A moderator's override of a balance: `adjust Bob -10 points because ...`.
+    Adjust {
+        name: String,
+        amount: String,
+        currency: String,
+        reason: String,
+    },
+}
+
+/// `adjust NAME AMOUNT CURRENCY because REASON`: the reason is required, because
+/// an override is announced with it.
+fn parse_adjust(rest: &str) -> Result<Parsed, NotUnderstood> {
+    let usage = || {
+        NotUnderstood(
+            Sentence::new("usage").arg("usage", "adjust PLAYER AMOUNT CURRENCY because REASON"),
+        )
+    };
+    let (what, reason) = rest.split_once(" because ").ok_or_else(usage)?;
+    let words: Vec<&str> = what.split_whitespace().collect();
+    // The amount is the first word that reads as one; the name is before it.
+    let at = words
+        .iter()
+        .position(|w| accounts::parse_amount(w).is_some())
+        .filter(|at| *at > 0 && *at + 1 < words.len())
+        .ok_or_else(usage)?;
+    let (mut amount_end, mut amount) = (at + 1, words[at].to_owned());
+    // A mixed number ("6 1/403") takes the next word too.
+    if let Some(next) = words.get(at + 1)
+        && next.contains('/')
+        && at + 2 < words.len()
+    {
+        amount = format!("{amount} {next}");
+        amount_end = at + 2;
+    }
+    Ok(Parsed::Adjust {
+        name: words[..at].join(" "),
+        amount,
+        currency: words[amount_end..].join(" "),
+        reason: reason.trim().to_owned(),
+    })
 }
 
 /// Reads one line under `[nomic]`: the registry's commands, then the accounts'.
 fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
+    let (verb, rest) = split_verb(line);
+    if verb == "adjust" {
+        return parse_adjust(rest);
+    }
     let players_error = match players::parse(line) {
         Ok(command) => return Ok(Parsed::Players(command)),
         Err(error) => error,

@@ -6,5 +6,6 @@ mod architecture;
 mod corpus;
 mod e2e;
 mod scenarios;
+mod substrate;
 mod support;
 mod transport;

@@ -1,0 +1,245 @@
+//! Scenario tests for the nomic substrate that are wired to mail so far: players'
+//! standing, accounts, and the ruleset registry, by mail in and mail out.
+
+use crate::support::{LocalBot, at, message};
+
+const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const MODERATOR: &str = "mod@nomic.example";
+const SCHOLAR: &str = "scholar@nomic.example";
+
+fn bot() -> LocalBot {
+    let config = nomicbot::config::DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .replace(
+            "[players]",
+            &format!("[officers]\nrules = [\"{SCHOLAR}\"]\n\n[players]"),
+        );
+    LocalBot::with_config(&config)
+}
+
+/// Delivers one message per (from, to, subject, body), a minute apart, and runs one pass.
+fn play(bot: &LocalBot, script: &[(&str, &str, &str, &str)]) {
+    let start = at("2026-02-02T10:00:00Z");
+    for (index, (from, to, subject, body)) in script.iter().enumerate() {
+        let when = start + jiff::SignedDuration::from_mins(index as i64);
+        let id = format!("s{index}-{}@players.test", when.as_second());
+        bot.deliver(
+            &format!("m{index}"),
+            &message(from, to, subject, &id, body),
+            when,
+        );
+    }
+    bot.once(start + jiff::SignedDuration::from_hours(1));
+}
+
+fn replies_to(bot: &LocalBot, address: &str) -> Vec<String> {
+    bot.sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(address))
+        .map(|m| m.body)
+        .collect()
+}
+
+fn announcements(bot: &LocalBot) -> Vec<(String, String)> {
+    bot.sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST))
+        .map(|m| (m.subject, m.body))
+        .collect()
+}
+
+#[test]
+fn a_moderators_adjustment_is_announced_with_the_reason_and_players_give_exactly() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("alice@nomic.example", LIST, "[nomic] join Alice", ""),
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "adjust Alice 10 A$ because won the first Ghost game",
+            ),
+            (
+                "bob@nomic.example",
+                BOT,
+                "[nomic]",
+                "adjust Bob 100 A$ because I say so",
+            ),
+            ("alice@nomic.example", LIST, "[nomic] give 4 A$ to bob", ""),
+            (
+                "alice@nomic.example",
+                BOT,
+                "[nomic]",
+                "give 7 A$ to Bob\ngive 1/2 A$ to Bob\ngive 6 1/403 money to Bob\nbalance",
+            ),
+        ],
+    );
+    let public = announcements(&bot);
+    let adjust = public
+        .iter()
+        .find(|(subject, _)| subject.contains("Override"))
+        .unwrap_or_else(|| {
+            panic!(
+                "override announced: {public:#?}\n{}",
+                bot.cli_ok(&["inbox"])
+            )
+        });
+    assert!(
+        adjust.1.contains("won the first Ghost game") && adjust.1.contains(MODERATOR),
+        "{adjust:?}"
+    );
+    assert!(
+        public
+            .iter()
+            .any(|(_, body)| body.contains("4") && body.contains("Bob")),
+        "{public:?}"
+    );
+
+    let bob = replies_to(&bot, "bob@nomic.example").join("\n");
+    assert!(bob.contains("only a moderator"), "{bob}");
+    let alice = replies_to(&bot, "alice@nomic.example").join("\n");
+    // 10 - 4 = 6 left: 7 is short, 1/2 is no whole A$, money she has none of.
+    assert!(alice.contains("Refused") && alice.contains("6"), "{alice}");
+    let state = bot.state_json();
+    let balances = state["accounts"]["balances"].to_string();
+    assert!(
+        balances.contains("\"6\"") && balances.contains("\"4\""),
+        "{balances}"
+    );
+    assert!(
+        !balances.contains("/"),
+        "no fractional A$ anywhere: {balances}"
+    );
+    let replay = bot.cli_ok(&["replay"]);
+    assert!(replay.contains("equals the live state"), "{replay}");
+}
+
+#[test]
+fn vacation_gaol_and_the_active_players_by_mail() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("alice@nomic.example", LIST, "[nomic] join Alice", ""),
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                "alice@nomic.example",
+                LIST,
+                "[nomic] vacation until 2026-02-10",
+                "",
+            ),
+            ("alice@nomic.example", LIST, "[nomic] gaol Bob", ""),
+            (MODERATOR, LIST, "[nomic] gaol Bob", ""),
+        ],
+    );
+    let public = announcements(&bot);
+    assert!(
+        public
+            .iter()
+            .any(|(s, _)| s.contains("Alice is on vacation until 2026-02-10")),
+        "{public:?}"
+    );
+    assert!(
+        public.iter().any(|(s, _)| s.contains("Bob is in Gaol")),
+        "{public:?}"
+    );
+    assert!(
+        replies_to(&bot, "alice@nomic.example")
+            .join("\n")
+            .contains("only a moderator")
+    );
+    let state = bot.state_json();
+    let players = &state["players"]["players"];
+    assert_eq!(players[0]["vacation_until"], "2026-02-10T00:00:00Z");
+    assert_eq!(players[1]["in_gaol"], true);
+
+    // The return is a deadline: it fires on the day announced, and says so.
+    bot.once(at("2026-02-10T00:00:01Z"));
+    let public = announcements(&bot);
+    assert!(
+        public.iter().any(|(s, _)| s.contains("Alice is back")),
+        "{public:?}"
+    );
+    assert_eq!(
+        bot.state_json()["players"]["players"][0]["vacation_until"],
+        serde_json::Value::Null
+    );
+}
+
+#[test]
+fn the_rules_officer_amends_and_repeals_by_mail_and_anyone_reads_the_rules() {
+    let bot = bot();
+    let gnomic = crate::support::repo_root().join("../shared/rules/gnomic-ruleset-v73.txt");
+    let out = bot.cli_ok(&[
+        "import-rules",
+        gnomic.to_str().expect("path"),
+        "--now",
+        "2026-02-01T00:00:00Z",
+    ]);
+    assert!(out.contains("imported"), "{out}");
+    let numbers: Vec<u64> = bot.state_json()["ruleset"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["number"].as_u64())
+        .collect();
+    assert!(
+        numbers.contains(&101) && numbers.contains(&325),
+        "{numbers:?}"
+    );
+
+    play(
+        &bot,
+        &[
+            (
+                SCHOLAR,
+                LIST,
+                "[ruleset] amend 325",
+                "Players may take two turns.\nend",
+            ),
+            ("alice@nomic.example", LIST, "[ruleset] repeal 326", ""),
+            (SCHOLAR, LIST, "[ruleset] repeal 326", ""),
+            ("alice@nomic.example", BOT, "[ruleset] show 325", ""),
+        ],
+    );
+    let alice = replies_to(&bot, "alice@nomic.example").join("\n");
+    assert!(
+        alice.contains("only the officer who keeps the rules"),
+        "{alice}"
+    );
+    assert!(
+        alice.contains("Players may take two turns."),
+        "show answers with the new text: {alice}"
+    );
+    let public = announcements(&bot);
+    assert!(
+        public
+            .iter()
+            .any(|(_, b)| b.contains("Players may take two turns.")),
+        "{public:?}"
+    );
+    let rules = bot.state_json()["ruleset"]["rules"].clone();
+    let rule_325 = rules
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["number"] == 325)
+        .expect("325")
+        .clone();
+    assert_eq!(rule_325["version"], 2);
+    assert!(
+        !rules
+            .as_array()
+            .expect("rules")
+            .iter()
+            .any(|r| r["number"] == 326),
+        "326 repealed"
+    );
+}
