@@ -117,7 +117,7 @@ impl Bot {
         Ok(bot)
     }
 
-    /// Commits an outcome that no message caused (an import by the operator): its events, the new state and its mail, in one transaction.
+    /// Commits an outcome that no message caused (a deadline, an import by the operator): its events, the new state and its mail, in one transaction.
     pub fn commit_local(
         &mut self,
         cause: &str,
@@ -268,25 +268,7 @@ impl Bot {
 
     fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<usize> {
         let outcome = self.world.tick(at);
-        let cause = format!("deadline:{at}");
-        let mut next = self.world.clone();
-        for event in &outcome.events {
-            next.apply_event(event, at);
-        }
-        let mail = self.render_all(&outcome, &cause, None, Kind::Notice, now)?;
-        let queued = mail.len();
-        self.store.commit(Step {
-            inbox: None,
-            cause,
-            at,
-            events: outcome.events,
-            world: &next,
-            mail,
-            now,
-        })?;
-        self.world = next;
-        self.clock = Some(self.clock.map_or(at, |c| c.max(at)));
-        Ok(queued)
+        self.commit_local(&format!("deadline:{at}"), at, outcome, now)
     }
 
     /// Handles one stored message: applied and answered, or kept aside with the reason.
