@@ -87,14 +87,25 @@ pub fn ingest(
     ))
 }
 
-pub fn state(bot: &Bot, game: Option<&str>, json: bool) -> Result<String> {
-    let world = bot.world();
+pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result<String> {
+    let public;
+    let world = if private {
+        bot.world()
+    } else {
+        public = bot.world().public_view();
+        &public
+    };
     let value = match game {
         None => serde_json::to_value(world)?,
         Some("players" | "nomic") => serde_json::to_value(&world.players)?,
         Some("accounts") => serde_json::to_value(&world.accounts)?,
         Some("ruleset") => serde_json::to_value(&world.ruleset)?,
-        Some(other) => bail!("no game {other:?} here; try: players, accounts, ruleset"),
+        Some("schedule") => serde_json::to_value(&world.schedule)?,
+        Some("random") => serde_json::to_value(&world.random)?,
+        Some("sealed") => serde_json::to_value(&world.sealed)?,
+        Some(other) => bail!(
+            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed"
+        ),
     };
     if json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?));
@@ -119,7 +130,7 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool) -> Result<String> {
             crate::engine::human_time(pending.expires_at)
         )?;
     }
-    if let Some(at) = world.next_deadline() {
+    if let Some(at) = bot.next_deadline() {
         writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
     }
     Ok(out)
@@ -214,15 +225,13 @@ pub fn log(bot: &Bot, json: bool) -> Result<String> {
 /// Rebuilds the world from the event log alone and compares it with the live state.
 pub fn rebuild(bot: &Bot) -> Result<World> {
     let events = bot.store.events()?;
-    let bar = progress(events.len() / 100, "replaying");
-    let mut world = World::default();
-    world.accounts.currencies = bot.config.accounts.currency.clone();
-    for (index, record) in events.iter().enumerate() {
-        world.apply_event(&record.event, record.at);
-        if index % 100 == 99 {
-            bar.inc(1);
-        }
-    }
+    let bar = progress(2, "replaying");
+    let records: Vec<_> = events
+        .iter()
+        .map(|r| (r.at, r.cause.as_str(), &r.event))
+        .collect();
+    bar.inc(1);
+    let world = crate::games::fold(bot.initial_world(), &records);
     bar.finish_and_clear();
     Ok(world)
 }
@@ -244,6 +253,48 @@ pub fn replay(bot: &Bot) -> Result<(bool, String)> {
                 serde_json::to_string(bot.world())?
             ),
         ))
+    }
+}
+
+/// Re-runs the draws of every finished random period, rebuilt from the event log.
+pub fn verify_random(bot: &Bot) -> Result<(bool, String)> {
+    let world = rebuild(bot)?;
+    let mut ok = true;
+    let mut out = String::new();
+    for record in &world.random.past {
+        match crate::engine::random::verify(record) {
+            Ok(()) => writeln!(
+                out,
+                "period {:?}: seed matches its commitment; {} draw(s) re-run, all as recorded",
+                record.label,
+                record.draws.len()
+            )?,
+            Err(error) => {
+                ok = false;
+                writeln!(out, "period {:?}: FAILED: {error}", record.label)?;
+            }
+        }
+    }
+    if world.random.past.is_empty() {
+        writeln!(out, "no finished random period to verify")?;
+    }
+    Ok((ok, out.trim_end().to_owned()))
+}
+
+/// Checks the archived commitments mail against the archived reveal mail.
+pub fn verify_sealed(commitments: &Path, reveal: &Path) -> Result<(bool, String)> {
+    let read = |path: &Path| -> Result<String> {
+        let raw = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(crate::mail::parse::text_of(&raw))
+    };
+    match crate::engine::sealed::verify_sealed(&read(commitments)?, &read(reveal)?) {
+        Ok(n) => Ok((
+            true,
+            format!(
+                "{n} sealed action(s): every revealed action matches the commitment published before it"
+            ),
+        )),
+        Err(error) => Ok((false, format!("FAILED: {error}"))),
     }
 }
 

@@ -38,6 +38,11 @@ pub struct Config {
     pub officers: OfficersConfig,
     #[serde(default)]
     pub accounts: AccountsConfig,
+    #[serde(default)]
+    pub vote: VoteConfig,
+    /// Days in a zone, cycles (the nweek of ndays), and the reminders' lead time.
+    #[serde(default)]
+    pub calendar: crate::engine::calendar::Calendar,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -179,6 +184,27 @@ pub struct OfficersConfig {
     /// The officer(s) who keep the rules: they enact, amend and repeal under [ruleset].
     #[serde(default)]
     pub rules: Vec<String>,
+}
+
+/// Secret ballots (`[vote]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoteConfig {
+    /// How many days a ballot stays open.
+    #[serde(default = "default_vote_days")]
+    pub days: i64,
+}
+
+impl Default for VoteConfig {
+    fn default() -> Self {
+        VoteConfig {
+            days: default_vote_days(),
+        }
+    }
+}
+
+fn default_vote_days() -> i64 {
+    3
 }
 
 /// The currencies of the nomic (`[[accounts.currency]]`).

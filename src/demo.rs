@@ -141,7 +141,7 @@ pub async fn run(dir: Option<PathBuf>) -> Result<String> {
         out,
         "\n{}\n\n{}",
         "=".repeat(72),
-        crate::cli::state(&bot, None, false)?
+        crate::cli::state(&bot, None, false, false)?
     )?;
     Ok(out)
 }

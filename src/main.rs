@@ -55,6 +55,10 @@ enum Command {
         game: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Also show what is still secret (a running random period's seed, sealed
+        /// actions before their reveal): for the operator's eyes only.
+        #[arg(long)]
+        private: bool,
     },
     /// Pending and sent mail.
     Outbox {
@@ -75,6 +79,15 @@ enum Command {
     },
     /// Rebuild the state from the event log and compare it with the live state.
     Replay,
+    /// Re-run every draw of every finished random period from its published seed,
+    /// and check them against the record (the event log).
+    VerifyRandom,
+    /// Check a sealed batch from the archive: the commitments mail and the reveal
+    /// mail (.eml files) must match, action by action.
+    VerifySealed {
+        commitments: PathBuf,
+        reveal: PathBuf,
+    },
     /// Import a ruleset text (a ruleset page, or "Create a new rule" blocks) into the
     /// registry, announced on the list.
     ImportRules {
@@ -166,9 +179,13 @@ fn execute(args: Args) -> Result<ExitCode> {
             let report = cli::ingest(&mut bot, &files, received.unwrap_or(now), now)?;
             println!("{report}");
         }
-        Command::State { game, json } => {
+        Command::State {
+            game,
+            json,
+            private,
+        } => {
             let bot = open(&args.config)?;
-            print!("{}", cli::state(&bot, game.as_deref(), json)?);
+            print!("{}", cli::state(&bot, game.as_deref(), json, private)?);
         }
         Command::Outbox { json } => {
             let bot = open(&args.config)?;
@@ -197,6 +214,24 @@ fn execute(args: Args) -> Result<ExitCode> {
             let (equal, text) = cli::replay(&bot)?;
             println!("{text}");
             if !equal {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Command::VerifyRandom => {
+            let bot = open(&args.config)?;
+            let (ok, text) = cli::verify_random(&bot)?;
+            println!("{text}");
+            if !ok {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Command::VerifySealed {
+            commitments,
+            reveal,
+        } => {
+            let (ok, text) = cli::verify_sealed(&commitments, &reveal)?;
+            println!("{text}");
+            if !ok {
                 return Ok(ExitCode::FAILURE);
             }
         }

@@ -34,6 +34,13 @@ pub enum PipelineError {
 
 pub type Result<T> = std::result::Result<T, PipelineError>;
 
+fn is_void(event: &games::Event) -> bool {
+    matches!(
+        event,
+        games::Event::Override(games::Override::Voided { .. })
+    )
+}
+
 /// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`):
 /// the process says so on stderr and waits to be killed, so the test can SIGKILL
 /// it exactly there. Never set in production.
@@ -64,6 +71,8 @@ pub struct Bot {
     world: World,
     /// The time the world has been brought up to.
     clock: Option<Timestamp>,
+    /// The bot's own secret, from the database (see `Store::secret`).
+    secret: [u8; 32],
 }
 
 impl Bot {
@@ -75,7 +84,8 @@ impl Bot {
                 source,
             })?;
         }
-        let store = Store::open(&database)?;
+        let mut store = Store::open(&database)?;
+        let secret = store.secret()?;
         let templates = Templates::load(&config.resolve(&config.bot.templates))?;
         templates.check_syntax()?;
         let (world, clock) = store.load_world()?;
@@ -90,6 +100,10 @@ impl Bot {
                 .iter()
                 .map(|m| Address::new(m))
                 .collect(),
+            calendar: config.calendar.clone(),
+            vote: crate::games::vote::Params {
+                days: config.vote.days,
+            },
             rules_officers: config
                 .officers
                 .rules
@@ -110,6 +124,7 @@ impl Bot {
             parse_options,
             world,
             clock,
+            secret,
         };
         // The currencies are configuration, not history: the world takes them as
         // they are configured now (replay starts from the same configured world).
@@ -181,6 +196,67 @@ impl Bot {
         Ok(Ok(n_events))
     }
 
+    /// The world before any event: empty, with the configured currencies.
+    pub fn initial_world(&self) -> World {
+        let mut world = World::default();
+        world.accounts.currencies = self.config.accounts.currency.clone();
+        world
+    }
+
+    /// A message voids another's actions. A void that names no message with actions
+    /// is refused instead (the engine cannot see the log; the shell can). Otherwise
+    /// the new world is the log folded again without the voided message's events.
+    fn after_void(&self, outcome: &mut Outcome, cause: &str, at: Timestamp) -> Result<World> {
+        let recorded = self.store.events()?;
+        let mut events = std::mem::take(&mut outcome.events);
+        let mut refused_ids = Vec::new();
+        events.retain(|event| match event {
+            games::Event::Override(games::Override::Voided { message_id, .. }) => {
+                let target = format!("mail:<{message_id}>");
+                let known = recorded.iter().any(|r| r.cause == target);
+                if !known {
+                    refused_ids.push(message_id.clone());
+                }
+                known
+            }
+            _ => true,
+        });
+        for id in &refused_ids {
+            outcome.mail.retain(|mail| {
+                !(mail.template == "override_void" && mail.values["message_id"] == id.as_str())
+            });
+            for line in outcome.report.iter_mut() {
+                if line.sentence.code == "voided"
+                    && line
+                        .sentence
+                        .args
+                        .get("message_id")
+                        .is_some_and(|v| v == id.as_str())
+                {
+                    line.status = crate::engine::Status::Refused;
+                    line.sentence =
+                        crate::engine::Sentence::new("void_nothing").arg("message_id", id);
+                }
+            }
+        }
+        outcome.events = events;
+        let mut records: Vec<_> = recorded
+            .iter()
+            .map(|r| (r.at, r.cause.as_str(), &r.event))
+            .collect();
+        records.extend(outcome.events.iter().map(|e| (at, cause, e)));
+        Ok(games::fold(self.initial_world(), &records))
+    }
+
+    /// The secret bytes of one step: SHA-256 of the bot's secret and the step's cause.
+    /// Unpredictable to players, the same whenever the same step is replayed.
+    fn entropy(&self, cause: &str) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(self.secret);
+        hasher.update(cause.as_bytes());
+        hasher.finalize().into()
+    }
+
     pub fn world(&self) -> &World {
         &self.world
     }
@@ -232,18 +308,26 @@ impl Bot {
     /// before a message's arrival first, then every deadline due by `now`.
     pub fn process(&mut self, now: Timestamp) -> Result<Processed> {
         let mut done = Processed::default();
+        // A deadline reported due that fires nothing (a bug) must not spin forever.
+        let mut stuck: Option<Timestamp> = None;
         loop {
             let pending = self.store.next_pending()?;
-            let deadline = self.world.next_deadline();
+            let deadline = self
+                .world
+                .next_deadline(&self.params)
+                .filter(|at| Some(*at) != stuck);
             let horizon = match &pending {
                 Some(row) => row.received_at,
                 None => now,
             };
             match deadline {
-                Some(at) if at <= horizon => {
-                    done.mail_queued += self.fire(at, now)?;
-                    done.deadlines += 1;
-                }
+                Some(at) if at <= horizon => match self.fire(at, now)? {
+                    Some(queued) => {
+                        done.mail_queued += queued;
+                        done.deadlines += 1;
+                    }
+                    None => stuck = Some(at),
+                },
                 _ => match pending {
                     Some(row) => {
                         let (applied, queued) = self.handle(&row, now)?;
@@ -263,12 +347,19 @@ impl Bot {
 
     /// The next moment the world changes by itself.
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.world.next_deadline()
+        self.world.next_deadline(&self.params)
     }
 
-    fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<usize> {
-        let outcome = self.world.tick(at);
-        self.commit_local(&format!("deadline:{at}"), at, outcome, now)
+    /// Fires what is due at `at`, one phase per step. `None` when nothing was due
+    /// after all (then the loop must not ask again for the same instant).
+    fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<Option<usize>> {
+        let outcome = self.world.tick(at, &self.params);
+        if outcome.events.is_empty() {
+            tracing::error!(%at, "a deadline was due but nothing fired: skipped");
+            return Ok(None);
+        }
+        let cause = format!("deadline:{at}:{}", outcome.phase);
+        self.commit_local(&cause, at, outcome, now).map(Some)
     }
 
     /// Handles one stored message: applied and answered, or kept aside with the reason.
@@ -289,11 +380,15 @@ impl Bot {
                     sender: Address::new(&sender.address),
                     sender_name: sender.name.clone(),
                     public,
+                    entropy: self.entropy(&cause),
                 };
-                let outcome = self.world.handle(&message, &ctx, &self.params);
+                let mut outcome = self.world.handle(&message, &ctx, &self.params);
                 let mut next = self.world.clone();
                 for event in &outcome.events {
                     next.apply_event(event, at);
+                }
+                if outcome.events.iter().any(is_void) {
+                    next = self.after_void(&mut outcome, &cause, at)?;
                 }
                 let thread = Thread {
                     message_id: envelope.message_id.clone(),

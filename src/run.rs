@@ -123,7 +123,8 @@ impl Transport {
         }
         failpoint("before-send");
         let (mut sent, mut failed) = (0, 0);
-        let mut chunks = due.chunks(SMTP_PARALLEL);
+        let batches = send_batches(&due);
+        let mut chunks = batches.iter().map(|range| &due[range.clone()]);
         for chunk in chunks.by_ref() {
             let results = self.deliver(chunk).await;
             let mut server_trouble = None;
@@ -310,6 +311,26 @@ fn count_new(stored: &[Stored]) -> usize {
 
 /// Messages handed to the SMTP server at once: each is its own connection.
 const SMTP_PARALLEL: usize = 8;
+
+/// The outbox in batches sent one after another, up to `SMTP_PARALLEL` each. A
+/// batch ends after a message a deadline caused, so such a message (the
+/// commitments of sealed actions) is accepted by the server before anything that
+/// came after it (their reveal) is even handed over.
+fn send_batches(due: &[crate::store::OutRow]) -> Vec<std::ops::Range<usize>> {
+    let mut batches = Vec::new();
+    let mut start = 0;
+    for (index, row) in due.iter().enumerate() {
+        let end = index + 1;
+        if end - start == SMTP_PARALLEL || row.cause.starts_with("deadline:") {
+            batches.push(start..end);
+            start = end;
+        }
+    }
+    if start < due.len() {
+        batches.push(start..due.len());
+    }
+    batches
+}
 
 /// 2^attempts seconds, capped.
 fn backoff(attempts: i64, max_seconds: u64) -> SignedDuration {

@@ -173,9 +173,18 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "help/ruleset.txt",
         include_str!("../templates/help/ruleset.txt"),
     ),
+    ("help/vote.txt", include_str!("../templates/help/vote.txt")),
     (
         "override_adjust.txt",
         include_str!("../templates/override_adjust.txt"),
+    ),
+    (
+        "override_on_behalf.txt",
+        include_str!("../templates/override_on_behalf.txt"),
+    ),
+    (
+        "override_void.txt",
+        include_str!("../templates/override_void.txt"),
     ),
     (
         "player_back.txt",
@@ -208,6 +217,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (
         "player_vacation.txt",
         include_str!("../templates/player_vacation.txt"),
+    ),
+    (
+        "random_drew.txt",
+        include_str!("../templates/random_drew.txt"),
     ),
     (
         "random_period_revealed.txt",
@@ -247,6 +260,18 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (
         "sentences/ruleset.txt",
         include_str!("../templates/sentences/ruleset.txt"),
+    ),
+    (
+        "sentences/vote.txt",
+        include_str!("../templates/sentences/vote.txt"),
+    ),
+    (
+        "vote_opened.txt",
+        include_str!("../templates/vote_opened.txt"),
+    ),
+    (
+        "vote_result.txt",
+        include_str!("../templates/vote_result.txt"),
     ),
 ];
 
@@ -324,6 +349,17 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[("number", "325"), ("name", "A turn"), ("version", "2")],
     ),
     ("random_no_period", &[]),
+    ("voided", &[("message_id", "abc@x.org")]),
+    ("void_nothing", &[("message_id", "abc@x.org")]),
+    (
+        "random_started",
+        &[("label", "nweek 1"), ("commitment", "ab")],
+    ),
+    (
+        "random_drew",
+        &[("purpose", "order"), ("n", "6"), ("result", "4")],
+    ),
+    ("random_ended", &[("label", "nweek 1")]),
     (
         "adjusted",
         &[("name", "Bob"), ("amount", "-10"), ("currency", "points")],
@@ -355,6 +391,9 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         "name": "Alice", "id": 1, "at": "2026-01-01 00:00 UTC", "n_players": 2, "old_name": "Al", "new_name": "Alice",
         "address": "a2@x.org", "main_address": "a@x.org", "expires": "2026-01-04 00:00 UTC", "requested": "2026-01-01 00:00 UTC",
         "until": "2027-03-01", "officer": "mod@x.org", "active": false,
+        "message_id": "abc@x.org", "reason": "asked by phone", "command": "join Alice",
+        "amount": "-10", "currency": "points", "purpose": "the turn order", "n": 6, "result": 4, "index": 0,
+        "label": "nweek 1",
     });
     for name in [
         "player_joined",
@@ -368,6 +407,10 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         "player_gaoled",
         "player_released",
         "player_standing",
+        "override_adjust",
+        "override_on_behalf",
+        "override_void",
+        "random_drew",
     ] {
         templates.render(name, &samples)?;
     }

@@ -692,6 +692,7 @@ mod tests {
             sender: Address::new(sender),
             sender_name: None,
             public,
+            entropy: [7; 32],
         }
     }
 

@@ -66,6 +66,10 @@ pub struct Ctx {
     pub sender_name: Option<String>,
     /// Came through the list (public) or to the bot alone (private).
     pub public: bool,
+    /// Secret, unpredictable bytes for this step, from the shell: the seed of a random
+    /// period, the salts of sealed actions. Derived from a secret kept in the database
+    /// and the step's cause, so a replay of the same step gets the same bytes.
+    pub entropy: [u8; 32],
 }
 
 /// Who an outgoing mail is for.

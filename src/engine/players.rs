@@ -725,6 +725,7 @@ mod tests {
             sender: Address::new(sender),
             sender_name: None,
             public: true,
+            entropy: [7; 32],
         }
     }
 

@@ -1481,6 +1481,7 @@ mod tests {
             sender: crate::engine::Address::new("officer@example.org"),
             sender_name: None,
             public: true,
+            entropy: [7; 32],
         }
     }
 

@@ -2,18 +2,23 @@
 //! command line goes to it in the order written. Pure, like the engine: the shell
 //! hands in a `Message` and its `Ctx` and gets back events, mail and the answer.
 
+pub mod vote;
+
 use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts::{self, Accounts};
+use crate::engine::calendar::{self, Calendar, Schedule};
 use crate::engine::players::{self, Registry};
+use crate::engine::random::{self, RandomOfficer};
 use crate::engine::ruleset::{self, Ruleset};
+use crate::engine::sealed::{self, SealedBox};
 use crate::engine::{
     Ctx, Done, LineReport, Mail, NotUnderstood, Refusal, Sentence, Status, Timestamp, split_verb,
 };
 
 /// Every tag the bot answers to, lower-case. A bracketed subject part that is not
 /// one of these (a list prefix like `[game-list]`) is not a tag.
-pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, "help"];
+pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, vote::TAG, "help"];
 
 /// The whole game state: what `state --json` shows and what replay rebuilds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -23,6 +28,22 @@ pub struct World {
     pub accounts: Accounts,
     #[serde(default)]
     pub ruleset: Ruleset,
+    /// Every pending deadline a game set, with its reminders.
+    #[serde(default)]
+    pub schedule: Schedule,
+    /// The Officer in charge of Random Things.
+    #[serde(default)]
+    pub random: RandomOfficer,
+    /// Sealed actions, secret until their deadline.
+    #[serde(default)]
+    pub sealed: SealedBox,
+    /// Secret ballots (`[vote]`).
+    #[serde(default)]
+    pub votes: vote::Votes,
+    /// Messages whose actions a moderator voided (their Message-IDs): `fold` leaves
+    /// their events out.
+    #[serde(default)]
+    pub voided: Vec<String>,
 }
 
 /// Everything that ever changes the world; the event log holds these.
@@ -32,6 +53,54 @@ pub enum Event {
     Players(players::Event),
     Accounts(accounts::Event),
     Ruleset(ruleset::Event),
+    Schedule(calendar::Event),
+    Random(random::Event),
+    Sealed(sealed::Event),
+    Override(Override),
+    Vote(vote::Event),
+}
+
+impl From<vote::Change> for Event {
+    fn from(change: vote::Change) -> Event {
+        match change {
+            vote::Change::Vote(event) => Event::Vote(event),
+            vote::Change::Sealed(event) => Event::Sealed(event),
+            vote::Change::Schedule(event) => Event::Schedule(event),
+        }
+    }
+}
+
+/// A moderator's overrides that are events of their own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Override {
+    /// The actions of the message with this Message-ID are void: the state is what it
+    /// would be had that message never been applied; later actions stand as recorded.
+    Voided {
+        message_id: String,
+        officer: crate::engine::Address,
+        reason: String,
+    },
+}
+
+/// The world an event log describes: every event applied in order, except those of
+/// a message a moderator voided. The one way state is rebuilt (replay, and after a void).
+pub fn fold<'a>(mut world: World, records: &[(Timestamp, &'a str, &'a Event)]) -> World {
+    let voided: Vec<String> = records
+        .iter()
+        .filter_map(|(_, _, event)| match event {
+            Event::Override(Override::Voided { message_id, .. }) => {
+                Some(format!("mail:<{message_id}>"))
+            }
+            _ => None,
+        })
+        .collect();
+    for (at, cause, event) in records {
+        if !voided.iter().any(|v| v == cause) {
+            world.apply_event(event, *at);
+        }
+    }
+    world
 }
 
 /// The parameters of every game, from bot.toml.
@@ -42,6 +111,9 @@ pub struct Params {
     pub moderators: Vec<crate::engine::Address>,
     /// The officer(s) who keep the rules (bot.toml `officers.rules`).
     pub rules_officers: Vec<crate::engine::Address>,
+    /// Days, cycles and the reminders' lead time (bot.toml `[calendar]`).
+    pub calendar: Calendar,
+    pub vote: vote::Params,
 }
 
 impl Params {
@@ -71,14 +143,50 @@ pub struct Outcome {
     pub report: Vec<LineReport>,
     /// Tags whose command reference the answer must carry.
     pub help: Vec<String>,
+    /// For a tick: which phase of the instant this is (part of the step's cause).
+    pub phase: &'static str,
+}
+
+impl Outcome {
+    fn phase(phase: &'static str, events: Vec<Event>, mail: Vec<Mail>) -> Outcome {
+        Outcome {
+            events,
+            mail,
+            phase,
+            ..Outcome::default()
+        }
+    }
 }
 
 impl World {
+    /// What anyone may see: a running random period's seed and the sealed actions
+    /// not yet revealed are blanked (guarantee 4).
+    pub fn public_view(&self) -> World {
+        let mut view = self.clone();
+        view.random = self.random.public_view();
+        for batch in &mut view.sealed.batches {
+            if batch.stage != sealed::Stage::Revealed {
+                for action in &mut batch.actions {
+                    action.action_text = "(sealed)".to_owned();
+                    action.salt_hex = "(sealed)".to_owned();
+                }
+            }
+        }
+        view
+    }
+
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         match event {
             Event::Players(event) => self.players.apply_event(event, at),
             Event::Accounts(event) => self.accounts.apply_event(event, at),
             Event::Ruleset(event) => self.ruleset.apply_event(event, at),
+            Event::Schedule(event) => self.schedule.apply_event(event, at),
+            Event::Random(event) => self.random.apply_event(event, at),
+            Event::Sealed(event) => self.sealed.apply_event(event),
+            Event::Override(Override::Voided { message_id, .. }) => {
+                self.voided.push(message_id.clone())
+            }
+            Event::Vote(event) => self.votes.apply_event(event, at),
         }
     }
 
@@ -168,6 +276,60 @@ impl World {
             } => self
                 .adjust(&name, &amount, &currency, &reason, ctx, params)
                 .map(|done| wrap(done, Event::Accounts)),
+            Parsed::OnBehalf {
+                name,
+                reason,
+                line: inner_line,
+                inner,
+            } => {
+                return self.on_behalf(
+                    line, &name, &reason, inner_line, *inner, ctx, params, outcome,
+                );
+            }
+            Parsed::Void { message_id, reason } => {
+                if !params.is_moderator(&ctx.sender) {
+                    Err(Refusal(Sentence::new("moderators_only")))
+                } else {
+                    let values = serde_json::json!({
+                        "officer": ctx.sender, "message_id": message_id, "reason": reason,
+                        "at": crate::engine::human_time(ctx.now),
+                    });
+                    Ok((
+                        vec![Event::Override(Override::Voided {
+                            message_id: message_id.clone(),
+                            officer: ctx.sender.clone(),
+                            reason,
+                        })],
+                        vec![Mail::new(
+                            crate::engine::Audience::List,
+                            players::TAG,
+                            "override_void",
+                            values,
+                        )],
+                        Sentence::new("voided").arg("message_id", message_id),
+                    ))
+                }
+            }
+            Parsed::Vote(command) => self
+                .votes
+                .apply(
+                    command,
+                    ctx,
+                    &self.players,
+                    &self.sealed,
+                    &params.vote,
+                    params.is_moderator(&ctx.sender),
+                )
+                .map(|done| {
+                    (
+                        done.events.into_iter().map(Event::from).collect(),
+                        done.mail,
+                        done.sentence,
+                    )
+                }),
+            Parsed::Random(command) => self
+                .random_command(command, ctx, params)
+                .map(|done| wrap(done, Event::Random)),
             Parsed::Help => Err(Refusal(Sentence::new("help_sent"))),
         };
         match result {
@@ -188,6 +350,143 @@ impl World {
                 status: Status::Refused,
                 sentence: refusal.0,
             },
+        }
+    }
+
+    /// A moderator acts for a player: the command is applied as if the player had sent
+    /// it, and the override is announced on the list with the moderator's reason.
+    #[allow(clippy::too_many_arguments)]
+    fn on_behalf(
+        &mut self,
+        line: String,
+        name: &str,
+        reason: &str,
+        inner_line: String,
+        inner: Result<Parsed, NotUnderstood>,
+        ctx: &Ctx,
+        params: &Params,
+        outcome: &mut Outcome,
+    ) -> LineReport {
+        let refused = |sentence: Sentence| LineReport {
+            line: line.clone(),
+            status: Status::Refused,
+            sentence,
+        };
+        if !params.is_moderator(&ctx.sender) {
+            return refused(Sentence::new("moderators_only"));
+        }
+        let Some(player) = self.players.by_name(name) else {
+            return refused(Sentence::new("no_such_player").arg("name", name));
+        };
+        let command = match inner {
+            Ok(command) => command,
+            Err(NotUnderstood(sentence)) => {
+                return LineReport {
+                    line,
+                    status: Status::NotUnderstood,
+                    sentence,
+                };
+            }
+        };
+        let player_name = player.name.clone();
+        let as_player = Ctx {
+            sender: player.address.clone(),
+            sender_name: Some(player_name.clone()),
+            ..ctx.clone()
+        };
+        let report = self.apply_command(inner_line.clone(), command, &as_player, params, outcome);
+        if report.status == Status::Done {
+            outcome.mail.push(Mail::new(
+                crate::engine::Audience::List,
+                players::TAG,
+                "override_on_behalf",
+                serde_json::json!({
+                    "officer": ctx.sender, "name": player_name, "command": inner_line,
+                    "reason": reason, "at": crate::engine::human_time(ctx.now),
+                }),
+            ));
+        }
+        LineReport { line, ..report }
+    }
+
+    /// A moderator drives the Officer in charge of Random Things: a period begins
+    /// with its commitment published, each draw is announced, the end reveals the seed.
+    fn random_command(
+        &self,
+        command: RandomCommand,
+        ctx: &Ctx,
+        params: &Params,
+    ) -> Result<Done<random::Event>, Refusal> {
+        if !params.is_moderator(&ctx.sender) {
+            return Err(Refusal(Sentence::new("moderators_only")));
+        }
+        let refuse = |error: random::DrawError| Refusal(error.sentence());
+        let mut after = self.random.clone();
+        match command {
+            RandomCommand::Start { label } => {
+                let event = self
+                    .random
+                    .start_period(&label, ctx.entropy)
+                    .map_err(refuse)?;
+                after.apply_event(&event, ctx.now);
+                let mail = after
+                    .current
+                    .as_ref()
+                    .map(|record| record.started_mail(players::TAG));
+                let commitment = after
+                    .current
+                    .as_ref()
+                    .map(|r| r.commitment.clone())
+                    .unwrap_or_default();
+                Ok(Done {
+                    events: vec![event],
+                    mail: mail.into_iter().collect(),
+                    sentence: Sentence::new("random_started")
+                        .arg("label", label)
+                        .arg("commitment", commitment),
+                })
+            }
+            RandomCommand::Draw { n, purpose } => {
+                let (result, event) = self.random.below(n, &purpose, ctx.now).map_err(refuse)?;
+                let label = self
+                    .random
+                    .current
+                    .as_ref()
+                    .map(|r| r.label.clone())
+                    .unwrap_or_default();
+                let index = self.random.current.as_ref().map_or(0, |r| r.draws.len());
+                let values = serde_json::json!({
+                    "label": label, "purpose": purpose, "n": n, "result": result + 1,
+                    "index": index, "at": crate::engine::human_time(ctx.now),
+                });
+                Ok(Done {
+                    events: vec![event],
+                    mail: vec![Mail::new(
+                        crate::engine::Audience::List,
+                        players::TAG,
+                        "random_drew",
+                        values,
+                    )],
+                    sentence: Sentence::new("random_drew")
+                        .arg("purpose", purpose)
+                        .arg("n", n)
+                        .arg("result", result + 1),
+                })
+            }
+            RandomCommand::End => {
+                let event = self.random.end_period().map_err(refuse)?;
+                after.apply_event(&event, ctx.now);
+                let record = after.past.last();
+                Ok(Done {
+                    events: vec![event],
+                    mail: record
+                        .map(|r| r.revealed_mail(players::TAG))
+                        .into_iter()
+                        .collect(),
+                    sentence: Sentence::new("random_ended")
+                        .arg("label", record.map(|r| r.label.clone()).unwrap_or_default()),
+                })
+            }
         }
     }
 
@@ -253,18 +552,61 @@ impl World {
     }
 
     /// The earliest moment the world must change without any mail.
-    pub fn next_deadline(&self) -> Option<Timestamp> {
-        [self.players.next_deadline()].into_iter().flatten().min()
+    pub fn next_deadline(&self, params: &Params) -> Option<Timestamp> {
+        let lead = params.calendar.reminder_lead();
+        [
+            self.players.next_deadline(),
+            self.sealed.next_deadline(),
+            self.schedule.next_due(lead),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
-    /// Everything due at `now`.
-    pub fn tick(&self, now: Timestamp) -> Outcome {
+    /// The first batch of things due at `now`, one phase at a time, so that each
+    /// phase is its own step in the record: the registry's expiries; then sealed
+    /// actions' commitments (published before anything is resolved); then the
+    /// schedule's reminders and deadlines, each fired deadline handed to its game.
+    /// Empty when nothing is due.
+    pub fn tick(&self, now: Timestamp, params: &Params) -> Outcome {
         let (events, mail) = self.players.tick(now);
-        Outcome {
-            events: events.into_iter().map(Event::Players).collect(),
-            mail,
-            ..Outcome::default()
+        if !events.is_empty() {
+            return Outcome::phase(
+                "players",
+                events.into_iter().map(Event::Players).collect(),
+                mail,
+            );
         }
+        let (events, mail) = self.sealed.tick(now);
+        if !events.is_empty() {
+            return Outcome::phase(
+                "commitments",
+                events.into_iter().map(Event::Sealed).collect(),
+                mail,
+            );
+        }
+        let (events, mut mail) =
+            self.schedule
+                .tick(now, params.calendar.reminder_lead(), &self.players);
+        let fired = self.schedule.fired_in(&events);
+        let mut all: Vec<Event> = events.into_iter().map(Event::Schedule).collect();
+        for deadline in fired {
+            let (more_events, more_mail) = self.deadline_fired(&deadline, now);
+            all.extend(more_events);
+            mail.extend(more_mail);
+        }
+        Outcome::phase("schedule", all, mail)
+    }
+
+    /// A game's deadline fired: the owner decides what happens.
+    fn deadline_fired(
+        &self,
+        deadline: &calendar::Deadline,
+        now: Timestamp,
+    ) -> (Vec<Event>, Vec<Mail>) {
+        let _ = (deadline, now);
+        (Vec::new(), Vec::new())
     }
 }
 
@@ -289,6 +631,21 @@ enum Parsed {
     Players(players::Command),
     Accounts(accounts::Command),
     Ruleset(ruleset::Command),
+    /// The Officer in charge of Random Things, driven by a moderator.
+    Random(RandomCommand),
+    Vote(vote::Command),
+    /// A moderator acts on a player's behalf: `as Alice because REASON: join Alice`.
+    OnBehalf {
+        name: String,
+        reason: String,
+        line: String,
+        inner: Box<Result<Parsed, NotUnderstood>>,
+    },
+    /// A moderator voids a message's actions: `void <ID> because REASON`.
+    Void {
+        message_id: String,
+        reason: String,
+    },
     /// A moderator's override of a balance: `adjust Bob -10 points because ...`.
     Adjust {
         name: String,
@@ -296,6 +653,96 @@ enum Parsed {
         currency: String,
         reason: String,
     },
+}
+
+/// The overrides any tag accepts from a moderator, read before the game's own
+/// commands: `as NAME because REASON: COMMAND` and `void <MESSAGE-ID> because REASON`.
+fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood>> {
+    let (verb, rest) = split_verb(line);
+    match verb.as_str() {
+        "as" => {
+            let usage = || {
+                NotUnderstood(
+                    Sentence::new("usage").arg("usage", "as PLAYER because REASON: COMMAND"),
+                )
+            };
+            let Some((who, command)) = rest.split_once(':') else {
+                return Some(Err(usage()));
+            };
+            let Some((name, reason)) = who.split_once(" because ") else {
+                return Some(Err(usage()));
+            };
+            let command = command.trim();
+            let inner = match game {
+                players::TAG => parse_nomic(command),
+                vote::TAG => vote::parse(command).map(Parsed::Vote),
+                _ => Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game))),
+            };
+            Some(Ok(Parsed::OnBehalf {
+                name: name.trim().to_owned(),
+                reason: reason.trim().to_owned(),
+                line: command.to_owned(),
+                inner: Box::new(inner),
+            }))
+        }
+        "void" => {
+            let usage = || {
+                NotUnderstood(
+                    Sentence::new("usage").arg("usage", "void <MESSAGE-ID> because REASON"),
+                )
+            };
+            let Some((id, reason)) = rest.split_once(" because ") else {
+                return Some(Err(usage()));
+            };
+            let id = id
+                .trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .trim();
+            if id.is_empty() || id.contains(char::is_whitespace) {
+                return Some(Err(usage()));
+            }
+            Some(Ok(Parsed::Void {
+                message_id: id.to_owned(),
+                reason: reason.trim().to_owned(),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// `random start LABEL`, `random draw N PURPOSE`, `random end`.
+#[derive(Debug)]
+enum RandomCommand {
+    Start { label: String },
+    Draw { n: u32, purpose: String },
+    End,
+}
+
+fn parse_random(rest: &str) -> Result<Parsed, NotUnderstood> {
+    let usage = || {
+        NotUnderstood(Sentence::new("usage").arg(
+            "usage",
+            "random start LABEL | random draw N PURPOSE | random end",
+        ))
+    };
+    let (verb, rest) = split_verb(rest);
+    let command = match verb.as_str() {
+        "start" if !rest.is_empty() => RandomCommand::Start {
+            label: rest.to_owned(),
+        },
+        "draw" => {
+            let (n, purpose) = rest.split_once(char::is_whitespace).ok_or_else(usage)?;
+            let n = n.parse().map_err(|_| usage())?;
+            RandomCommand::Draw {
+                n,
+                purpose: purpose.trim().to_owned(),
+            }
+        }
+        "end" if rest.is_empty() => RandomCommand::End,
+        _ => return Err(usage()),
+    };
+    Ok(Parsed::Random(command))
 }
 
 /// `adjust NAME AMOUNT CURRENCY because REASON`: the reason is required, because
@@ -333,9 +780,15 @@ fn parse_adjust(rest: &str) -> Result<Parsed, NotUnderstood> {
 
 /// Reads one line under `[nomic]`: the registry's commands, then the accounts'.
 fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
+    if let Some(parsed) = parse_override(line, players::TAG) {
+        return parsed;
+    }
     let (verb, rest) = split_verb(line);
     if verb == "adjust" {
         return parse_adjust(rest);
+    }
+    if verb == "random" {
+        return parse_random(rest);
     }
     let players_error = match players::parse(line) {
         Ok(command) => return Ok(Parsed::Players(command)),
@@ -362,6 +815,7 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
             || match game {
                 players::TAG => parse_nomic(rest).is_ok(),
                 ruleset::TAG => ruleset::parse(rest).is_ok(),
+                vote::TAG => vote::parse(rest).is_ok(),
                 _ => false,
             });
     let normalized = |s: &str| {
@@ -396,6 +850,18 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                     Ok(Parsed::Help)
                 } else {
                     parsed.map(Parsed::Ruleset)
+                };
+                (line, parsed)
+            })
+            .collect(),
+        vote::TAG => lines
+            .into_iter()
+            .map(|line| {
+                let parsed = if is_help(&line) {
+                    Ok(Parsed::Help)
+                } else {
+                    parse_override(&line, vote::TAG)
+                        .unwrap_or_else(|| vote::parse(&line).map(Parsed::Vote))
                 };
                 (line, parsed)
             })
@@ -436,6 +902,7 @@ mod tests {
             sender: Address::new("alice@example.org"),
             sender_name: None,
             public: true,
+            entropy: [7; 32],
         }
     }
 
@@ -511,6 +978,6 @@ mod tests {
         assert_eq!(outcome.help, ["nomic"]);
         let outcome =
             World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
-        assert_eq!(outcome.help, ["nomic", "ruleset"]);
+        assert_eq!(outcome.help, ["nomic", "ruleset", "vote"]);
     }
 }

@@ -428,6 +428,15 @@ fn automatic(message: &Message<'_>) -> Option<Automatic> {
     None
 }
 
+/// The whole text body of a message, decoded (for `verify-sealed`, which reads the
+/// bot's archived mail). Empty when the message has no text.
+pub fn text_of(raw: &[u8]) -> String {
+    match MessageParser::default().parse(raw) {
+        Some(message) => body_text(&message, &mut Vec::new()),
+        None => String::new(),
+    }
+}
+
 /// The text to look for commands in: the first text body (text/plain preferred
 /// by mail-parser in an alternative), or a lone HTML body turned into text.
 fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {

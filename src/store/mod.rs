@@ -10,6 +10,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
+use sha2::Digest;
 
 use crate::games::{Event, World};
 
@@ -181,6 +182,23 @@ pub struct Step<'a> {
 
 pub struct Store {
     conn: Connection,
+}
+
+/// 32 bytes from the operating system's generator.
+fn fresh_secret() -> [u8; 32] {
+    use rand::TryRng;
+    let mut bytes = [0u8; 32];
+    if rand::rngs::SysRng.try_fill_bytes(&mut bytes).is_err() {
+        // No OS generator: fall back to what differs between machines and moments.
+        let seed = format!(
+            "{:?} {} {:?}",
+            std::time::SystemTime::now(),
+            std::process::id(),
+            std::thread::current().id()
+        );
+        bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes()));
+    }
+    bytes
 }
 
 fn ts(value: String) -> Result<Timestamp> {
@@ -559,6 +577,28 @@ impl Store {
             params![id, error, at.to_string()],
         )?;
         Ok(())
+    }
+
+    /// The bot's secret: 32 random bytes made when the database was created, never
+    /// published. Every step's entropy is derived from it (see `pipeline`).
+    pub fn secret(&mut self) -> Result<[u8; 32]> {
+        let stored: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        if let Some(hex) = stored
+            && let Some(bytes) = crate::engine::random::parse_seed(&hex)
+        {
+            return Ok(bytes);
+        }
+        let bytes = fresh_secret();
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?1)",
+            params![crate::engine::random::hex(&bytes)],
+        )?;
+        Ok(bytes)
     }
 
     /// Did the bot itself send a message with this Message-ID? (Loop safety that

@@ -53,6 +53,11 @@ const MIGRATIONS: &[&str] = &[
         sent_at TEXT
     );
     CREATE INDEX outbox_due ON outbox (status, next_attempt_at);",
+    // 2: the bot's own secret (entropy for random seeds and sealed salts).
+    "CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );",
 ];
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

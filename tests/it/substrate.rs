@@ -243,3 +243,207 @@ fn the_rules_officer_amends_and_repeals_by_mail_and_anyone_reads_the_rules() {
         "326 repealed"
     );
 }
+
+#[test]
+fn the_random_officer_commits_before_drawing_and_verify_random_catches_an_altered_draw() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            (
+                "alice@nomic.example",
+                BOT,
+                "[nomic]",
+                "random start nweek 1",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic]",
+                "random draw 6 the Ghost turn order",
+            ),
+            (MODERATOR, LIST, "[nomic] random start nweek 1", ""),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic]",
+                "random draw 6 the Ghost turn order\nrandom draw 100 a boon",
+            ),
+            (MODERATOR, LIST, "[nomic] random end", ""),
+        ],
+    );
+    assert!(
+        replies_to(&bot, "alice@nomic.example")
+            .join("\n")
+            .contains("only a moderator")
+    );
+    let moderator = replies_to(&bot, MODERATOR).join("\n");
+    assert!(
+        moderator.contains("no random period running"),
+        "a draw needs a period: {moderator}"
+    );
+
+    // The commitment is published before any draw, and the seed only at the end.
+    let public = announcements(&bot);
+    let started = public
+        .iter()
+        .position(|(s, _)| s.contains("nweek 1") && !s.contains("seed"))
+        .expect("start");
+    let first_draw = public
+        .iter()
+        .position(|(s, _)| s.contains("Random draw"))
+        .expect("draw");
+    let revealed = public
+        .iter()
+        .position(|(s, _)| s.contains("the seed"))
+        .expect("reveal");
+    assert!(started < first_draw && first_draw < revealed, "{public:#?}");
+    let seed = bot.state_json()["random"]["past"][0]["seed"]
+        .as_str()
+        .expect("seed")
+        .to_owned();
+    assert!(public[revealed].1.contains(&seed));
+    assert!(
+        !public[started].1.contains(&seed),
+        "the seed stays secret until the end"
+    );
+
+    let verified = bot.cli(&["verify-random"]);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&verified.stdout).contains("2 draw(s) re-run, all as recorded")
+    );
+
+    // Someone edits one recorded draw in the database: the check fails and says which.
+    let database = bot.dir.path().join("var/nomicbot.sqlite");
+    let conn = rusqlite::Connection::open(&database).expect("db");
+    let changed = conn
+        .execute(
+            "UPDATE events SET payload = replace(payload, '\"result\":[', '\"result\":[7') \
+             WHERE payload LIKE '%\"kind\":\"drew\"%' AND payload LIKE '%a boon%'",
+            [],
+        )
+        .expect("alter");
+    assert_eq!(changed, 1);
+    drop(conn);
+    let verified = bot.cli(&["verify-random"]);
+    assert!(!verified.status.success());
+    let text = String::from_utf8_lossy(&verified.stdout);
+    assert!(text.contains("FAILED") && text.contains("a boon"), "{text}");
+}
+
+#[test]
+fn a_moderator_acts_for_a_player_and_voids_an_action_each_announced_with_the_reason() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("alice@nomic.example", LIST, "[nomic] join Alice", ""),
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic]",
+                "as Bob because he asked by phone: rename Robert",
+            ),
+            (
+                "alice@nomic.example",
+                BOT,
+                "[nomic]",
+                "as Bob because I can: leave",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic]",
+                "adjust Alice 10 A$ because a prize",
+            ),
+            (
+                "alice@nomic.example",
+                LIST,
+                "[nomic] give 4 A$ to Robert",
+                "",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic]",
+                "void <nonsense@nowhere> because testing",
+            ),
+        ],
+    );
+    let public = announcements(&bot);
+    let behalf = public
+        .iter()
+        .find(|(s, _)| s.contains("acted for Bob"))
+        .expect("on-behalf override announced");
+    assert!(
+        behalf.1.contains("he asked by phone") && behalf.1.contains("rename Robert"),
+        "{behalf:?}"
+    );
+    assert!(
+        public
+            .iter()
+            .any(|(s, _)| s.contains("Bob is now called Robert")),
+        "{public:#?}"
+    );
+    assert!(
+        replies_to(&bot, "alice@nomic.example")
+            .join("\n")
+            .contains("only a moderator")
+    );
+    assert!(
+        replies_to(&bot, MODERATOR)
+            .join("\n")
+            .contains("no action of message <nonsense@nowhere>")
+    );
+
+    // Alice's gift is voided: her 4 A$ come back, Robert's go.
+    let gift_id = bot
+        .log_json()
+        .iter()
+        .find(|r| {
+            r["event"]["kind"] == "transferred"
+                && r["event"]["reason"]
+                    .as_str()
+                    .is_some_and(|x| x.contains("gift"))
+        })
+        .and_then(|r| {
+            r["cause"].as_str().map(|c| {
+                c.trim_start_matches("mail:<")
+                    .trim_end_matches('>')
+                    .to_owned()
+            })
+        })
+        .expect("the gift's cause");
+    let later = at("2026-02-02T12:00:00Z");
+    bot.deliver(
+        "void",
+        &message(
+            MODERATOR,
+            LIST,
+            "[nomic]",
+            "void-1@players.test",
+            &format!("void <{gift_id}> because it was a typo"),
+        ),
+        later,
+    );
+    bot.once(later + jiff::SignedDuration::from_mins(1));
+    let public = announcements(&bot);
+    let void = public
+        .iter()
+        .find(|(s, _)| s.contains("are void"))
+        .expect("void announced");
+    assert!(void.1.contains("it was a typo"), "{void:?}");
+    let balances = bot.state_json()["accounts"]["balances"].to_string();
+    assert!(
+        balances.contains("\"10\"") && !balances.contains("\"4\""),
+        "{balances}"
+    );
+    let replay = bot.cli_ok(&["replay"]);
+    assert!(replay.contains("equals the live state"), "{replay}");
+}
