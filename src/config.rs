@@ -184,6 +184,10 @@ pub struct OfficersConfig {
     /// The officer(s) who keep the rules: they enact, amend and repeal under [ruleset].
     #[serde(default)]
     pub rules: Vec<String>,
+    /// Officers who receive a copy of the answer to every private action (a Rule Tag
+    /// moderator must see them). Empty: nobody does.
+    #[serde(default)]
+    pub copy_private_to: Vec<String>,
 }
 
 /// Secret ballots (`[vote]`).

@@ -353,7 +353,7 @@ impl Bot {
     /// Fires what is due at `at`, one phase per step. `None` when nothing was due
     /// after all (then the loop must not ask again for the same instant).
     fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<Option<usize>> {
-        let outcome = self.world.tick(at, &self.params);
+        let outcome = self.world.tick(at, &self.params, now);
         if outcome.events.is_empty() {
             tracing::error!(%at, "a deadline was due but nothing fired: skipped");
             return Ok(None);
@@ -594,15 +594,12 @@ impl Bot {
         index: usize,
         thread: &Thread,
         now: Timestamp,
-    ) -> Result<Option<NewMail>> {
+    ) -> Result<Vec<NewMail>> {
         if outcome.report.is_empty() && outcome.help.is_empty() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let summary = |status| outcome.report.iter().filter(|r| r.status == status).count();
-        let mail = Mail::new(
-            Audience::Address(ctx.sender.clone()),
-            games::base_tag(&message.tag),
-            "reply",
+        let values = |copy_of: Option<&Address>| {
             json!({
                 "tag": message.tag,
                 "subject": envelope.subject,
@@ -614,9 +611,37 @@ impl Bot {
                 "help": outcome.help,
                 "public": ctx.public,
                 "at": crate::engine::human_time(ctx.now),
-            }),
-        );
-        self.render_one(&mail, cause, index, thread, Kind::Reply, now)
-            .map(Some)
+                "copy_of": copy_of,
+            })
+        };
+        let tag = games::base_tag(&message.tag);
+        let mut to = vec![(ctx.sender.clone(), None)];
+        // The officers who asked for them get a copy of what players do privately
+        // (a Rule Tag moderator must see the private actions).
+        if !ctx.public && outcome.report.iter().any(|r| r.status == Status::Done) {
+            for officer in self
+                .config
+                .officers
+                .copy_private_to
+                .iter()
+                .map(|a| Address::new(a))
+            {
+                if officer != ctx.sender {
+                    to.push((officer, Some(&ctx.sender)));
+                }
+            }
+        }
+        to.iter()
+            .enumerate()
+            .map(|(n, (address, copy_of))| {
+                let mail = Mail::new(
+                    Audience::Address(address.clone()),
+                    tag,
+                    "reply",
+                    values(*copy_of),
+                );
+                self.render_one(&mail, cause, index + n, thread, Kind::Reply, now)
+            })
+            .collect()
     }
 }

@@ -382,7 +382,7 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
     let reply = templates.render(
         "reply",
         serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test", "lines": lines, "done": 1, "refused": 1,
-            "not_understood": 0, "help": ["nomic"], "public": true, "at": "2026-01-01 00:00 UTC" }),
+            "not_understood": 0, "help": ["nomic"], "public": true, "at": "2026-01-01 00:00 UTC", "copy_of": null }),
     )?;
     if let Some(missing) = reply.body.lines().find(|l| l.contains("[no wording for")) {
         return Err(TemplateError::MissingWording(missing.trim().to_owned()));

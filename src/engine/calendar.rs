@@ -576,11 +576,17 @@ impl Schedule {
     /// Carries out everything due by `now`: a `Reminded` event and a reminder to the
     /// player for each reminder, a `Fired` event for each deadline. The owner learns
     /// which of its deadlines fired from `fired_in`.
+    ///
+    /// `caught_up_at` is when the bot is actually running this tick (after a downtime,
+    /// later than `now`): a reminder whose deadline is already past by then is marked
+    /// done without a mail, so a bot catching up sends no stale notices. The events
+    /// are the same either way, so the log does not depend on the downtime.
     pub fn tick(
         &self,
         now: Timestamp,
         lead: SignedDuration,
         players: &Registry,
+        caught_up_at: Timestamp,
     ) -> (Vec<Event>, Vec<Mail>) {
         let mut events = Vec::new();
         let mut mail = Vec::new();
@@ -591,6 +597,7 @@ impl Schedule {
                     // counts as done so it is not retried forever.
                     if let Some(player) = deadline
                         .who
+                        .filter(|_| deadline.at > caught_up_at)
                         .and_then(|id| players.by_id(id))
                         .filter(|player| player.is_active())
                     {
@@ -718,7 +725,7 @@ mod tests {
         assert_eq!(schedule.next_due(DAY), Some(at));
         let just_before = at.checked_sub(SignedDuration::from_nanos(1)).unwrap();
         assert!(schedule.due(just_before, DAY).is_empty());
-        let (events, mail) = schedule.tick(at, DAY, &registry());
+        let (events, mail) = schedule.tick(at, DAY, &registry(), at);
         assert_eq!(
             events,
             vec![Event::Fired {
@@ -793,7 +800,7 @@ mod tests {
         assert_eq!(schedule.next_due(DAY), Some(remind_at));
         assert!(schedule.due(ts("2026-05-03T20:59:59Z"), DAY).is_empty());
 
-        let (events, mail) = schedule.tick(remind_at, DAY, &registry());
+        let (events, mail) = schedule.tick(remind_at, DAY, &registry(), remind_at);
         assert_eq!(
             events,
             vec![Event::Reminded {
@@ -824,7 +831,7 @@ mod tests {
         let schedule = schedule(&[(deadline("ghost:1:turn:7", at, Some(1)), t0)]);
         // The bot was down from before the reminder until after the deadline.
         let back = ts("2026-05-06T08:00:00Z");
-        let (events, mail) = schedule.tick(back, DAY, &registry());
+        let (events, mail) = schedule.tick(back, DAY, &registry(), back);
         assert!(
             mail.is_empty(),
             "no reminder for a deadline that has passed"
@@ -841,7 +848,12 @@ mod tests {
         }
         assert_eq!(after.next_due(DAY), None);
         // Back between the reminder and the deadline: the late reminder is still useful.
-        let (events, mail) = schedule.tick(ts("2026-05-04T10:00:00Z"), DAY, &registry());
+        let (events, mail) = schedule.tick(
+            ts("2026-05-04T10:00:00Z"),
+            DAY,
+            &registry(),
+            ts("2026-05-04T10:00:00Z"),
+        );
         assert_eq!(mail.len(), 1);
         assert!(matches!(events[0], Event::Reminded { .. }));
     }
@@ -852,7 +864,12 @@ mod tests {
         let at = ts("2026-05-04T21:00:00Z");
         let schedule = schedule(&[(deadline("duel:2", at, Some(1)), t0)]);
         assert_eq!(schedule.next_due(DAY), Some(at));
-        let (_, mail) = schedule.tick(ts("2026-05-04T12:00:00Z"), DAY, &registry());
+        let (_, mail) = schedule.tick(
+            ts("2026-05-04T12:00:00Z"),
+            DAY,
+            &registry(),
+            ts("2026-05-04T12:00:00Z"),
+        );
         assert!(mail.is_empty());
     }
 

@@ -569,7 +569,9 @@ impl World {
     /// actions' commitments (published before anything is resolved); then the
     /// schedule's reminders and deadlines, each fired deadline handed to its game.
     /// Empty when nothing is due.
-    pub fn tick(&self, now: Timestamp, params: &Params) -> Outcome {
+    /// `caught_up_at` is the real time of this run: after a downtime, reminders
+    /// already overtaken by their deadline are not mailed.
+    pub fn tick(&self, now: Timestamp, params: &Params, caught_up_at: Timestamp) -> Outcome {
         let (events, mail) = self.players.tick(now);
         if !events.is_empty() {
             return Outcome::phase(
@@ -586,9 +588,12 @@ impl World {
                 mail,
             );
         }
-        let (events, mut mail) =
-            self.schedule
-                .tick(now, params.calendar.reminder_lead(), &self.players);
+        let (events, mut mail) = self.schedule.tick(
+            now,
+            params.calendar.reminder_lead(),
+            &self.players,
+            caught_up_at,
+        );
         let fired = self.schedule.fired_in(&events);
         let mut all: Vec<Event> = events.into_iter().map(Event::Schedule).collect();
         for deadline in fired {
@@ -605,8 +610,18 @@ impl World {
         deadline: &calendar::Deadline,
         now: Timestamp,
     ) -> (Vec<Event>, Vec<Mail>) {
-        let _ = (deadline, now);
-        (Vec::new(), Vec::new())
+        match deadline.owner.as_str() {
+            // The per-player reminder deadlines of a ballot fire too; only the
+            // ballot's own deadline resolves it.
+            vote::TAG => match vote::ballot_of_deadline(&deadline.id) {
+                Some(number) => {
+                    let (changes, mail) = self.votes.resolve(number, &self.sealed, now, None);
+                    (changes.into_iter().map(Event::from).collect(), mail)
+                }
+                None => (Vec::new(), Vec::new()),
+            },
+            _ => (Vec::new(), Vec::new()),
+        }
     }
 }
 

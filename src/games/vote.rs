@@ -395,7 +395,12 @@ impl Votes {
                 let open: Vec<&Ballot> = self.open_ballots().collect();
                 match open.as_slice() {
                     [only] => *only,
-                    [] => return Err(Sentence::new("vote_none_open").into()),
+                    // Nothing open: a vote that just missed the latest ballot is told
+                    // it was late, and when the ballot closed, rather than "no ballot".
+                    [] => match self.ballots.iter().max_by_key(|b| b.deadline) {
+                        Some(last) if ctx.now >= last.deadline => last,
+                        _ => return Err(Sentence::new("vote_none_open").into()),
+                    },
                     _ => {
                         return Err(Sentence::new("vote_which")
                             .arg("choice", choice.as_str())
@@ -727,7 +732,7 @@ mod tests {
             }
             let (events, reminders) =
                 self.schedule
-                    .tick(at, SignedDuration::from_hours(24), &self.players);
+                    .tick(at, SignedDuration::from_hours(24), &self.players, at);
             mail.extend(reminders);
             let fired = self.schedule.fired_in(&events);
             for event in &events {

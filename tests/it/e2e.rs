@@ -37,6 +37,7 @@ impl ImapBot {
 address = "bot-{name}@{domain}"
 list = "list-{name}@{domain}"
 database = "var/bot.sqlite"
+moderators = ["mod-{name}@{domain}"]
 [imap]
 host = "{host}"
 port = {imap_port}
@@ -595,4 +596,74 @@ async fn with_the_smtp_server_down_every_announcement_is_delivered_once_it_is_ba
             .collect();
         assert_eq!(replies.len(), 1, "{who} answered once");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_daemon_fires_a_deadline_three_days_after_a_message_at_exactly_that_instant() {
+    let bot = ImapBot::new("deadline");
+    let moderator = bot.player("mod");
+    // The ballot was opened (server time) three days ago less a few seconds: its
+    // deadline falls while the daemon runs. INTERNALDATE has whole seconds.
+    let now = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second()).expect("now");
+    let opened = now - jiff::SignedDuration::from_hours(72) + jiff::SignedDuration::from_secs(6);
+    let account = bot.imap(&format!("bot-{}", bot.name), "INBOX");
+    let mut session = imap::connect_no_select(&account, &bot.servers.password)
+        .await
+        .expect("login");
+    let alice = bot.player("alice");
+    let join = message(
+        &alice,
+        &bot.list(),
+        "[nomic] join Alice",
+        &format!("j-{}@players.test", bot.name),
+        "",
+    );
+    session
+        .append(
+            "INBOX",
+            join.as_bytes(),
+            Some(opened - jiff::SignedDuration::from_mins(1)),
+        )
+        .await
+        .expect("append");
+    let open = message(
+        &moderator,
+        &bot.list(),
+        "[vote] open Shall we?",
+        &format!("o-{}@players.test", bot.name),
+        "",
+    );
+    session
+        .append("INBOX", open.as_bytes(), Some(opened))
+        .await
+        .expect("append");
+    session.logout().await;
+
+    let mut daemon = bot
+        .command(&["run"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run");
+    let results = bot
+        .wait_for(&bot.list(), 1, |m| m.contains("Ballot 1 result"))
+        .await;
+    daemon.kill().expect("stop daemon");
+    let _ = daemon.wait();
+    assert_eq!(results.len(), 1, "the ballot was resolved by the daemon");
+
+    let log: serde_json::Value = serde_json::from_str(&bot.cli(&["log", "--json"])).expect("json");
+    let closed = log
+        .as_array()
+        .expect("log")
+        .iter()
+        .find(|r| r["event"]["kind"] == "closed")
+        .expect("closed event")
+        .clone();
+    let deadline = opened + jiff::SignedDuration::from_hours(72);
+    assert_eq!(
+        closed["at"],
+        deadline.to_string().as_str(),
+        "fired at the deadline itself, not when the bot woke"
+    );
 }

@@ -9,3 +9,4 @@ mod scenarios;
 mod substrate;
 mod support;
 mod transport;
+mod vote;
