@@ -188,6 +188,10 @@ pub struct OfficersConfig {
     /// moderator must see them). Empty: nobody does.
     #[serde(default)]
     pub copy_private_to: Vec<String>,
+    /// Every other office and who holds it, by the name the rules give it:
+    /// `"Rule Tag Moderator" = ["rtm@..."]`, `Referee = [...]`, `Wrangler = [...]`.
+    #[serde(default)]
+    pub offices: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// Secret ballots (`[vote]`).

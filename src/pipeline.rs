@@ -104,6 +104,17 @@ impl Bot {
             vote: crate::games::vote::Params {
                 days: config.vote.days,
             },
+            offices: config
+                .officers
+                .offices
+                .iter()
+                .map(|(office, holders)| {
+                    (
+                        office.clone(),
+                        holders.iter().map(|h| Address::new(h)).collect(),
+                    )
+                })
+                .collect(),
             rules_officers: config
                 .officers
                 .rules

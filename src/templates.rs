@@ -350,6 +350,7 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
     ("random_no_period", &[]),
     ("voided", &[("message_id", "abc@x.org")]),
+    ("office_only", &[("office", "Referee")]),
     ("void_nothing", &[("message_id", "abc@x.org")]),
     (
         "random_started",
@@ -376,6 +377,8 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
             serde_json::json!({ "line": code, "status": "refused", "sentence": { "code": code, "args": args } })
         })
         .collect();
+    lines.push(serde_json::json!({ "line": "officers", "status": "done", "sentence": { "code": "officers", "args": {
+        "offices": [{ "office": "Referee", "holders": ["r@x.org"] }, { "office": "Wrangler", "holders": [] }] } } }));
     lines.push(serde_json::json!({ "line": "players", "status": "done", "sentence": { "code": "roster", "args": {
         "players": [{ "name": "Alice", "address": "a@x.org", "aliases": [], "joined": "2026-01-01 00:00 UTC",
         "home": "Alice's Home", "vacation_until": null, "in_gaol": true, "inactive": false }] } } }));

@@ -114,11 +114,36 @@ pub struct Params {
     /// Days, cycles and the reminders' lead time (bot.toml `[calendar]`).
     pub calendar: Calendar,
     pub vote: vote::Params,
+    /// Every named office (bot.toml `[officers.offices]`): office → holders.
+    pub offices: std::collections::BTreeMap<String, Vec<crate::engine::Address>>,
 }
 
 impl Params {
     pub fn is_moderator(&self, address: &crate::engine::Address) -> bool {
         self.moderators.contains(address)
+    }
+
+    /// Does `address` hold the office (named as in the rules, any case)? A
+    /// moderator holds every office: the moderators are the final arbiters.
+    pub fn holds(&self, office: &str, address: &crate::engine::Address) -> bool {
+        self.is_moderator(address)
+            || self.offices.iter().any(|(name, holders)| {
+                name.eq_ignore_ascii_case(office) && holders.contains(address)
+            })
+    }
+
+    /// Who holds what, for the `officers` command.
+    fn roster(&self) -> serde_json::Value {
+        let mut offices: Vec<serde_json::Value> = vec![
+            serde_json::json!({ "office": "Moderator", "holders": self.moderators }),
+            serde_json::json!({ "office": "Keeper of the rules", "holders": self.rules_officers }),
+        ];
+        offices.extend(
+            self.offices.iter().map(
+                |(office, holders)| serde_json::json!({ "office": office, "holders": holders }),
+            ),
+        );
+        serde_json::Value::Array(offices)
     }
 }
 
@@ -310,6 +335,11 @@ impl World {
                     ))
                 }
             }
+            Parsed::Officers => Ok((
+                Vec::new(),
+                Vec::new(),
+                Sentence::new("officers").arg("offices", params.roster()),
+            )),
             Parsed::Vote(command) => self
                 .votes
                 .apply(
@@ -417,8 +447,10 @@ impl World {
         ctx: &Ctx,
         params: &Params,
     ) -> Result<Done<random::Event>, Refusal> {
-        if !params.is_moderator(&ctx.sender) {
-            return Err(Refusal(Sentence::new("moderators_only")));
+        if !params.holds(RANDOM_OFFICE, &ctx.sender) {
+            return Err(Refusal(
+                Sentence::new("office_only").arg("office", RANDOM_OFFICE),
+            ));
         }
         let refuse = |error: random::DrawError| Refusal(error.sentence());
         let mut after = self.random.clone();
@@ -649,6 +681,8 @@ enum Parsed {
     /// The Officer in charge of Random Things, driven by a moderator.
     Random(RandomCommand),
     Vote(vote::Command),
+    /// `officers`: who holds which office.
+    Officers,
     /// A moderator acts on a player's behalf: `as Alice because REASON: join Alice`.
     OnBehalf {
         name: String,
@@ -725,6 +759,9 @@ fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood
         _ => None,
     }
 }
+
+/// The office that drives the random draws by mail (a moderator may too).
+const RANDOM_OFFICE: &str = "Officer in charge of Random Things";
 
 /// `random start LABEL`, `random draw N PURPOSE`, `random end`.
 #[derive(Debug)]
@@ -804,6 +841,9 @@ fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
     }
     if verb == "random" {
         return parse_random(rest);
+    }
+    if verb == "officers" && rest.is_empty() {
+        return Ok(Parsed::Officers);
     }
     let players_error = match players::parse(line) {
         Ok(command) => return Ok(Parsed::Players(command)),

@@ -14,10 +14,7 @@ fn bot() -> LocalBot {
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
         )
-        .replace(
-            "[players]",
-            &format!("[officers]\nrules = [\"{SCHOLAR}\"]\n\n[players]"),
-        );
+        .replace("rules = []", &format!("rules = [\"{SCHOLAR}\"]"));
     LocalBot::with_config(&config)
 }
 
@@ -275,7 +272,7 @@ fn the_random_officer_commits_before_drawing_and_verify_random_catches_an_altere
     assert!(
         replies_to(&bot, "alice@nomic.example")
             .join("\n")
-            .contains("only a moderator")
+            .contains("only the Officer in charge of Random Things")
     );
     let moderator = replies_to(&bot, MODERATOR).join("\n");
     assert!(
@@ -446,4 +443,42 @@ fn a_moderator_acts_for_a_player_and_voids_an_action_each_announced_with_the_rea
     );
     let replay = bot.cli_ok(&["replay"]);
     assert!(replay.contains("equals the live state"), "{replay}");
+}
+
+#[test]
+fn the_officers_are_configured_by_office_and_listed_by_mail() {
+    let config = nomicbot::config::DEFAULT_CONFIG
+        .replace("moderators = []", &format!("moderators = [\"{MODERATOR}\"]"))
+        .replace(
+            "[officers.offices]\n",
+            "[officers.offices]\n\"Officer in charge of Random Things\" = [\"orrt@nomic.example\"]\nReferee = []\n",
+        );
+    let bot = LocalBot::with_config(&config);
+    play(
+        &bot,
+        &[
+            ("alice@nomic.example", BOT, "[nomic] officers", ""),
+            (
+                "orrt@nomic.example",
+                LIST,
+                "[nomic] random start week 1",
+                "",
+            ),
+        ],
+    );
+    let alice = replies_to(&bot, "alice@nomic.example").join("\n");
+    assert!(
+        alice.contains("Officer in charge of Random Things: orrt@nomic.example"),
+        "{alice}"
+    );
+    assert!(alice.contains("Referee: (vacant)"), "{alice}");
+    assert!(
+        alice.contains(&format!("Moderator: {MODERATOR}")),
+        "{alice}"
+    );
+    let public = announcements(&bot);
+    assert!(
+        public.iter().any(|(s, _)| s.contains("week 1")),
+        "the officer started a period: {public:#?}"
+    );
 }

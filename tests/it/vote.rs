@@ -385,8 +385,8 @@ fn an_officer_who_asked_for_copies_of_private_actions_gets_them_and_nobody_else_
             &format!("moderators = [\"{MODERATOR}\"]"),
         )
         .replace(
-            "[players]",
-            &format!("[officers]\ncopy_private_to = [\"{MODERATOR}\"]\n\n[players]"),
+            "copy_private_to = []",
+            &format!("copy_private_to = [\"{MODERATOR}\"]"),
         );
     let bot = LocalBot::with_config(&config);
     ballot_with_votes(&bot);
