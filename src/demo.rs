@@ -135,7 +135,27 @@ pub async fn run(dir: Option<PathBuf>) -> Result<String> {
     )?;
     for row in bot.store.outbox()? {
         writeln!(out, "\n{}", "=".repeat(72))?;
-        out.push_str(&String::from_utf8_lossy(&row.raw).replace("\r\n", "\n"));
+        // The headers as sent, the body decoded (the wire form may be quoted-printable).
+        let raw = String::from_utf8_lossy(&row.raw).replace("\r\n", "\n");
+        let headers = raw.split("\n\n").next().unwrap_or("");
+        for line in headers.lines().filter(|l| {
+            [
+                "From:",
+                "To:",
+                "Subject:",
+                "In-Reply-To:",
+                "Auto-Submitted:",
+            ]
+            .iter()
+            .any(|h| l.starts_with(h))
+        }) {
+            writeln!(out, "{line}")?;
+        }
+        writeln!(
+            out,
+            "\n{}",
+            crate::mail::parse::text_of(&row.raw).trim_end()
+        )?;
     }
     writeln!(
         out,

@@ -226,7 +226,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
-                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, help (moderators: gaol NAME, release NAME, deactivate NAME, activate NAME)",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
             ),
         )),
     }
