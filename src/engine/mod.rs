@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod calendar;
+pub mod dictionary;
 pub mod players;
 pub mod random;
 pub mod ruleset;

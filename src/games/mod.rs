@@ -2,6 +2,7 @@
 //! command line goes to it in the order written. Pure, like the engine: the shell
 //! hands in a `Message` and its `Ctx` and gets back events, mail and the answer.
 
+pub mod ghost;
 pub mod vote;
 
 use serde::{Deserialize, Serialize};
