@@ -103,8 +103,13 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
         Some("schedule") => serde_json::to_value(&world.schedule)?,
         Some("random") => serde_json::to_value(&world.random)?,
         Some("sealed") => serde_json::to_value(&world.sealed)?,
+        Some("ruletag" | "rule tag" | "rule-tag") => {
+            world
+                .ruletag
+                .view(&world.players, &world.accounts, &bot.params().ruletag)
+        }
         Some(other) => bail!(
-            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed"
+            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed, ruletag"
         ),
     };
     if json {

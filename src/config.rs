@@ -40,6 +40,9 @@ pub struct Config {
     pub accounts: AccountsConfig,
     #[serde(default)]
     pub vote: VoteConfig,
+    /// Rule Tag (`[ruletag]`): every number of the rule texts.
+    #[serde(default)]
+    pub ruletag: crate::games::ruletag::Params,
     /// Days in a zone, cycles (the nweek of ndays), and the reminders' lead time.
     #[serde(default)]
     pub calendar: crate::engine::calendar::Calendar,

@@ -104,6 +104,7 @@ impl Bot {
             vote: crate::games::vote::Params {
                 days: config.vote.days,
             },
+            ruletag: config.ruletag.clone(),
             offices: config
                 .officers
                 .offices
@@ -268,6 +269,10 @@ impl Bot {
         hasher.finalize().into()
     }
 
+    pub fn params(&self) -> &games::Params {
+        &self.params
+    }
+
     pub fn world(&self) -> &World {
         &self.world
     }
@@ -364,7 +369,8 @@ impl Bot {
     /// Fires what is due at `at`, one phase per step. `None` when nothing was due
     /// after all (then the loop must not ask again for the same instant).
     fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<Option<usize>> {
-        let outcome = self.world.tick(at, &self.params, now);
+        let entropy = self.entropy(&format!("deadline:{at}"));
+        let outcome = self.world.tick(at, &self.params, now, entropy);
         if outcome.events.is_empty() {
             tracing::error!(%at, "a deadline was due but nothing fired: skipped");
             return Ok(None);
@@ -636,7 +642,11 @@ impl Bot {
                 .copy_private_to
                 .iter()
                 .map(|a| Address::new(a))
+                .chain(self.params.private_copies(tag))
             {
+                if to.iter().any(|(known, _)| *known == officer) {
+                    continue;
+                }
                 if officer != ctx.sender {
                     to.push((officer, Some(&ctx.sender)));
                 }

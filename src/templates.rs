@@ -145,134 +145,47 @@ fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
 
 /// The shipped templates, built in so `init` and `demo` work outside the source tree.
 pub const DEFAULTS: &[(&str, &str)] = &[
-    (
-        "accounts_balance.txt",
-        include_str!("../templates/accounts_balance.txt"),
-    ),
-    (
-        "accounts_transfer.txt",
-        include_str!("../templates/accounts_transfer.txt"),
-    ),
-    (
-        "alias_confirm_request.txt",
-        include_str!("../templates/alias_confirm_request.txt"),
-    ),
-    (
-        "alias_confirmed.txt",
-        include_str!("../templates/alias_confirmed.txt"),
-    ),
-    (
-        "alias_expired.txt",
-        include_str!("../templates/alias_expired.txt"),
-    ),
-    (
-        "help/nomic.txt",
-        include_str!("../templates/help/nomic.txt"),
-    ),
-    (
-        "help/ruleset.txt",
-        include_str!("../templates/help/ruleset.txt"),
-    ),
+    ("accounts_balance.txt", include_str!("../templates/accounts_balance.txt")),
+    ("accounts_transfer.txt", include_str!("../templates/accounts_transfer.txt")),
+    ("alias_confirm_request.txt", include_str!("../templates/alias_confirm_request.txt")),
+    ("alias_confirmed.txt", include_str!("../templates/alias_confirmed.txt")),
+    ("alias_expired.txt", include_str!("../templates/alias_expired.txt")),
+    ("help/nomic.txt", include_str!("../templates/help/nomic.txt")),
+    ("help/rule-tag.txt", include_str!("../templates/help/rule-tag.txt")),
+    ("help/ruleset.txt", include_str!("../templates/help/ruleset.txt")),
     ("help/vote.txt", include_str!("../templates/help/vote.txt")),
-    (
-        "override_adjust.txt",
-        include_str!("../templates/override_adjust.txt"),
-    ),
-    (
-        "override_on_behalf.txt",
-        include_str!("../templates/override_on_behalf.txt"),
-    ),
-    (
-        "override_void.txt",
-        include_str!("../templates/override_void.txt"),
-    ),
-    (
-        "player_back.txt",
-        include_str!("../templates/player_back.txt"),
-    ),
-    (
-        "player_gaoled.txt",
-        include_str!("../templates/player_gaoled.txt"),
-    ),
-    (
-        "player_joined.txt",
-        include_str!("../templates/player_joined.txt"),
-    ),
-    (
-        "player_left.txt",
-        include_str!("../templates/player_left.txt"),
-    ),
-    (
-        "player_released.txt",
-        include_str!("../templates/player_released.txt"),
-    ),
-    (
-        "player_renamed.txt",
-        include_str!("../templates/player_renamed.txt"),
-    ),
-    (
-        "player_standing.txt",
-        include_str!("../templates/player_standing.txt"),
-    ),
-    (
-        "player_vacation.txt",
-        include_str!("../templates/player_vacation.txt"),
-    ),
-    (
-        "random_drew.txt",
-        include_str!("../templates/random_drew.txt"),
-    ),
-    (
-        "random_period_revealed.txt",
-        include_str!("../templates/random_period_revealed.txt"),
-    ),
-    (
-        "random_period_started.txt",
-        include_str!("../templates/random_period_started.txt"),
-    ),
+    ("override_adjust.txt", include_str!("../templates/override_adjust.txt")),
+    ("override_on_behalf.txt", include_str!("../templates/override_on_behalf.txt")),
+    ("override_void.txt", include_str!("../templates/override_void.txt")),
+    ("player_back.txt", include_str!("../templates/player_back.txt")),
+    ("player_gaoled.txt", include_str!("../templates/player_gaoled.txt")),
+    ("player_joined.txt", include_str!("../templates/player_joined.txt")),
+    ("player_left.txt", include_str!("../templates/player_left.txt")),
+    ("player_released.txt", include_str!("../templates/player_released.txt")),
+    ("player_renamed.txt", include_str!("../templates/player_renamed.txt")),
+    ("player_standing.txt", include_str!("../templates/player_standing.txt")),
+    ("player_vacation.txt", include_str!("../templates/player_vacation.txt")),
+    ("random_drew.txt", include_str!("../templates/random_drew.txt")),
+    ("random_period_revealed.txt", include_str!("../templates/random_period_revealed.txt")),
+    ("random_period_started.txt", include_str!("../templates/random_period_started.txt")),
     ("reminder.txt", include_str!("../templates/reminder.txt")),
     ("reply.txt", include_str!("../templates/reply.txt")),
-    (
-        "ruleset_changed.txt",
-        include_str!("../templates/ruleset_changed.txt"),
-    ),
-    (
-        "ruleset_imported.txt",
-        include_str!("../templates/ruleset_imported.txt"),
-    ),
-    (
-        "sealed_commitments.txt",
-        include_str!("../templates/sealed_commitments.txt"),
-    ),
-    (
-        "sealed_reveal.txt",
-        include_str!("../templates/sealed_reveal.txt"),
-    ),
+    ("ruleset_changed.txt", include_str!("../templates/ruleset_changed.txt")),
+    ("ruleset_imported.txt", include_str!("../templates/ruleset_imported.txt")),
+    ("ruletag_notification_actions.txt", include_str!("../templates/ruletag_notification_actions.txt")),
+    ("ruletag_notification_results.txt", include_str!("../templates/ruletag_notification_results.txt")),
+    ("ruletag_override.txt", include_str!("../templates/ruletag_override.txt")),
+    ("ruletag_started.txt", include_str!("../templates/ruletag_started.txt")),
+    ("sealed_commitments.txt", include_str!("../templates/sealed_commitments.txt")),
+    ("sealed_reveal.txt", include_str!("../templates/sealed_reveal.txt")),
     ("sentences.txt", include_str!("../templates/sentences.txt")),
-    (
-        "sentences/accounts.txt",
-        include_str!("../templates/sentences/accounts.txt"),
-    ),
-    (
-        "sentences/random.txt",
-        include_str!("../templates/sentences/random.txt"),
-    ),
-    (
-        "sentences/ruleset.txt",
-        include_str!("../templates/sentences/ruleset.txt"),
-    ),
-    (
-        "sentences/vote.txt",
-        include_str!("../templates/sentences/vote.txt"),
-    ),
-    (
-        "vote_opened.txt",
-        include_str!("../templates/vote_opened.txt"),
-    ),
-    (
-        "vote_result.txt",
-        include_str!("../templates/vote_result.txt"),
-    ),
+    ("sentences/accounts.txt", include_str!("../templates/sentences/accounts.txt")),
+    ("sentences/random.txt", include_str!("../templates/sentences/random.txt")),
+    ("sentences/ruleset.txt", include_str!("../templates/sentences/ruleset.txt")),
+    ("sentences/ruletag.txt", include_str!("../templates/sentences/ruletag.txt")),
+    ("sentences/vote.txt", include_str!("../templates/sentences/vote.txt")),
+    ("vote_opened.txt", include_str!("../templates/vote_opened.txt")),
+    ("vote_result.txt", include_str!("../templates/vote_result.txt")),
 ];
 
 /// Writes the shipped templates that are missing under `dir`; never overwrites a
@@ -367,6 +280,49 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// The sample blanks a module's sentence file gives each code: a comment line
+/// `{#- sample: key=JSON key=JSON #}` (or `(no args)`) just before the branch
+/// `{%- elif s.code == "CODE" -%}`. A sample that does not read is left out, and
+/// the code is then rendered with no blanks, which fails loudly if it needs any.
+fn module_samples(text: &str) -> Vec<(String, serde_json::Value)> {
+    let mut samples = Vec::new();
+    let mut pending: Option<serde_json::Map<String, serde_json::Value>> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(sample) = line
+            .strip_prefix("{#- sample:")
+            .and_then(|rest| rest.strip_suffix("#}"))
+        {
+            pending = Some(parse_sample(sample.trim()));
+        } else if let Some(code) = line
+            .strip_prefix("{%- elif s.code == \"")
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(code, _)| code.to_owned())
+        {
+            samples.push((code, serde_json::Value::Object(pending.take().unwrap_or_default())));
+        }
+    }
+    samples
+}
+
+fn parse_sample(mut text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let mut args = serde_json::Map::new();
+    if text == "(no args)" {
+        return args;
+    }
+    while let Some((key, rest)) = text.split_once('=') {
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
+        match values.next() {
+            Some(Ok(value)) => {
+                args.insert(key.trim().to_owned(), value);
+                text = rest[values.byte_offset()..].trim_start();
+            }
+            _ => break,
+        }
+    }
+    args
+}
+
 /// Renders every template with sample values and fails on the first that breaks.
 pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
     let mut lines: Vec<serde_json::Value> = SENTENCE_SAMPLES
@@ -377,6 +333,14 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
             serde_json::json!({ "line": code, "status": "refused", "sentence": { "code": code, "args": args } })
         })
         .collect();
+    for name in templates.names() {
+        if name.starts_with("sentences/") {
+            let text = std::fs::read_to_string(templates.dir.join(&name)).unwrap_or_default();
+            lines.extend(module_samples(&text).into_iter().map(|(code, args)| {
+                serde_json::json!({ "line": code, "status": "done", "sentence": { "code": code, "args": args } })
+            }));
+        }
+    }
     lines.push(serde_json::json!({ "line": "officers", "status": "done", "sentence": { "code": "officers", "args": {
         "offices": [{ "office": "Referee", "holders": ["r@x.org"] }, { "office": "Wrangler", "holders": [] }] } } }));
     lines.push(serde_json::json!({ "line": "players", "status": "done", "sentence": { "code": "roster", "args": {

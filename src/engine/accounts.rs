@@ -462,6 +462,31 @@ impl Accounts {
         amount: &BigRational,
         reason: &str,
     ) -> Result<Event, Refusal> {
+        self.move_money(from, to, currency, amount, reason, false)
+    }
+
+    /// A transfer a rule imposes (a penalty, points lost to another player): owed
+    /// even beyond the payer's balance, which may then go below zero.
+    pub fn charge(
+        &self,
+        from: Holder,
+        to: Holder,
+        currency: &str,
+        amount: &BigRational,
+        reason: &str,
+    ) -> Result<Event, Refusal> {
+        self.move_money(from, to, currency, amount, reason, true)
+    }
+
+    fn move_money(
+        &self,
+        from: Holder,
+        to: Holder,
+        currency: &str,
+        amount: &BigRational,
+        reason: &str,
+        imposed: bool,
+    ) -> Result<Event, Refusal> {
         let currency = self.currency(currency).ok_or_else(|| {
             Refusal(
                 Sentence::new("accounts_unknown_currency")
@@ -483,7 +508,7 @@ impl Accounts {
         if from == to {
             return Err(Sentence::new("accounts_same_holder").into());
         }
-        let may_go_negative = match from {
+        let may_go_negative = imposed || match from {
             Holder::Nowhere => true,
             Holder::Treasury => currency.treasury_may_go_negative,
             Holder::Player(_) => currency.may_go_negative,

@@ -3,6 +3,7 @@
 //! hands in a `Message` and its `Ctx` and gets back events, mail and the answer.
 
 pub mod ghost;
+pub mod ruletag;
 pub mod vote;
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,13 @@ use crate::engine::{
 
 /// Every tag the bot answers to, lower-case. A bracketed subject part that is not
 /// one of these (a list prefix like `[game-list]`) is not a tag.
-pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, vote::TAG, "help"];
+pub const KNOWN_TAGS: &[&str] = &[
+    players::TAG,
+    ruleset::TAG,
+    vote::TAG,
+    ruletag::TAG,
+    "help",
+];
 
 /// The whole game state: what `state --json` shows and what replay rebuilds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +48,9 @@ pub struct World {
     /// Secret ballots (`[vote]`).
     #[serde(default)]
     pub votes: vote::Votes,
+    /// Rule Tag (`[rule tag]`).
+    #[serde(default)]
+    pub ruletag: ruletag::RuleTag,
     /// Messages whose actions a moderator voided (their Message-IDs): `fold` leaves
     /// their events out.
     #[serde(default)]
@@ -59,6 +69,19 @@ pub enum Event {
     Sealed(sealed::Event),
     Override(Override),
     Vote(vote::Event),
+    RuleTag(ruletag::Event),
+}
+
+impl From<ruletag::Change> for Event {
+    fn from(change: ruletag::Change) -> Event {
+        match change {
+            ruletag::Change::RuleTag(event) => Event::RuleTag(event),
+            ruletag::Change::Accounts(event) => Event::Accounts(event),
+            ruletag::Change::Random(event) => Event::Random(event),
+            ruletag::Change::Schedule(event) => Event::Schedule(event),
+            ruletag::Change::Ruleset(event) => Event::Ruleset(event),
+        }
+    }
 }
 
 impl From<vote::Change> for Event {
@@ -115,6 +138,7 @@ pub struct Params {
     /// Days, cycles and the reminders' lead time (bot.toml `[calendar]`).
     pub calendar: Calendar,
     pub vote: vote::Params,
+    pub ruletag: ruletag::Params,
     /// Every named office (bot.toml `[officers.offices]`): office → holders.
     pub offices: std::collections::BTreeMap<String, Vec<crate::engine::Address>>,
 }
@@ -131,6 +155,30 @@ impl Params {
             || self.offices.iter().any(|(name, holders)| {
                 name.eq_ignore_ascii_case(office) && holders.contains(address)
             })
+    }
+
+    /// The Rule Tag Moderator: `[ruletag] moderator`, else the holder of the office,
+    /// else the first moderator.
+    pub fn ruletag_moderator(&self) -> Option<crate::engine::Address> {
+        if let Some(address) = &self.ruletag.moderator {
+            return Some(crate::engine::Address::new(address));
+        }
+        self.offices
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(ruletag::OFFICE))
+            .and_then(|(_, holders)| holders.first())
+            .or(self.moderators.first())
+            .cloned()
+    }
+
+    /// Who gets a copy of the answer to a private action under `tag`, besides the
+    /// officers of `officers.copy_private_to`: the Rule Tag Moderator sees the
+    /// private rule tag actions.
+    pub fn private_copies(&self, tag: &str) -> Vec<crate::engine::Address> {
+        match tag {
+            ruletag::TAG => self.ruletag_moderator().into_iter().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Who holds what, for the `officers` command.
@@ -190,6 +238,7 @@ impl World {
     pub fn public_view(&self) -> World {
         let mut view = self.clone();
         view.random = self.random.public_view();
+        view.ruletag = self.ruletag.public_view();
         for batch in &mut view.sealed.batches {
             if batch.stage != sealed::Stage::Revealed {
                 for action in &mut batch.actions {
@@ -213,6 +262,7 @@ impl World {
                 self.voided.push(message_id.clone())
             }
             Event::Vote(event) => self.votes.apply_event(event, at),
+            Event::RuleTag(event) => self.ruletag.apply_event(event, at),
         }
     }
 
@@ -361,6 +411,20 @@ impl World {
             Parsed::Random(command) => self
                 .random_command(command, ctx, params)
                 .map(|done| wrap(done, Event::Random)),
+            Parsed::RuleTag(command) => {
+                let moderator = params.ruletag_moderator();
+                let is_officer = params.is_moderator(&ctx.sender)
+                    || params.holds(ruletag::OFFICE, &ctx.sender)
+                    || moderator.as_ref() == Some(&ctx.sender);
+                let env = self.ruletag_env(params, moderator.as_ref(), is_officer);
+                self.ruletag.apply(command, ctx, &env).map(|done| {
+                    (
+                        done.events.into_iter().map(Event::from).collect(),
+                        done.mail,
+                        done.sentence,
+                    )
+                })
+            }
             Parsed::Help => Err(Refusal(Sentence::new("help_sent"))),
         };
         match result {
@@ -381,6 +445,25 @@ impl World {
                 status: Status::Refused,
                 sentence: refusal.0,
             },
+        }
+    }
+
+    /// What Rule Tag sees of the world.
+    fn ruletag_env<'a>(
+        &'a self,
+        params: &'a Params,
+        moderator: Option<&'a crate::engine::Address>,
+        is_officer: bool,
+    ) -> ruletag::Env<'a> {
+        ruletag::Env {
+            players: &self.players,
+            ruleset: &self.ruleset,
+            accounts: &self.accounts,
+            random: &self.random,
+            calendar: &params.calendar,
+            params: &params.ruletag,
+            moderator,
+            is_officer,
         }
     }
 
@@ -604,7 +687,15 @@ impl World {
     /// Empty when nothing is due.
     /// `caught_up_at` is the real time of this run: after a downtime, reminders
     /// already overtaken by their deadline are not mailed.
-    pub fn tick(&self, now: Timestamp, params: &Params, caught_up_at: Timestamp) -> Outcome {
+    /// `entropy` is the secret of this instant (the same on every replay), for the
+    /// random draws a deadline may need.
+    pub fn tick(
+        &self,
+        now: Timestamp,
+        params: &Params,
+        caught_up_at: Timestamp,
+        entropy: [u8; 32],
+    ) -> Outcome {
         let (events, mail) = self.players.tick(now);
         if !events.is_empty() {
             return Outcome::phase(
@@ -630,7 +721,8 @@ impl World {
         let fired = self.schedule.fired_in(&events);
         let mut all: Vec<Event> = events.into_iter().map(Event::Schedule).collect();
         for deadline in fired {
-            let (more_events, more_mail) = self.deadline_fired(&deadline, now);
+            let (more_events, more_mail) =
+                self.deadline_fired(&deadline, now, params, caught_up_at, entropy);
             all.extend(more_events);
             mail.extend(more_mail);
         }
@@ -642,6 +734,9 @@ impl World {
         &self,
         deadline: &calendar::Deadline,
         now: Timestamp,
+        params: &Params,
+        caught_up_at: Timestamp,
+        entropy: [u8; 32],
     ) -> (Vec<Event>, Vec<Mail>) {
         match deadline.owner.as_str() {
             // The per-player reminder deadlines of a ballot fire too; only the
@@ -649,6 +744,17 @@ impl World {
             vote::TAG => match vote::ballot_of_deadline(&deadline.id) {
                 Some(number) => {
                     let (changes, mail) = self.votes.resolve(number, &self.sealed, now, None);
+                    (changes.into_iter().map(Event::from).collect(), mail)
+                }
+                None => (Vec::new(), Vec::new()),
+            },
+            ruletag::TAG => match ruletag::nweek_of_deadline(&deadline.id) {
+                Some(nweek) => {
+                    let moderator = params.ruletag_moderator();
+                    let env = self.ruletag_env(params, moderator.as_ref(), false);
+                    let (changes, mail) =
+                        self.ruletag
+                            .end_of_nweek(nweek, now, caught_up_at, entropy, &env);
                     (changes.into_iter().map(Event::from).collect(), mail)
                 }
                 None => (Vec::new(), Vec::new()),
@@ -682,6 +788,7 @@ enum Parsed {
     /// The Officer in charge of Random Things, driven by a moderator.
     Random(RandomCommand),
     Vote(vote::Command),
+    RuleTag(ruletag::Command),
     /// `officers`: who holds which office.
     Officers,
     /// A moderator acts on a player's behalf: `as Alice because REASON: join Alice`.
@@ -726,6 +833,7 @@ fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood
             let inner = match game {
                 players::TAG => parse_nomic(command),
                 vote::TAG => vote::parse(command).map(Parsed::Vote),
+                ruletag::TAG => ruletag::parse(command).map(Parsed::RuleTag),
                 _ => Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game))),
             };
             Some(Ok(Parsed::OnBehalf {
@@ -831,6 +939,25 @@ fn parse_adjust(rest: &str) -> Result<Parsed, NotUnderstood> {
     })
 }
 
+/// Reads one line under `[rule tag]`: the overrides, a moderator's `adjust`, then
+/// the game's own commands.
+fn parse_ruletag(line: &str) -> Result<Parsed, NotUnderstood> {
+    let (verb, rest) = split_verb(line);
+    // `void ALICE move because ...` voids one counted action; `void <ID> because
+    // ...` (a Message-ID, one word) voids a whole message, as under every tag.
+    let voids_an_action = verb == "void"
+        && rest
+            .split_once(" because ")
+            .is_some_and(|(what, _)| what.trim().contains(char::is_whitespace));
+    if !voids_an_action && let Some(parsed) = parse_override(line, ruletag::TAG) {
+        return parsed;
+    }
+    if verb == "adjust" {
+        return parse_adjust(rest);
+    }
+    ruletag::parse(line).map(Parsed::RuleTag)
+}
+
 /// Reads one line under `[nomic]`: the registry's commands, then the accounts'.
 fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
     if let Some(parsed) = parse_override(line, players::TAG) {
@@ -872,6 +999,7 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 players::TAG => parse_nomic(rest).is_ok(),
                 ruleset::TAG => ruleset::parse(rest).is_ok(),
                 vote::TAG => vote::parse(rest).is_ok(),
+                ruletag::TAG => ruletag::parse(rest).is_ok(),
                 _ => false,
             });
     let normalized = |s: &str| {
@@ -918,6 +1046,17 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 } else {
                     parse_override(&line, vote::TAG)
                         .unwrap_or_else(|| vote::parse(&line).map(Parsed::Vote))
+                };
+                (line, parsed)
+            })
+            .collect(),
+        ruletag::TAG => lines
+            .into_iter()
+            .map(|line| {
+                let parsed = if is_help(&line) {
+                    Ok(Parsed::Help)
+                } else {
+                    parse_ruletag(&line)
                 };
                 (line, parsed)
             })

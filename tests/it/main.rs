@@ -5,6 +5,7 @@
 mod architecture;
 mod corpus;
 mod e2e;
+mod ruletag;
 mod scenarios;
 mod substrate;
 mod support;
