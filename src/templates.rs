@@ -145,47 +145,158 @@ fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
 
 /// The shipped templates, built in so `init` and `demo` work outside the source tree.
 pub const DEFAULTS: &[(&str, &str)] = &[
-    ("accounts_balance.txt", include_str!("../templates/accounts_balance.txt")),
-    ("accounts_transfer.txt", include_str!("../templates/accounts_transfer.txt")),
-    ("alias_confirm_request.txt", include_str!("../templates/alias_confirm_request.txt")),
-    ("alias_confirmed.txt", include_str!("../templates/alias_confirmed.txt")),
-    ("alias_expired.txt", include_str!("../templates/alias_expired.txt")),
-    ("help/nomic.txt", include_str!("../templates/help/nomic.txt")),
-    ("help/rule-tag.txt", include_str!("../templates/help/rule-tag.txt")),
-    ("help/ruleset.txt", include_str!("../templates/help/ruleset.txt")),
+    (
+        "accounts_balance.txt",
+        include_str!("../templates/accounts_balance.txt"),
+    ),
+    (
+        "accounts_transfer.txt",
+        include_str!("../templates/accounts_transfer.txt"),
+    ),
+    (
+        "alias_confirm_request.txt",
+        include_str!("../templates/alias_confirm_request.txt"),
+    ),
+    (
+        "alias_confirmed.txt",
+        include_str!("../templates/alias_confirmed.txt"),
+    ),
+    (
+        "alias_expired.txt",
+        include_str!("../templates/alias_expired.txt"),
+    ),
+    (
+        "help/nomic.txt",
+        include_str!("../templates/help/nomic.txt"),
+    ),
+    (
+        "help/rule-tag.txt",
+        include_str!("../templates/help/rule-tag.txt"),
+    ),
+    (
+        "help/ruleset.txt",
+        include_str!("../templates/help/ruleset.txt"),
+    ),
     ("help/vote.txt", include_str!("../templates/help/vote.txt")),
-    ("override_adjust.txt", include_str!("../templates/override_adjust.txt")),
-    ("override_on_behalf.txt", include_str!("../templates/override_on_behalf.txt")),
-    ("override_void.txt", include_str!("../templates/override_void.txt")),
-    ("player_back.txt", include_str!("../templates/player_back.txt")),
-    ("player_gaoled.txt", include_str!("../templates/player_gaoled.txt")),
-    ("player_joined.txt", include_str!("../templates/player_joined.txt")),
-    ("player_left.txt", include_str!("../templates/player_left.txt")),
-    ("player_released.txt", include_str!("../templates/player_released.txt")),
-    ("player_renamed.txt", include_str!("../templates/player_renamed.txt")),
-    ("player_standing.txt", include_str!("../templates/player_standing.txt")),
-    ("player_vacation.txt", include_str!("../templates/player_vacation.txt")),
-    ("random_drew.txt", include_str!("../templates/random_drew.txt")),
-    ("random_period_revealed.txt", include_str!("../templates/random_period_revealed.txt")),
-    ("random_period_started.txt", include_str!("../templates/random_period_started.txt")),
+    (
+        "override_adjust.txt",
+        include_str!("../templates/override_adjust.txt"),
+    ),
+    (
+        "override_on_behalf.txt",
+        include_str!("../templates/override_on_behalf.txt"),
+    ),
+    (
+        "override_void.txt",
+        include_str!("../templates/override_void.txt"),
+    ),
+    (
+        "player_back.txt",
+        include_str!("../templates/player_back.txt"),
+    ),
+    (
+        "player_gaoled.txt",
+        include_str!("../templates/player_gaoled.txt"),
+    ),
+    (
+        "player_joined.txt",
+        include_str!("../templates/player_joined.txt"),
+    ),
+    (
+        "player_left.txt",
+        include_str!("../templates/player_left.txt"),
+    ),
+    (
+        "player_released.txt",
+        include_str!("../templates/player_released.txt"),
+    ),
+    (
+        "player_renamed.txt",
+        include_str!("../templates/player_renamed.txt"),
+    ),
+    (
+        "player_standing.txt",
+        include_str!("../templates/player_standing.txt"),
+    ),
+    (
+        "player_vacation.txt",
+        include_str!("../templates/player_vacation.txt"),
+    ),
+    (
+        "random_drew.txt",
+        include_str!("../templates/random_drew.txt"),
+    ),
+    (
+        "random_period_revealed.txt",
+        include_str!("../templates/random_period_revealed.txt"),
+    ),
+    (
+        "random_period_started.txt",
+        include_str!("../templates/random_period_started.txt"),
+    ),
     ("reminder.txt", include_str!("../templates/reminder.txt")),
     ("reply.txt", include_str!("../templates/reply.txt")),
-    ("ruleset_changed.txt", include_str!("../templates/ruleset_changed.txt")),
-    ("ruleset_imported.txt", include_str!("../templates/ruleset_imported.txt")),
-    ("ruletag_notification_actions.txt", include_str!("../templates/ruletag_notification_actions.txt")),
-    ("ruletag_notification_results.txt", include_str!("../templates/ruletag_notification_results.txt")),
-    ("ruletag_override.txt", include_str!("../templates/ruletag_override.txt")),
-    ("ruletag_started.txt", include_str!("../templates/ruletag_started.txt")),
-    ("sealed_commitments.txt", include_str!("../templates/sealed_commitments.txt")),
-    ("sealed_reveal.txt", include_str!("../templates/sealed_reveal.txt")),
+    (
+        "ruleset_changed.txt",
+        include_str!("../templates/ruleset_changed.txt"),
+    ),
+    (
+        "ruleset_imported.txt",
+        include_str!("../templates/ruleset_imported.txt"),
+    ),
+    (
+        "ruletag_notification_actions.txt",
+        include_str!("../templates/ruletag_notification_actions.txt"),
+    ),
+    (
+        "ruletag_notification_results.txt",
+        include_str!("../templates/ruletag_notification_results.txt"),
+    ),
+    (
+        "ruletag_override.txt",
+        include_str!("../templates/ruletag_override.txt"),
+    ),
+    (
+        "ruletag_started.txt",
+        include_str!("../templates/ruletag_started.txt"),
+    ),
+    (
+        "sealed_commitments.txt",
+        include_str!("../templates/sealed_commitments.txt"),
+    ),
+    (
+        "sealed_reveal.txt",
+        include_str!("../templates/sealed_reveal.txt"),
+    ),
     ("sentences.txt", include_str!("../templates/sentences.txt")),
-    ("sentences/accounts.txt", include_str!("../templates/sentences/accounts.txt")),
-    ("sentences/random.txt", include_str!("../templates/sentences/random.txt")),
-    ("sentences/ruleset.txt", include_str!("../templates/sentences/ruleset.txt")),
-    ("sentences/ruletag.txt", include_str!("../templates/sentences/ruletag.txt")),
-    ("sentences/vote.txt", include_str!("../templates/sentences/vote.txt")),
-    ("vote_opened.txt", include_str!("../templates/vote_opened.txt")),
-    ("vote_result.txt", include_str!("../templates/vote_result.txt")),
+    (
+        "sentences/accounts.txt",
+        include_str!("../templates/sentences/accounts.txt"),
+    ),
+    (
+        "sentences/random.txt",
+        include_str!("../templates/sentences/random.txt"),
+    ),
+    (
+        "sentences/ruleset.txt",
+        include_str!("../templates/sentences/ruleset.txt"),
+    ),
+    (
+        "sentences/ruletag.txt",
+        include_str!("../templates/sentences/ruletag.txt"),
+    ),
+    (
+        "sentences/vote.txt",
+        include_str!("../templates/sentences/vote.txt"),
+    ),
+    (
+        "vote_opened.txt",
+        include_str!("../templates/vote_opened.txt"),
+    ),
+    (
+        "vote_result.txt",
+        include_str!("../templates/vote_result.txt"),
+    ),
 ];
 
 /// Writes the shipped templates that are missing under `dir`; never overwrites a
@@ -299,7 +410,10 @@ fn module_samples(text: &str) -> Vec<(String, serde_json::Value)> {
             .and_then(|rest| rest.split_once('"'))
             .map(|(code, _)| code.to_owned())
         {
-            samples.push((code, serde_json::Value::Object(pending.take().unwrap_or_default())));
+            samples.push((
+                code,
+                serde_json::Value::Object(pending.take().unwrap_or_default()),
+            ));
         }
     }
     samples

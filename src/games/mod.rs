@@ -20,13 +20,7 @@ use crate::engine::{
 
 /// Every tag the bot answers to, lower-case. A bracketed subject part that is not
 /// one of these (a list prefix like `[game-list]`) is not a tag.
-pub const KNOWN_TAGS: &[&str] = &[
-    players::TAG,
-    ruleset::TAG,
-    vote::TAG,
-    ruletag::TAG,
-    "help",
-];
+pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, vote::TAG, ruletag::TAG, "help"];
 
 /// The whole game state: what `state --json` shows and what replay rebuilds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -456,7 +456,9 @@ fn parse_move(rest: &str) -> Result<Command, NotUnderstood> {
     let (from, to) = split_word(places, &["to"]).ok_or_else(usage)?;
     let from = from.trim();
     let from = match split_word(from, &["from"]) {
-        Some((before, from)) if before.trim().is_empty() => Some(parse_rtl(from).ok_or_else(usage)?),
+        Some((before, from)) if before.trim().is_empty() => {
+            Some(parse_rtl(from).ok_or_else(usage)?)
+        }
         Some(_) => return Err(usage()),
         None if from.is_empty() => None,
         None => Some(parse_rtl(from).ok_or_else(usage)?),
@@ -493,7 +495,9 @@ fn parse_grab(rest: &str) -> Result<Action, NotUnderstood> {
 /// `... because REASON`: the reason is required, because an override is announced with it.
 fn with_reason<'t>(rest: &'t str, usage_text: &str) -> Result<(&'t str, String), NotUnderstood> {
     match rest.split_once(" because ") {
-        Some((what, reason)) if !reason.trim().is_empty() => Ok((what.trim(), reason.trim().to_owned())),
+        Some((what, reason)) if !reason.trim().is_empty() => {
+            Ok((what.trim(), reason.trim().to_owned()))
+        }
         _ => Err(usage(usage_text)),
     }
 }
@@ -520,7 +524,9 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "void" => {
             let text = "void PLAYER element|move|grab|drop because REASON";
             let (what, reason) = with_reason(rest, text)?;
-            let (name, kind) = what.rsplit_once(char::is_whitespace).ok_or_else(|| usage(text))?;
+            let (name, kind) = what
+                .rsplit_once(char::is_whitespace)
+                .ok_or_else(|| usage(text))?;
             let kind = ActionKind::from_word(kind).ok_or_else(|| usage(text))?;
             Ok(Command::Void {
                 name: name.trim().to_owned(),
@@ -606,9 +612,9 @@ struct Times {
 }
 
 fn cycle<'a>(env: &Env<'a>) -> Result<&'a Cycle, Refusal> {
-    env.calendar.cycle(&env.params.cycle).ok_or_else(|| {
-        Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &env.params.cycle))
-    })
+    env.calendar
+        .cycle(&env.params.cycle)
+        .ok_or_else(|| Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &env.params.cycle)))
 }
 
 fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
@@ -619,9 +625,16 @@ fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
     let start = env.calendar.unit_start(cycle, nweek, 1).map_err(bad)?;
     let actions_close = env
         .calendar
-        .unit_end(cycle, nweek, env.params.actions_close_after_nday.min(cycle.units))
+        .unit_end(
+            cycle,
+            nweek,
+            env.params.actions_close_after_nday.min(cycle.units),
+        )
         .map_err(bad)?;
-    let end = env.calendar.unit_end(cycle, nweek, cycle.units).map_err(bad)?;
+    let end = env
+        .calendar
+        .unit_end(cycle, nweek, cycle.units)
+        .map_err(bad)?;
     let process_at = end
         .checked_add(jiff::SignedDuration::from_hours(i64::from(
             env.params.process_delay_hours,
@@ -629,7 +642,11 @@ fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
         .map_err(|_| bad(calendar::CalendarError::OutOfRange))?;
     let notify_by = env
         .calendar
-        .unit_end(cycle, nweek + 1, env.params.notify_by_nday.clamp(1, cycle.units))
+        .unit_end(
+            cycle,
+            nweek + 1,
+            env.params.notify_by_nday.clamp(1, cycle.units),
+        )
         .map_err(bad)?;
     Ok(Times {
         start,
@@ -745,7 +762,12 @@ impl RuleTag {
 
     /// `state ruletag`: every player's element, RTL and points, every RTO's RTL and
     /// holder, and this nweek's counted actions.
-    pub fn view(&self, players: &Registry, accounts: &Accounts, params: &Params) -> serde_json::Value {
+    pub fn view(
+        &self,
+        players: &Registry,
+        accounts: &Accounts,
+        params: &Params,
+    ) -> serde_json::Value {
         let name = |id: PlayerId| players.by_id(id).map(|p| p.name.clone());
         let standings: Vec<serde_json::Value> = players
             .active()
@@ -800,7 +822,8 @@ impl RuleTag {
                 mail: Vec::new(),
                 sentence: Sentence::new("ruletag_status").arg(
                     "state",
-                    self.public_view().view(env.players, env.accounts, env.params),
+                    self.public_view()
+                        .view(env.players, env.accounts, env.params),
                 ),
             }),
             Command::Act(action) => self.act(action, ctx, env),
@@ -809,7 +832,15 @@ impl RuleTag {
                 let current = self.standing(player.id).rtl;
                 self.check_move(current, from, to, term.as_deref(), env)?;
                 let term = term.filter(|_| current.is_some() && to.is_some());
-                self.act(Action::Move { from: current, to, term }, ctx, env)
+                self.act(
+                    Action::Move {
+                        from: current,
+                        to,
+                        term,
+                    },
+                    ctx,
+                    env,
+                )
             }
             Command::Void { name, kind, reason } => self.void(&name, kind, &reason, ctx, env),
             Command::Relocate {
@@ -981,7 +1012,12 @@ impl RuleTag {
         // Rule "rule tag moderation" 1): the moderator makes no rule tag action but a
         // move to null. An element change is a game action of rule "Elements", not a
         // rule tag action, so it stays open to em.
-        if is_moderator && !matches!(action, Action::Element { .. } | Action::Move { to: None, .. }) {
+        if is_moderator
+            && !matches!(
+                action,
+                Action::Element { .. } | Action::Move { to: None, .. }
+            )
+        {
             return Err(refused("ruletag_moderator_only_null"));
         }
         let mut note = None;
@@ -998,11 +1034,15 @@ impl RuleTag {
             }
             Action::Move { .. } => {}
             Action::Grab { object, points } => {
-                let rto = self.object(object).ok_or_else(|| self.no_such_object(object))?;
+                let rto = self
+                    .object(object)
+                    .ok_or_else(|| self.no_such_object(object))?;
                 if *points < 0 {
                     return Err(refused("ruletag_grab_negative"));
                 }
-                let have = env.accounts.balance(Holder::Player(player.id), &env.params.currency);
+                let have = env
+                    .accounts
+                    .balance(Holder::Player(player.id), &env.params.currency);
                 if points_of(&have) < *points {
                     return Err(Refusal(
                         Sentence::new("ruletag_grab_more_than_held")
@@ -1011,17 +1051,26 @@ impl RuleTag {
                     ));
                 }
                 let moving_to = match self.counted(player.id, ActionKind::Move) {
-                    Some(Declared { action: Action::Move { to, .. }, .. }) => Some(*to),
+                    Some(Declared {
+                        action: Action::Move { to, .. },
+                        ..
+                    }) => Some(*to),
                     _ => None,
                 };
                 if rto.rtl != standing.rtl && moving_to != Some(rto.rtl) {
-                    note = Some(json!({"object": object, "object_rtl": rtl_text(rto.rtl), "rtl": rtl_text(standing.rtl)}));
+                    note = Some(
+                        json!({"object": object, "object_rtl": rtl_text(rto.rtl), "rtl": rtl_text(standing.rtl)}),
+                    );
                 }
             }
             Action::Drop { object } => {
-                let rto = self.object(object).ok_or_else(|| self.no_such_object(object))?;
+                let rto = self
+                    .object(object)
+                    .ok_or_else(|| self.no_such_object(object))?;
                 if rto.holder != Some(player.id) {
-                    return Err(Refusal(Sentence::new("ruletag_drop_not_held").arg("object", object)));
+                    return Err(Refusal(
+                        Sentence::new("ruletag_drop_not_held").arg("object", object),
+                    ));
                 }
             }
         }
@@ -1111,7 +1160,9 @@ impl RuleTag {
             .iter()
             .any(|invalid| invalid.eq_ignore_ascii_case(term.trim()))
         {
-            return Err(Refusal(Sentence::new("ruletag_invalid_path").arg("term", term)));
+            return Err(Refusal(
+                Sentence::new("ruletag_invalid_path").arg("term", term),
+            ));
         }
         let Some(known) = env.ruleset.term(term) else {
             return Err(Refusal(
@@ -1148,7 +1199,14 @@ impl RuleTag {
         )
     }
 
-    fn void(&self, name: &str, kind: ActionKind, reason: &str, ctx: &Ctx, env: &Env) -> Result<Done<Change>, Refusal> {
+    fn void(
+        &self,
+        name: &str,
+        kind: ActionKind,
+        reason: &str,
+        ctx: &Ctx,
+        env: &Env,
+    ) -> Result<Done<Change>, Refusal> {
         let player = env
             .players
             .by_name(name)
@@ -1179,8 +1237,16 @@ impl RuleTag {
         })
     }
 
-    fn relocate(&self, object: &str, rtl: u32, reason: &str, ctx: &Ctx, env: &Env) -> Result<Done<Change>, Refusal> {
-        self.object(object).ok_or_else(|| self.no_such_object(object))?;
+    fn relocate(
+        &self,
+        object: &str,
+        rtl: u32,
+        reason: &str,
+        ctx: &Ctx,
+        env: &Env,
+    ) -> Result<Done<Change>, Refusal> {
+        self.object(object)
+            .ok_or_else(|| self.no_such_object(object))?;
         if !env.ruleset.exists(rtl) {
             return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", rtl)));
         }
@@ -1236,8 +1302,7 @@ fn linking_names(env: &Env, from: u32, to: u32) -> Vec<String> {
         .into_iter()
         .map(|t| t.term.clone())
         .filter(|t| {
-            !env
-                .params
+            !env.params
                 .invalid_terms
                 .iter()
                 .any(|invalid| invalid.eq_ignore_ascii_case(t))
@@ -1433,30 +1498,47 @@ impl<'e, 'a> Turn<'e, 'a> {
             if Some(id) != self.moderator {
                 let values = json!({"name": self.name(id), "points": params.null_move_penalty});
                 self.change("Penalties", "moved_to_null", values);
-                self.pay(Holder::Player(id), Holder::Nowhere, params.null_move_penalty, "Rule Tag: Penalties, moved to null");
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.null_move_penalty,
+                    "Rule Tag: Penalties, moved to null",
+                );
             }
         }
-        // "a rule that has just changed": changed since the last turn was processed
-        // (or since this nweek began, for the first turn).
+        // "a rule that has just changed": changed since the last turn was processed,
+        // or, for the first turn, since the nweek or the game began, whichever is later
+        // (setting up the registry before the game is no change within it).
         let since = self
             .game
             .last_report
             .as_ref()
             .and_then(|report| report.processed_at)
-            .unwrap_or(times.start);
+            .unwrap_or_else(|| times.start.max(self.game.started_at.unwrap_or(times.start)));
         let playing = self.playing.clone();
         for id in playing {
             let Some(rule) = self.rtl(id) else { continue };
             if !self.env.ruleset.exists(rule) {
-                let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_gone_penalty});
+                let values =
+                    json!({"name": self.name(id), "rtl": rule, "points": params.rule_gone_penalty});
                 self.change("Penalties", "rule_gone", values);
-                self.pay(Holder::Player(id), Holder::Nowhere, params.rule_gone_penalty, "Rule Tag: Penalties, RTL rule no longer exists");
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.rule_gone_penalty,
+                    "Rule Tag: Penalties, RTL rule no longer exists",
+                );
                 self.move_player(id, None, "Penalties");
             } else if self.env.ruleset.changed_between(rule, since, self.now) {
                 if self.may_lose(id) {
                     let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
                     self.change("Penalties", "rule_changed", values);
-                    self.pay(Holder::Player(id), Holder::Nowhere, params.rule_changed_penalty, "Rule Tag: Penalties, RTL rule changed");
+                    self.pay(
+                        Holder::Player(id),
+                        Holder::Nowhere,
+                        params.rule_changed_penalty,
+                        "Rule Tag: Penalties, RTL rule changed",
+                    );
                 }
             }
         }
@@ -1467,9 +1549,19 @@ impl<'e, 'a> Turn<'e, 'a> {
         // Rule "rule tag moderation": Award, and Censure when late.
         self.report.late = caught_up_at > times.notify_by;
         if let Some(moderator) = self.moderator {
-            self.pay(Holder::Nowhere, Holder::Player(moderator), params.moderator_award, "Rule Tag moderation: Award");
+            self.pay(
+                Holder::Nowhere,
+                Holder::Player(moderator),
+                params.moderator_award,
+                "Rule Tag moderation: Award",
+            );
             if self.report.late {
-                self.pay(Holder::Player(moderator), Holder::Nowhere, params.moderator_censure, "Rule Tag moderation: Censure, notifications late");
+                self.pay(
+                    Holder::Player(moderator),
+                    Holder::Nowhere,
+                    params.moderator_censure,
+                    "Rule Tag moderation: Censure, notifications late",
+                );
             }
         }
     }
@@ -1500,18 +1592,29 @@ impl<'e, 'a> Turn<'e, 'a> {
     fn basketball(&mut self, params: &Params) {
         let ball = self.objects.iter().find(|o| o.name == BALL).cloned();
         let goal = self.objects.iter().find(|o| o.name == GOAL).cloned();
-        let (Some(ball), Some(goal)) = (ball, goal) else { return };
+        let (Some(ball), Some(goal)) = (ball, goal) else {
+            return;
+        };
         let Some(holder) = ball.holder else { return };
         if ball.rtl.is_none() || self.rtl(holder) != goal.rtl || !self.playing.contains(&holder) {
             return;
         }
         let values = json!({"name": self.name(holder), "rtl": rtl_text(goal.rtl), "points": params.basket_points});
         self.change("Basketball Resolve", "scored", values);
-        self.pay(Holder::Nowhere, Holder::Player(holder), params.basket_points, "Rule Tag basketball: the ball on the goal's RTL");
+        self.pay(
+            Holder::Nowhere,
+            Holder::Player(holder),
+            params.basket_points,
+            "Rule Tag basketball: the ball on the goal's RTL",
+        );
         // Both objects become unpossessed and go to two different (non-null) RTLs.
         let rules = self.rules();
         let ball_rtl = self.draw(&rules, "rule tag ball relocated after a basket");
-        let others: Vec<u32> = rules.iter().copied().filter(|n| Some(*n) != ball_rtl).collect();
+        let others: Vec<u32> = rules
+            .iter()
+            .copied()
+            .filter(|n| Some(*n) != ball_rtl)
+            .collect();
         let goal_rtl = self.draw(&others, "rule tag goal relocated after a basket");
         for (name, rtl) in [(BALL, ball_rtl), (GOAL, goal_rtl)] {
             if let Some(rto) = self.objects.iter_mut().find(|o| o.name == name) {
@@ -1530,8 +1633,14 @@ impl<'e, 'a> Turn<'e, 'a> {
         // Firstly, grabs where the player and the RTO have different RTLs are invalid.
         let mut valid: Vec<(PlayerId, String, i64)> = Vec::new();
         for declared in grabs {
-            let Action::Grab { object, points } = declared.action else { continue };
-            let object_rtl = self.objects.iter().find(|o| o.name == object).and_then(|o| o.rtl);
+            let Action::Grab { object, points } = declared.action else {
+                continue;
+            };
+            let object_rtl = self
+                .objects
+                .iter()
+                .find(|o| o.name == object)
+                .and_then(|o| o.rtl);
             let player_rtl = self.rtl(declared.player);
             if object_rtl.is_some() && object_rtl == player_rtl {
                 valid.push((declared.player, object, points));
@@ -1563,31 +1672,44 @@ impl<'e, 'a> Turn<'e, 'a> {
                 // (ii) Only one grab action: that player gains possession.
                 [(player, _)] => {
                     self.objects[index].holder = Some(*player);
-                    let values = json!({"object": name, "name": self.name(*player), "clause": "ii"});
+                    let values =
+                        json!({"object": name, "name": self.name(*player), "clause": "ii"});
                     self.change("Grab Actions", "grabbed", values);
                 }
                 _ => {
                     // (iii) One player declared more than any other and has at least
                     // as many points: possession, and the points are spent.
                     let top = bids.iter().map(|(_, points)| *points).max().unwrap_or(0);
-                    let at_top: Vec<PlayerId> = bids.iter().filter(|(_, p)| *p == top).map(|(id, _)| *id).collect();
+                    let at_top: Vec<PlayerId> = bids
+                        .iter()
+                        .filter(|(_, p)| *p == top)
+                        .map(|(id, _)| *id)
+                        .collect();
                     let winner = match at_top.as_slice() {
                         [one] => Some(*one),
                         _ => None,
                     };
-                    let has = winner.map(|id| points_of(&self.accounts.balance(Holder::Player(id), &params.currency)));
+                    let has = winner.map(|id| {
+                        points_of(&self.accounts.balance(Holder::Player(id), &params.currency))
+                    });
                     match (winner, has) {
                         (Some(id), Some(has)) if has >= top => {
                             self.objects[index].holder = Some(id);
                             let values = json!({"object": name, "name": self.name(id), "clause": "iii", "points": top});
                             self.change("Grab Actions", "grabbed", values);
                             if self.may_lose(id) {
-                                self.pay(Holder::Player(id), Holder::Nowhere, top, "Rule Tag: Grab Actions (iii), points declared");
+                                self.pay(
+                                    Holder::Player(id),
+                                    Holder::Nowhere,
+                                    top,
+                                    "Rule Tag: Grab Actions (iii), points declared",
+                                );
                             }
                         }
                         // (iv) Otherwise, nothing happens.
                         _ => {
-                            let names: Vec<String> = bids.iter().map(|(id, _)| self.name(*id)).collect();
+                            let names: Vec<String> =
+                                bids.iter().map(|(id, _)| self.name(*id)).collect();
                             let values = json!({"object": name, "names": names, "tie": winner.is_none(), "points": top});
                             self.change("Grab Actions", "grab_nothing", values);
                         }
@@ -1628,7 +1750,12 @@ impl<'e, 'a> Turn<'e, 'a> {
                     "points": params.elemental_points,
                 });
                 self.change("Elemental Tag Resolve", "elemental", values);
-                self.pay(Holder::Player(loser), Holder::Player(winner), params.elemental_points, "Rule Tag: Elemental Tag Resolve");
+                self.pay(
+                    Holder::Player(loser),
+                    Holder::Player(winner),
+                    params.elemental_points,
+                    "Rule Tag: Elemental Tag Resolve",
+                );
             }
         }
     }
@@ -1647,12 +1774,23 @@ impl<'e, 'a> Turn<'e, 'a> {
             let name = rto.name.clone();
             let from = rto.rtl;
             let taken: Vec<u32> = self.objects.iter().filter_map(|o| o.rtl).collect();
-            let free: Vec<u32> = rules.iter().copied().filter(|n| !taken.contains(n)).collect();
+            let free: Vec<u32> = rules
+                .iter()
+                .copied()
+                .filter(|n| !taken.contains(n))
+                .collect();
             let candidates = if free.is_empty() { rules.clone() } else { free };
-            if let Some(rule) = self.draw(&candidates, &format!("{name} relocated off a null or repealed RTL")) {
+            if let Some(rule) = self.draw(
+                &candidates,
+                &format!("{name} relocated off a null or repealed RTL"),
+            ) {
                 self.objects[index].rtl = Some(rule);
                 self.objects[index].holder = None;
-                self.change("Penalties", "relocated", json!({"object": name, "from": rtl_text(from), "to": rule}));
+                self.change(
+                    "Penalties",
+                    "relocated",
+                    json!({"object": name, "from": rtl_text(from), "to": rule}),
+                );
             }
         }
     }
@@ -1734,9 +1872,19 @@ impl<'e, 'a> Turn<'e, 'a> {
                 .collect::<Vec<_>>()
         );
         // Notification 1 goes before anything drawn for the turn is announced.
-        let mut mail = vec![Mail::new(Audience::List, TAG, "ruletag_notification_actions", first)];
+        let mut mail = vec![Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_notification_actions",
+            first,
+        )];
         mail.append(&mut self.mail);
-        mail.push(Mail::new(Audience::List, TAG, "ruletag_notification_results", second));
+        mail.push(Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_notification_results",
+            second,
+        ));
         let mut changes = self.changes;
         changes.push(Change::RuleTag(Event::NweekEnded {
             standings: self

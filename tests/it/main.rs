@@ -5,6 +5,7 @@
 mod architecture;
 mod corpus;
 mod e2e;
+mod e2e_ruletag;
 mod ruletag;
 mod scenarios;
 mod substrate;
