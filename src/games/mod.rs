@@ -1167,6 +1167,6 @@ mod tests {
         assert_eq!(outcome.help, ["nomic"]);
         let outcome =
             World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
-        assert_eq!(outcome.help, ["nomic", "ruleset", "vote"]);
+        assert_eq!(outcome.help, ["nomic", "ruleset", "vote", "rule tag"]);
     }
 }
