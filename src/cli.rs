@@ -108,8 +108,9 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
                 .ruletag
                 .view(&world.players, &world.accounts, &bot.params().ruletag)
         }
+        Some("ghost") => serde_json::to_value(&world.ghosts)?,
         Some(other) => bail!(
-            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed, ruletag"
+            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed, ruletag, ghost"
         ),
     };
     if json {
@@ -328,8 +329,12 @@ pub fn check(config: Config) -> Result<String> {
     let templates = Templates::load(&config.resolve(&config.bot.templates))?;
     let n_templates = templates.check_syntax()?;
     templates::check_samples(&templates)?;
+    let dictionary = crate::pipeline::lazy_dictionary(&config)?;
+    let words = crate::pipeline::dictionary_words(&dictionary).ok_or_else(|| {
+        anyhow::anyhow!("the official dictionary ([ghost] dictionary) holds no word")
+    })?;
     Ok(format!(
-        "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok",
+        "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; official dictionary: {words} words",
         config.transport, config.bot.address, config.bot.list
     ))
 }

@@ -43,6 +43,9 @@ pub struct Config {
     /// Rule Tag (`[ruletag]`): every number of the rule texts.
     #[serde(default)]
     pub ruletag: crate::games::ruletag::Params,
+    /// Ghost (`[ghost]`): the rule's numbers and the official dictionary.
+    #[serde(default)]
+    pub ghost: crate::games::ghost::Params,
     /// Days in a zone, cycles (the nweek of ndays), and the reminders' lead time.
     #[serde(default)]
     pub calendar: crate::engine::calendar::Calendar,

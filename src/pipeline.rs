@@ -25,6 +25,11 @@ pub enum PipelineError {
     Template(#[from] TemplateError),
     #[error(transparent)]
     Compose(#[from] compose::ComposeError),
+    #[error("cannot read the dictionary {path}: {source}")]
+    Dictionary {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot create {path}: {source}")]
     Io {
         path: PathBuf,
@@ -105,6 +110,8 @@ impl Bot {
                 days: config.vote.days,
             },
             ruletag: config.ruletag.clone(),
+            ghost: config.ghost.clone(),
+            dictionary: official_dictionary(&config)?,
             offices: config
                 .officers
                 .offices
@@ -664,5 +671,76 @@ impl Bot {
                 self.render_one(&mail, cause, index + n, thread, Kind::Reply, now)
             })
             .collect()
+    }
+}
+
+/// The shipped word list (dict/english.txt, from Debian's wamerican: see dict/README.md).
+pub const SHIPPED_WORDS: &str = include_str!("../dict/english.txt");
+
+/// The official dictionary: the list named by `[ghost] dictionary`, else the
+/// shipped one. Its index is built the first time a game asks, so a pass of the
+/// bot that plays no word game does not pay for it.
+pub fn official_dictionary(config: &Config) -> Result<games::Dictionary> {
+    Ok(games::Dictionary(std::sync::Arc::new(lazy_dictionary(
+        config,
+    )?)))
+}
+
+/// How many words the dictionary holds, building its index now; `None` when it
+/// holds none.
+pub fn dictionary_words(dictionary: &LazyDictionary) -> Option<usize> {
+    dictionary.index().map(|index| index.len())
+}
+
+/// The official dictionary, not yet indexed.
+pub fn lazy_dictionary(config: &Config) -> Result<LazyDictionary> {
+    let text: std::borrow::Cow<'static, str> = match &config.ghost.dictionary {
+        Some(path) => {
+            let path = config.resolve(std::path::Path::new(path));
+            std::fs::read_to_string(&path)
+                .map_err(|source| PipelineError::Dictionary { path, source })?
+                .into()
+        }
+        None => SHIPPED_WORDS.into(),
+    };
+    Ok(LazyDictionary {
+        text,
+        index: std::sync::OnceLock::new(),
+    })
+}
+
+/// A word list whose index is built on first use.
+pub struct LazyDictionary {
+    text: std::borrow::Cow<'static, str>,
+    index: std::sync::OnceLock<Option<crate::engine::dictionary::Dictionary>>,
+}
+
+impl LazyDictionary {
+    /// The index, built now if it was not yet. `None`: the list holds no word
+    /// (`check` reports that at start-up).
+    pub fn index(&self) -> Option<&crate::engine::dictionary::Dictionary> {
+        self.index
+            .get_or_init(|| crate::engine::dictionary::Dictionary::from_text(&self.text).ok())
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for LazyDictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyDictionary")
+            .field("bytes", &self.text.len())
+            .field("built", &self.index.get().is_some())
+            .finish()
+    }
+}
+
+impl crate::engine::dictionary::Lexicon for LazyDictionary {
+    fn is_word(&self, word: &str) -> bool {
+        self.index().is_some_and(|index| index.is_word(word))
+    }
+
+    fn is_inside_a_word(&self, fragment: &str) -> bool {
+        self.index()
+            .is_some_and(|index| index.is_inside_a_word(fragment))
     }
 }

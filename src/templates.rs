@@ -166,6 +166,18 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../templates/alias_expired.txt"),
     ),
     (
+        "ghost_news.txt",
+        include_str!("../templates/ghost_news.txt"),
+    ),
+    (
+        "ghost_started.txt",
+        include_str!("../templates/ghost_started.txt"),
+    ),
+    (
+        "help/ghost.txt",
+        include_str!("../templates/help/ghost.txt"),
+    ),
+    (
         "help/nomic.txt",
         include_str!("../templates/help/nomic.txt"),
     ),
@@ -272,6 +284,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     (
         "sentences/accounts.txt",
         include_str!("../templates/sentences/accounts.txt"),
+    ),
+    (
+        "sentences/ghost.txt",
+        include_str!("../templates/sentences/ghost.txt"),
     ),
     (
         "sentences/random.txt",

@@ -508,11 +508,12 @@ impl Accounts {
         if from == to {
             return Err(Sentence::new("accounts_same_holder").into());
         }
-        let may_go_negative = imposed || match from {
-            Holder::Nowhere => true,
-            Holder::Treasury => currency.treasury_may_go_negative,
-            Holder::Player(_) => currency.may_go_negative,
-        };
+        let may_go_negative = imposed
+            || match from {
+                Holder::Nowhere => true,
+                Holder::Treasury => currency.treasury_may_go_negative,
+                Holder::Player(_) => currency.may_go_negative,
+            };
         let have = self.balance(from, &currency.name);
         if !may_go_negative && &have < amount {
             return Err(Sentence::new("accounts_short")

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts::{self, Accounts};
 use crate::engine::calendar::{self, Calendar, Schedule};
+use crate::engine::dictionary::Lexicon;
 use crate::engine::players::{self, Registry};
 use crate::engine::random::{self, RandomOfficer};
 use crate::engine::ruleset::{self, Ruleset};
@@ -20,7 +21,14 @@ use crate::engine::{
 
 /// Every tag the bot answers to, lower-case. A bracketed subject part that is not
 /// one of these (a list prefix like `[game-list]`) is not a tag.
-pub const KNOWN_TAGS: &[&str] = &[players::TAG, ruleset::TAG, vote::TAG, ruletag::TAG, "help"];
+pub const KNOWN_TAGS: &[&str] = &[
+    players::TAG,
+    ruleset::TAG,
+    vote::TAG,
+    ruletag::TAG,
+    ghost::TAG,
+    "help",
+];
 
 /// The whole game state: what `state --json` shows and what replay rebuilds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -45,6 +53,9 @@ pub struct World {
     /// Rule Tag (`[rule tag]`).
     #[serde(default)]
     pub ruletag: ruletag::RuleTag,
+    /// Ghost (`[ghost]`, `[ghost N]`): every instance.
+    #[serde(default)]
+    pub ghosts: ghost::Ghosts,
     /// Messages whose actions a moderator voided (their Message-IDs): `fold` leaves
     /// their events out.
     #[serde(default)]
@@ -64,6 +75,18 @@ pub enum Event {
     Override(Override),
     Vote(vote::Event),
     RuleTag(ruletag::Event),
+    Ghost(ghost::Event),
+}
+
+impl From<ghost::Change> for Event {
+    fn from(change: ghost::Change) -> Event {
+        match change {
+            ghost::Change::Ghost(event) => Event::Ghost(event),
+            ghost::Change::Schedule(event) => Event::Schedule(event),
+            ghost::Change::Random(event) => Event::Random(event),
+            ghost::Change::Accounts(event) => Event::Accounts(event),
+        }
+    }
 }
 
 impl From<ruletag::Change> for Event {
@@ -133,6 +156,9 @@ pub struct Params {
     pub calendar: Calendar,
     pub vote: vote::Params,
     pub ruletag: ruletag::Params,
+    pub ghost: ghost::Params,
+    /// The official dictionary of word games (Ghost), loaded by the shell.
+    pub dictionary: Dictionary,
     /// Every named office (bot.toml `[officers.offices]`): office → holders.
     pub offices: std::collections::BTreeMap<String, Vec<crate::engine::Address>>,
 }
@@ -187,6 +213,29 @@ impl Params {
             ),
         );
         serde_json::Value::Array(offices)
+    }
+}
+
+/// The official dictionary as the games see it: any `Lexicon`, shared.
+#[derive(Debug, Clone)]
+pub struct Dictionary(pub std::sync::Arc<dyn Lexicon>);
+
+impl Default for Dictionary {
+    fn default() -> Dictionary {
+        Dictionary(std::sync::Arc::new(NoWords))
+    }
+}
+
+/// The dictionary of a bot configured without one: no word is in it.
+#[derive(Debug)]
+struct NoWords;
+
+impl Lexicon for NoWords {
+    fn is_word(&self, _: &str) -> bool {
+        false
+    }
+    fn is_inside_a_word(&self, _: &str) -> bool {
+        false
     }
 }
 
@@ -257,6 +306,7 @@ impl World {
             }
             Event::Vote(event) => self.votes.apply_event(event, at),
             Event::RuleTag(event) => self.ruletag.apply_event(event, at),
+            Event::Ghost(event) => self.ghosts.apply_event(event, at),
         }
     }
 
@@ -405,6 +455,22 @@ impl World {
             Parsed::Random(command) => self
                 .random_command(command, ctx, params)
                 .map(|done| wrap(done, Event::Random)),
+            Parsed::Ghost { instance, command } => self
+                .ghosts
+                .apply(
+                    instance,
+                    command,
+                    ctx,
+                    self.ghost_services(params),
+                    params.is_moderator(&ctx.sender),
+                )
+                .map(|done| {
+                    (
+                        done.events.into_iter().map(Event::from).collect(),
+                        done.mail,
+                        done.sentence,
+                    )
+                }),
             Parsed::RuleTag(command) => {
                 let moderator = params.ruletag_moderator();
                 let is_officer = params.is_moderator(&ctx.sender)
@@ -426,8 +492,16 @@ impl World {
                 for event in &events {
                     self.apply_event(event, ctx.now);
                 }
+                // What a change of standing does to the games: a player who leaves
+                // the nomic leaves every game; a referee on vacation leaves the post.
+                let (more_events, more_mail) = self.standing_changed(&events, ctx.now, params);
+                for event in &more_events {
+                    self.apply_event(event, ctx.now);
+                }
                 outcome.events.extend(events);
                 outcome.mail.extend(mail);
+                outcome.events.extend(more_events);
+                outcome.mail.extend(more_mail);
                 LineReport {
                     line,
                     status: Status::Done,
@@ -440,6 +514,54 @@ impl World {
                 sentence: refusal.0,
             },
         }
+    }
+
+    /// What Ghost sees of the world.
+    fn ghost_services<'a>(&'a self, params: &'a Params) -> ghost::Services<'a> {
+        ghost::Services {
+            players: &self.players,
+            accounts: &self.accounts,
+            random: &self.random,
+            lexicon: params.dictionary.0.as_ref(),
+            params: &params.ghost,
+        }
+    }
+
+    /// The games' consequences of registry events already applied to `self`.
+    fn standing_changed(
+        &self,
+        events: &[Event],
+        now: Timestamp,
+        params: &Params,
+    ) -> (Vec<Event>, Vec<Mail>) {
+        let mut world = self.clone();
+        let mut all_events = Vec::new();
+        let mut all_mail = Vec::new();
+        for event in events {
+            let (changes, mail) = match event {
+                Event::Players(players::Event::Left { id }) => {
+                    world
+                        .ghosts
+                        .player_left_nomic(*id, now, world.ghost_services(params))
+                }
+                Event::Players(players::Event::VacationStarted { id, .. }) => {
+                    world.ghosts.referee_gone(
+                        *id,
+                        ghost::Vacancy::Vacation,
+                        now,
+                        world.ghost_services(params),
+                    )
+                }
+                _ => continue,
+            };
+            let events: Vec<Event> = changes.into_iter().map(Event::from).collect();
+            for event in &events {
+                world.apply_event(event, now);
+            }
+            all_events.extend(events);
+            all_mail.extend(mail);
+        }
+        (all_events, all_mail)
     }
 
     /// What Rule Tag sees of the world.
@@ -742,6 +864,12 @@ impl World {
                 }
                 None => (Vec::new(), Vec::new()),
             },
+            ghost::TAG => {
+                let (changes, mail) =
+                    self.ghosts
+                        .deadline_fired(&deadline.id, now, self.ghost_services(params));
+                (changes.into_iter().map(Event::from).collect(), mail)
+            }
             ruletag::TAG => match ruletag::nweek_of_deadline(&deadline.id) {
                 Some(nweek) => {
                     let moderator = params.ruletag_moderator();
@@ -755,6 +883,14 @@ impl World {
             },
             _ => (Vec::new(), Vec::new()),
         }
+    }
+}
+
+/// The instance a tag names: 2 for `ghost 2`, none for `ghost`.
+pub fn instance_number(tag: &str) -> Option<u32> {
+    match tag.rsplit_once(' ') {
+        Some((_, number)) => number.parse().ok(),
+        None => None,
     }
 }
 
@@ -783,6 +919,11 @@ enum Parsed {
     Random(RandomCommand),
     Vote(vote::Command),
     RuleTag(ruletag::Command),
+    /// A Ghost command for instance N of `[ghost N]`, or the only open one.
+    Ghost {
+        instance: Option<u32>,
+        command: ghost::Command,
+    },
     /// `officers`: who holds which office.
     Officers,
     /// A moderator acts on a player's behalf: `as Alice because REASON: join Alice`.
@@ -828,6 +969,10 @@ fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood
                 players::TAG => parse_nomic(command),
                 vote::TAG => vote::parse(command).map(Parsed::Vote),
                 ruletag::TAG => ruletag::parse(command).map(Parsed::RuleTag),
+                ghost::TAG => ghost::parse(command).map(|command| Parsed::Ghost {
+                    instance: None,
+                    command,
+                }),
                 _ => Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game))),
             };
             Some(Ok(Parsed::OnBehalf {
@@ -994,6 +1139,8 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 ruleset::TAG => ruleset::parse(rest).is_ok(),
                 vote::TAG => vote::parse(rest).is_ok(),
                 ruletag::TAG => ruletag::parse(rest).is_ok(),
+                // "[ghost] thanks" is a subject, not the play THANKS.
+                ghost::TAG => ghost::parse(rest).is_ok() && !ghost::is_bare_play(rest),
                 _ => false,
             });
     let normalized = |s: &str| {
@@ -1044,6 +1191,40 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 (line, parsed)
             })
             .collect(),
+        ghost::TAG => {
+            let instance = instance_number(&message.tag);
+            lines
+                .into_iter()
+                .map(|line| {
+                    let parsed = if is_help(&line) {
+                        Ok(Parsed::Help)
+                    } else {
+                        match parse_override(&line, ghost::TAG) {
+                            Some(Ok(Parsed::OnBehalf {
+                                name,
+                                reason,
+                                line,
+                                inner,
+                            })) => Ok(Parsed::OnBehalf {
+                                name,
+                                reason,
+                                line,
+                                inner: Box::new(inner.map(|parsed| match parsed {
+                                    Parsed::Ghost { command, .. } => {
+                                        Parsed::Ghost { instance, command }
+                                    }
+                                    other => other,
+                                })),
+                            }),
+                            Some(other) => other,
+                            None => ghost::parse(&line)
+                                .map(|command| Parsed::Ghost { instance, command }),
+                        }
+                    };
+                    (line, parsed)
+                })
+                .collect()
+        }
         ruletag::TAG => lines
             .into_iter()
             .map(|line| {
@@ -1167,6 +1348,9 @@ mod tests {
         assert_eq!(outcome.help, ["nomic"]);
         let outcome =
             World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
-        assert_eq!(outcome.help, ["nomic", "ruleset", "vote", "rule tag"]);
+        assert_eq!(
+            outcome.help,
+            ["nomic", "ruleset", "vote", "rule tag", "ghost"]
+        );
     }
 }

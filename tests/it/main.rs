@@ -4,6 +4,7 @@
 
 mod architecture;
 mod corpus;
+mod dictionary;
 mod e2e;
 mod e2e_ruletag;
 mod ruletag;
