@@ -1539,17 +1539,15 @@ impl<'e, 'a> Turn<'e, 'a> {
                     "Rule Tag: Penalties, RTL rule no longer exists",
                 );
                 self.move_player(id, None, "Penalties");
-            } else if self.env.ruleset.changed_between(rule, since, self.now) {
-                if self.may_lose(id) {
-                    let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
-                    self.change("Penalties", "rule_changed", values);
-                    self.pay(
-                        Holder::Player(id),
-                        Holder::Nowhere,
-                        params.rule_changed_penalty,
-                        "Rule Tag: Penalties, RTL rule changed",
-                    );
-                }
+            } else if self.env.ruleset.changed_between(rule, since, self.now) && self.may_lose(id) {
+                let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
+                self.change("Penalties", "rule_changed", values);
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.rule_changed_penalty,
+                    "Rule Tag: Penalties, RTL rule changed",
+                );
             }
         }
         // An RTO on a rule that is gone, or left on null by its holder, is put back
