@@ -6,6 +6,7 @@ mod architecture;
 mod corpus;
 mod dictionary;
 mod e2e;
+mod e2e_ghost;
 mod e2e_ruletag;
 mod ruletag;
 mod scenarios;
