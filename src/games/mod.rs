@@ -201,6 +201,11 @@ impl Params {
         }
     }
 
+    /// The Rule Tag Moderator, by config or office, or a bot moderator.
+    pub fn is_ruletag_officer(&self, address: &crate::engine::Address) -> bool {
+        self.holds(ruletag::OFFICE, address) || self.ruletag_moderator().as_ref() == Some(address)
+    }
+
     /// Who holds what, for the `officers` command.
     fn roster(&self) -> serde_json::Value {
         let mut offices: Vec<serde_json::Value> = vec![
@@ -602,9 +607,15 @@ impl World {
             status: Status::Refused,
             sentence,
         };
-        if !params.is_moderator(&ctx.sender) {
+        // The Rule Tag Moderator substitutes rule tag actions; the rest is the
+        // moderators'.
+        let rule_tag_action = matches!(inner, Ok(Parsed::RuleTag(_)));
+        let may = params.is_moderator(&ctx.sender)
+            || (rule_tag_action && params.is_ruletag_officer(&ctx.sender));
+        if !may {
             return refused(Sentence::new("moderators_only"));
         }
+        let secret = rule_tag_action && !ctx.public;
         let Some(player) = self.players.by_name(name) else {
             return refused(Sentence::new("no_such_player").arg("name", name));
         };
@@ -631,7 +642,10 @@ impl World {
                 players::TAG,
                 "override_on_behalf",
                 serde_json::json!({
-                    "officer": ctx.sender, "name": player_name, "command": inner_line,
+                    "officer": ctx.sender, "name": player_name,
+                    // A private rule tag action stays secret until the end of the
+                    // nweek: the list learns that one was made, not which.
+                    "command": if secret { serde_json::Value::Null } else { inner_line.clone().into() },
                     "reason": reason, "at": crate::engine::human_time(ctx.now),
                 }),
             ));
@@ -733,7 +747,14 @@ impl World {
         ctx: &Ctx,
         params: &Params,
     ) -> Result<Done<accounts::Event>, Refusal> {
-        if !params.is_moderator(&ctx.sender) {
+        // The Rule Tag Moderator is "the arbiter as to who loses points and gains
+        // them as a result of the game of rule tag": ey adjusts that currency.
+        let ruletag_points = params.is_ruletag_officer(&ctx.sender)
+            && self
+                .accounts
+                .currency(currency)
+                .is_some_and(|c| c.is_called(&params.ruletag.currency));
+        if !params.is_moderator(&ctx.sender) && !ruletag_points {
             return Err(Refusal(Sentence::new("moderators_only")));
         }
         let player = self

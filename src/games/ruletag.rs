@@ -173,6 +173,32 @@ pub struct Standing {
     pub rtl: Rtl,
 }
 
+/// Standings as a list of `[player, standing]` pairs: a map with number keys does
+/// not survive serde's internally tagged enums (the event log's `Event`).
+mod as_pairs {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Standing;
+    use crate::engine::players::PlayerId;
+
+    pub fn serialize<S: Serializer>(
+        map: &BTreeMap<PlayerId, Standing>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let pairs: Vec<(&PlayerId, &Standing)> = map.iter().collect();
+        pairs.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<PlayerId, Standing>, D::Error> {
+        let pairs: Vec<(PlayerId, Standing)> = Vec::deserialize(deserializer)?;
+        Ok(pairs.into_iter().collect())
+    }
+}
+
 /// A rule tag object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rto {
@@ -262,6 +288,9 @@ impl ActionKind {
 /// An action that counts this nweek, with who made it and how.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Declared {
+    /// The nweek the action is for: while a processing delay runs, the next
+    /// nweek's actions are taken before the last one is processed.
+    pub nweek: i64,
     pub player: PlayerId,
     pub action: Action,
     pub at: Timestamp,
@@ -296,6 +325,7 @@ pub struct RuleTag {
     pub started_at: Option<Timestamp>,
     /// The nweek whose actions are being collected.
     pub nweek: i64,
+    #[serde(with = "as_pairs")]
     pub standings: BTreeMap<PlayerId, Standing>,
     pub objects: Vec<Rto>,
     /// This nweek's counted actions: at most one of each type per player.
@@ -318,6 +348,7 @@ pub enum Event {
     Voided {
         player: PlayerId,
         action: ActionKind,
+        nweek: i64,
         by: Address,
         reason: String,
     },
@@ -330,6 +361,7 @@ pub enum Event {
     },
     /// The end of an nweek: the new standings and objects, and what happened.
     NweekEnded {
+        #[serde(with = "as_pairs")]
         standings: BTreeMap<PlayerId, Standing>,
         objects: Vec<Rto>,
         report: Report,
@@ -602,6 +634,7 @@ fn points(n: i64) -> BigRational {
 
 /// The moments of one nweek that the rules name.
 struct Times {
+    nweek: i64,
     start: Timestamp,
     /// Actions are valid strictly before this: the end of nday 8.
     actions_close: Timestamp,
@@ -649,6 +682,7 @@ fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
         )
         .map_err(bad)?;
     Ok(Times {
+        nweek,
         start,
         actions_close,
         process_at,
@@ -707,13 +741,22 @@ impl RuleTag {
             }
             Event::Declared { declared } => {
                 let kind = declared.action.kind();
-                self.actions
-                    .retain(|d| !(d.player == declared.player && d.action.kind() == kind));
+                self.actions.retain(|d| {
+                    !(d.player == declared.player
+                        && d.action.kind() == kind
+                        && d.nweek == declared.nweek)
+                });
                 self.actions.push(declared.clone());
             }
-            Event::Voided { player, action, .. } => {
-                self.actions
-                    .retain(|d| !(d.player == *player && d.action.kind() == *action));
+            Event::Voided {
+                player,
+                action,
+                nweek,
+                ..
+            } => {
+                self.actions.retain(|d| {
+                    !(d.player == *player && d.action.kind() == *action && d.nweek == *nweek)
+                });
             }
             Event::Relocated { object, rtl, .. } => {
                 if let Some(rto) = self.objects.iter_mut().find(|o| &o.name == object) {
@@ -728,7 +771,7 @@ impl RuleTag {
             } => {
                 self.standings = standings.clone();
                 self.objects = objects.clone();
-                self.actions.clear();
+                self.actions.retain(|d| d.nweek > report.nweek);
                 self.nweek = report.nweek + 1;
                 self.last_report = Some(report.clone());
             }
@@ -747,10 +790,10 @@ impl RuleTag {
         self.objects.iter().find(|o| o.name == name)
     }
 
-    fn counted(&self, player: PlayerId, kind: ActionKind) -> Option<&Declared> {
+    fn counted(&self, player: PlayerId, kind: ActionKind, nweek: i64) -> Option<&Declared> {
         self.actions
             .iter()
-            .find(|d| d.player == player && d.action.kind() == kind)
+            .find(|d| d.player == player && d.action.kind() == kind && d.nweek == nweek)
     }
 
     /// What anyone may see: the private actions of the running nweek are left out.
@@ -831,7 +874,10 @@ impl RuleTag {
                 let (player, _) = self.gate(false, ctx, env)?;
                 let current = self.standing(player.id).rtl;
                 self.check_move(current, from, to, term.as_deref(), env)?;
-                let term = term.filter(|_| current.is_some() && to.is_some());
+                // The term as the glossary writes it, not as the player typed it.
+                let term = term
+                    .filter(|_| current.is_some() && to.is_some())
+                    .map(|t| env.ruleset.term(&t).map_or(t, |known| known.term.clone()));
                 self.act(
                     Action::Move {
                         from: current,
@@ -992,11 +1038,25 @@ impl RuleTag {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
         let times = times(env, self.nweek)?;
+        // While a processing delay runs, the next nweek has begun but its actions
+        // cannot be judged yet: they start from where this turn leaves everyone.
+        let cycle = cycle(env)?;
+        let now_in = env
+            .calendar
+            .cycle_position(cycle, ctx.now)
+            .map_or(self.nweek, |position| position.cycle_index);
+        if now_in > self.nweek {
+            return Err(Refusal(
+                Sentence::new("ruletag_processing")
+                    .arg("nweek", self.nweek)
+                    .arg("process_at", human_time(times.process_at)),
+            ));
+        }
         if ctx.now >= times.actions_close {
             return Err(Refusal(
                 Sentence::new("ruletag_late")
                     .arg("rule", if element { "Elements" } else { "Rule Tag" })
-                    .arg("nweek", self.nweek)
+                    .arg("nweek", times.nweek)
                     .arg("closed", human_time(times.actions_close))
                     .arg("next_open", human_time(times.process_at)),
             ));
@@ -1023,7 +1083,7 @@ impl RuleTag {
         let mut note = None;
         match &action {
             Action::Element { .. } => {
-                if let Some(first) = self.counted(player.id, ActionKind::Element) {
+                if let Some(first) = self.counted(player.id, ActionKind::Element, times.nweek) {
                     let Action::Element { element } = first.action else {
                         unreachable!("counted() filters by kind")
                     };
@@ -1050,7 +1110,7 @@ impl RuleTag {
                             .arg("have", accounts::amount_human(&have)),
                     ));
                 }
-                let moving_to = match self.counted(player.id, ActionKind::Move) {
+                let moving_to = match self.counted(player.id, ActionKind::Move, times.nweek) {
                     Some(Declared {
                         action: Action::Move { to, .. },
                         ..
@@ -1074,8 +1134,11 @@ impl RuleTag {
                 }
             }
         }
-        let replaced = self.counted(player.id, action.kind()).is_some();
+        let replaced = self
+            .counted(player.id, action.kind(), times.nweek)
+            .is_some();
         let declared = Declared {
+            nweek: times.nweek,
             player: player.id,
             action: action.clone(),
             at: ctx.now,
@@ -1084,7 +1147,7 @@ impl RuleTag {
         let mut sentence = Sentence::new("ruletag_declared")
             .arg("action", action.describe())
             .arg("replaced", replaced)
-            .arg("nweek", self.nweek)
+            .arg("nweek", times.nweek)
             .arg("closes", human_time(times.actions_close))
             .arg("public", ctx.public);
         sentence = sentence.arg("grab_note", note);
@@ -1211,17 +1274,26 @@ impl RuleTag {
             .players
             .by_name(name)
             .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
-        if self.counted(player.id, kind).is_none() {
+        // The latest nweek with such an action: the next one's, while a processing
+        // delay runs and both are on record.
+        let Some(nweek) = self
+            .actions
+            .iter()
+            .filter(|d| d.player == player.id && d.action.kind() == kind)
+            .map(|d| d.nweek)
+            .max()
+        else {
             return Err(Refusal(
                 Sentence::new("ruletag_no_action")
                     .arg("name", &player.name)
                     .arg("action", kind.as_str()),
             ));
-        }
+        };
         Ok(Done {
             events: vec![Change::RuleTag(Event::Voided {
                 player: player.id,
                 action: kind,
+                nweek,
                 by: ctx.sender.clone(),
                 reason: reason.to_owned(),
             })],
@@ -1286,9 +1358,10 @@ impl RuleTag {
         let Ok(times) = times(env, nweek) else {
             return (Vec::new(), Vec::new());
         };
-        let mut turn = Turn::new(self, env, now, entropy);
+        let mut turn = Turn::new(self, env, now, entropy, nweek);
         turn.run(&times, caught_up_at);
-        turn.finish(nweek, &times)
+        // The mail goes out now: after a downtime that is later than the turn.
+        turn.finish(nweek, &times, caught_up_at.max(now))
     }
 }
 
@@ -1312,6 +1385,7 @@ fn linking_names(env: &Env, from: u32, to: u32) -> Vec<String> {
 
 /// One turn's processing: a scratch copy of everything it changes, and the record.
 struct Turn<'e, 'a> {
+    nweek: i64,
     env: &'e Env<'a>,
     game: &'e RuleTag,
     now: Timestamp,
@@ -1330,7 +1404,13 @@ struct Turn<'e, 'a> {
 }
 
 impl<'e, 'a> Turn<'e, 'a> {
-    fn new(game: &'e RuleTag, env: &'e Env<'a>, now: Timestamp, entropy: [u8; 32]) -> Turn<'e, 'a> {
+    fn new(
+        game: &'e RuleTag,
+        env: &'e Env<'a>,
+        now: Timestamp,
+        entropy: [u8; 32],
+        nweek: i64,
+    ) -> Turn<'e, 'a> {
         let playing: Vec<PlayerId> = env.players.active().map(|p| p.id).collect();
         let moderator = env
             .moderator
@@ -1341,6 +1421,7 @@ impl<'e, 'a> Turn<'e, 'a> {
             standings.insert(*id, game.standing(*id));
         }
         Turn {
+            nweek,
             env,
             game,
             now,
@@ -1375,7 +1456,9 @@ impl<'e, 'a> Turn<'e, 'a> {
         self.game
             .actions
             .iter()
-            .filter(|d| d.action.kind() == kind && self.playing.contains(&d.player))
+            .filter(|d| {
+                d.action.kind() == kind && d.nweek == self.nweek && self.playing.contains(&d.player)
+            })
             .cloned()
             .collect()
     }
@@ -1810,7 +1893,7 @@ impl<'e, 'a> Turn<'e, 'a> {
                 .game
                 .actions
                 .iter()
-                .filter(|d| d.player == id)
+                .filter(|d| d.player == id && d.nweek == self.nweek)
                 .map(|d| {
                     let mut value = d.action.describe();
                     value["public"] = json!(d.public);
@@ -1833,7 +1916,7 @@ impl<'e, 'a> Turn<'e, 'a> {
         self.report.standings = standings;
     }
 
-    fn finish(mut self, nweek: i64, times: &Times) -> (Vec<Change>, Vec<Mail>) {
+    fn finish(mut self, nweek: i64, times: &Times, posted: Timestamp) -> (Vec<Change>, Vec<Mail>) {
         self.report.nweek = nweek;
         self.report.processed_at = Some(self.now);
         let name_of = |id: Option<PlayerId>| id.map(|id| self.name(id));
@@ -1856,7 +1939,8 @@ impl<'e, 'a> Turn<'e, 'a> {
         let next = times_after(self.env, nweek + 1);
         let common = json!({
             "nweek": nweek,
-            "at": human_time(self.now),
+            "at": human_time(posted),
+            "processed": human_time(self.now),
             "moderator": self.moderator.map(|id| self.name(id)),
             "award": self.env.params.moderator_award,
             "censure": self.env.params.moderator_censure,
@@ -1872,6 +1956,15 @@ impl<'e, 'a> Turn<'e, 'a> {
         second["score_changes"] = json!(self.report.score_changes);
         second["objects"] = json!(self.report.objects);
         second["changes"] = json!(self.report.changes);
+        second["standings"] = json!(
+            self.playing
+                .iter()
+                .map(|id| {
+                    let standing = self.standings.get(id).cloned().unwrap_or_default();
+                    json!({"name": self.name(*id), "rtl": rtl_text(standing.rtl), "element": standing.element.as_str()})
+                })
+                .collect::<Vec<_>>()
+        );
         second["scores"] = json!(
             self.accounts
                 .scores(&self.env.params.currency)
