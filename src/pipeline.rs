@@ -638,7 +638,8 @@ impl Bot {
                 "copy_of": copy_of,
             })
         };
-        let tag = games::base_tag(&message.tag);
+        // The answer keeps the instance: a reply to [ghost 2] is under [ghost 2].
+        let tag = message.tag.as_str();
         let mut to = vec![(ctx.sender.clone(), None)];
         // The officers who asked for them get a copy of what players do privately
         // (a Rule Tag moderator must see the private actions).
@@ -649,7 +650,7 @@ impl Bot {
                 .copy_private_to
                 .iter()
                 .map(|a| Address::new(a))
-                .chain(self.params.private_copies(tag))
+                .chain(self.params.private_copies(games::base_tag(tag)))
             {
                 if to.iter().any(|(known, _)| *known == officer) {
                     continue;

@@ -476,6 +476,8 @@ pub enum Resolution {
     },
     /// The protested player did not answer in time: valid.
     NoAnswer,
+    /// The protested player left the game without answering: valid.
+    Left,
     Override {
         officer: String,
         reason: String,
@@ -1351,8 +1353,25 @@ impl Ghosts {
                 step.play(n, seat, &letter)?;
             }
             Command::Play { letters } => {
-                let seat = self.playing_seat(inst, ctx, services)?;
-                step.play(n, seat, &letters)?;
+                // The protested player of a "not inside" protest who posts a bare
+                // word is answering it ("three days to post a word containing the
+                // ghost word"), not playing.
+                let answering = matches!(
+                    &inst.stage,
+                    Stage::Protest { protest }
+                        if protest.grounds == Grounds::NotInside
+                            && protest.against.is_some()
+                            && protest.against == sender_seat(inst, ctx, players).ok()
+                );
+                if answering {
+                    require_public(inst, ctx)?;
+                    let seat = sender_seat(inst, ctx, players)?;
+                    require_referee_present(inst)?;
+                    step.answer(n, seat, &letters)?;
+                } else {
+                    let seat = self.playing_seat(inst, ctx, services)?;
+                    step.play(n, seat, &letters)?;
+                }
             }
             Command::Protest { grounds } => {
                 let seat = self.playing_seat(inst, ctx, services)?;
@@ -1926,9 +1945,10 @@ impl<'a> Step<'a> {
         if self.finish_if_won(n) {
             return;
         }
-        if let Some(protest) = awaited {
-            let inside = self.services.lexicon.is_inside_a_word(&protest.word);
-            self.resolve_protest(n, !inside, Resolution::Dictionary { found: inside });
+        // The protested player left without posting a word containing the ghost
+        // word: "If he does not, the protest is resolved as valid."
+        if awaited.is_some() {
+            self.resolve_protest(n, true, Resolution::Left);
         }
     }
 
@@ -2657,6 +2677,7 @@ fn history_sentence(inst: &Instance, record: &Record, players: &Registry) -> Sen
                     None,
                 ),
                 Resolution::NoAnswer => ("no_answer", None, None, None, None, None),
+                Resolution::Left => ("left", None, None, None, None, None),
                 Resolution::Override { officer, reason } => (
                     "override",
                     None,
@@ -3785,17 +3806,19 @@ mod tests {
         assert!(inst.is_in_game(3), "a valid protest: the protester stays");
         assert!(inst.ghost_word.is_none());
         assert_eq!(world.turn_name(1), Some(order[3].clone()));
-        // The protested player leaves while the protest awaits their answer: the bot
-        // decides it with the dictionary (UPERSO is inside SUPERSONIC: invalid).
+        // The protested player leaves while the protest awaits their answer: ey did
+        // not post a word containing the ghost word, so the protest is valid, though
+        // UPERSO is inside SUPERSONIC ("If he does not, the protest is resolved as
+        // valid"). The protester stays; the turn is the protester's successor's.
         let (mut world, order) =
             protested_not_inside(["u", "up", "upe", "uper", "upers", "uperso"]);
         let mail = world.run(&order[2], hours(8), "leave").unwrap();
-        assert_eq!(templates(&mail), ["ghost_news", "random_period_revealed"]);
-        // Player 3 left, player 1's protest was invalid: player 2 alone is left and wins.
+        assert_eq!(templates(&mail), ["ghost_news"]);
         let inst = world.inst(1);
-        assert!(inst.is_over());
-        assert_eq!(inst.winner, Some(2));
-        assert!(world.deadlines().is_empty());
+        assert!(!inst.is_over());
+        assert!(inst.is_in_game(1) && inst.is_in_game(2) && !inst.is_in_game(3));
+        assert!(inst.ghost_word.is_none());
+        assert_eq!(world.turn_name(1), Some(order[1].clone()));
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod dictionary;
 mod e2e;
 mod e2e_ghost;
 mod e2e_ruletag;
+mod ghost;
 mod ruletag;
 mod scenarios;
 mod substrate;
