@@ -116,6 +116,12 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     if json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?));
     }
+    match game {
+        Some("ruletag" | "rule tag" | "rule-tag") => return ruletag_text(&value),
+        Some("ghost") => return ghost_text(world),
+        Some("players" | "nomic") | None => {}
+        Some(_) => return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?)),
+    }
     let mut out = String::new();
     let active: Vec<_> = world.players.active().collect();
     writeln!(out, "Players ({}):", active.len())?;
@@ -138,6 +144,119 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     }
     if let Some(at) = bot.next_deadline() {
         writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
+    }
+    Ok(out)
+}
+
+/// `state ruletag` for a person: the view's JSON as lines.
+fn ruletag_text(view: &serde_json::Value) -> Result<String> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out = String::new();
+    if view["running"] != true {
+        writeln!(out, "Rule tag has not started.")?;
+        return Ok(out);
+    }
+    writeln!(out, "Rule tag, nweek {}:", view["nweek"])?;
+    for p in view["players"].as_array().into_iter().flatten() {
+        writeln!(
+            out,
+            "  {:<20} {:<6} RTL {:<6} {} points",
+            text(&p["name"]),
+            text(&p["element"]),
+            text(&p["rtl"]),
+            text(&p["points"])
+        )?;
+    }
+    for o in view["objects"].as_array().into_iter().flatten() {
+        let holder = match &o["holder"] {
+            serde_json::Value::Null => String::new(),
+            holder => format!(", held by {}", text(holder)),
+        };
+        writeln!(out, "  {} on {}{holder}", text(&o["name"]), text(&o["rtl"]))?;
+    }
+    let actions = view["actions"].as_array().cloned().unwrap_or_default();
+    writeln!(out, "Counted actions this nweek: {}", actions.len())?;
+    for a in &actions {
+        let what = match a["type"].as_str() {
+            Some("element") => format!("element {}", text(&a["element"])),
+            Some("move") if a["term"].is_null() => {
+                format!("move from {} to {}", text(&a["from"]), text(&a["to"]))
+            }
+            Some("move") => format!(
+                "move from {} to {} via \"{}\"",
+                text(&a["from"]),
+                text(&a["to"]),
+                text(&a["term"])
+            ),
+            Some("grab") => format!(
+                "grab {} for {} points",
+                text(&a["object"]),
+                text(&a["points"])
+            ),
+            Some("drop") => format!("drop {}", text(&a["object"])),
+            _ => a.to_string(),
+        };
+        let private = if a["public"] == true {
+            ""
+        } else {
+            " (private)"
+        };
+        writeln!(out, "  {}: {what}{private}", text(&a["player"]))?;
+    }
+    Ok(out)
+}
+
+/// `state ghost` for a person: every instance still running.
+fn ghost_text(world: &World) -> Result<String> {
+    let mut out = String::new();
+    let now = jiff::Timestamp::now();
+    let mut any = false;
+    for instance in world.ghosts.open_instances() {
+        any = true;
+        let s = crate::games::ghost::summary(instance, &world.players, now);
+        let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+        writeln!(
+            out,
+            "Ghost {}{}, referee {}:",
+            s["number"],
+            if s["duel"] == true { " (a Duel)" } else { "" },
+            s["referee"].as_str().unwrap_or("none: suspended")
+        )?;
+        let order: Vec<String> = s["order"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .collect();
+        writeln!(out, "  in play, in order: {}", order.join(", "))?;
+        let word = s["word"]
+            .as_str()
+            .map_or("none".to_owned(), str::to_uppercase);
+        writeln!(out, "  ghost word: {word}")?;
+        if !s["turn"].is_null() {
+            writeln!(
+                out,
+                "  {}'s turn, until {}",
+                text(&s["turn"]["name"]),
+                text(&s["turn"]["deadline"])
+            )?;
+        }
+        if !s["protest"].is_null() {
+            writeln!(
+                out,
+                "  protest by {} ({}), answer due {}",
+                text(&s["protest"]["by"]),
+                text(&s["protest"]["grounds"]),
+                text(&s["protest"]["deadline"])
+            )?;
+        }
+    }
+    if !any {
+        writeln!(out, "No game of Ghost is running.")?;
     }
     Ok(out)
 }

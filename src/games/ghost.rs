@@ -2534,7 +2534,9 @@ fn payment_json(payment: &Payment, role: &str) -> Value {
 
 /// The state of an instance as the announcements, `status` and the end report show
 /// it. Every key is always there (null when it does not apply).
-fn summary(inst: &Instance, players: &Registry, now: Timestamp) -> Value {
+/// An instance as the announcements show it: who plays in which order, whose
+/// turn it is until when, the ghost word, a protest, the rewards.
+pub fn summary(inst: &Instance, players: &Registry, now: Timestamp) -> Value {
     let name = |seat: u32| inst.name(seat, players);
     let seats: Vec<Value> = inst
         .seats

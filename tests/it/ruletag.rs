@@ -3046,3 +3046,18 @@ fn rule_tag_with_a_processing_delay_the_next_nweeks_actions_wait_for_their_turn(
     run_until(&bot, on(7, 1, 12 * 60 + 1));
     assert_eq!(standing(&bot, "Earl").1, Value::from(407));
 }
+
+#[test]
+fn rule_tag_state_in_words_for_the_moderator() {
+    let bot = started(&["Earl", "Ariel"]);
+    private(&bot, "Earl", "move from null to 325", on(5, 2, 0));
+    on_list(&bot, "Ariel", "element air", on(5, 2, 5));
+    run_until(&bot, on(5, 2, 10));
+    let public = bot.cli_ok(&["state", "ruletag"]);
+    assert_has(&public, "Rule tag, nweek 5:");
+    assert_has(&public, "Counted actions this nweek: 1");
+    assert_has(&public, "Ariel: element Air\n");
+    assert_lacks(&public, "325");
+    let private = bot.cli_ok(&["state", "ruletag", "--private"]);
+    assert_has(&private, "Earl: move from null to 325 (private)");
+}
