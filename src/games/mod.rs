@@ -1359,6 +1359,62 @@ mod tests {
         assert_eq!(outcome.report[3].sentence.code, "already_playing");
     }
 
+    /// Mail content never panics the router, whatever the tag and the line.
+    #[test]
+    fn odd_lines_under_every_tag_are_answered_not_panicked_on() {
+        let lines = [
+            "",
+            " ",
+            "\u{feff}",
+            "move",
+            "move to",
+            "move from to",
+            "move from 4294967296 to 1",
+            "move from null to 1 via",
+            "move from 1 to 2 via \"",
+            "move from 1 to 2 via \"\"",
+            "move from \u{2603} to \u{1F600} via \u{e9}t\u{e9}",
+            "grab ball 99999999999999999999999",
+            "grab \u{1F3C0} -0",
+            "grab 5",
+            "drop \"\"",
+            "element \u{1F525}",
+            "void x y because",
+            "void because because because",
+            "relocate to to to because x",
+            "term in in because x",
+            "term \"\" not defined in 3 because x",
+            "as : move to null",
+            "as x because y: ",
+            "start with",
+            "start duel with ,,,",
+            "protest",
+            "protest addition",
+            "word",
+            "play",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "\u{e9}",
+            "adjust",
+            "adjust x 1/0 points because y",
+            "random draw 0 x",
+        ];
+        let params = Params::default();
+        let world = World::default();
+        for tag in KNOWN_TAGS
+            .iter()
+            .map(|t| t.to_string())
+            .chain(["ghost 7".into()])
+        {
+            for line in lines {
+                let outcome = world.handle(&message(&tag, line, &[line]), &ctx(), &params);
+                assert!(
+                    !outcome.report.is_empty() || !outcome.help.is_empty(),
+                    "{tag}: {line:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_tag_without_an_understood_command_gets_the_help() {
         let outcome = World::default().handle(
