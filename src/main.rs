@@ -109,6 +109,9 @@ enum Command {
         /// Where to keep the demo's files (default: a fresh temporary folder).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Which exchange: the registry (default), a Rule Tag nweek, or a game of Ghost.
+        #[arg(long, value_enum, default_value = "nomic")]
+        game: demo::Game,
     },
 }
 
@@ -254,8 +257,8 @@ fn execute(args: Args) -> Result<ExitCode> {
             let config = Config::load(&args.config)?;
             println!("{}", cli::check(config)?);
         }
-        Command::Demo { dir } => {
-            let text = runtime()?.block_on(demo::run(dir))?;
+        Command::Demo { dir, game } => {
+            let text = runtime()?.block_on(demo::run(dir, game))?;
             print!("{text}");
         }
     }

@@ -4,6 +4,7 @@
 
 mod architecture;
 mod corpus;
+mod demo;
 mod dictionary;
 mod e2e;
 mod e2e_ghost;

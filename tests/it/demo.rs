@@ -1,0 +1,63 @@
+//! `nomicbot demo`, the README's first command, and its two game demos: each plays
+//! through the real pipeline and prints what a newcomer should see.
+
+fn demo(game: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+        .args(["demo", "--game", game, "--dir"])
+        .arg(dir.path())
+        .output()
+        .expect("run nomicbot demo");
+    assert!(
+        output.status.success(),
+        "demo --game {game}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_registry_demo_answers_every_line_and_ignores_automatic_mail() {
+    let out = demo("nomic");
+    assert!(
+        out.contains("Welcome, Alice: you are now a player."),
+        "{out}"
+    );
+    assert!(out.contains("Kept aside"), "{out}");
+    assert!(
+        out.contains("Players (1):\n  Bob <bob@nomic.example>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_rule_tag_demo_plays_a_whole_nweek_to_both_notifications() {
+    let out = demo("ruletag");
+    for expected in [
+        "Rule tag begins: the ball is on rule",
+        "Copy: alice@nomic.example",
+        "must be made before the end of nday 8",
+        "first notification for nweek 0",
+        "second notification for nweek 0",
+        "Water beats Fire: Alice gives Bob 15 points",
+        "receives the weekly award of 10 points",
+        "Rule tag, nweek 1:",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn the_ghost_demo_plays_to_a_winner_and_pays_the_rewards() {
+    let out = demo("ghost");
+    for expected in [
+        "Ghost 1 begins:",
+        "SUPER is a word of four or more letters in the official dictionary",
+        "REFEREE'S REPORT",
+        "3 players began the game",
+        "8 A$",
+        "4 points",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+}
