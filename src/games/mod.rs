@@ -217,6 +217,15 @@ impl Params {
                 |(office, holders)| serde_json::json!({ "office": office, "holders": holders }),
             ),
         );
+        // The Rule Tag Moderator may come from `[ruletag] moderator` or be the
+        // first moderator: name em even when no office lists em.
+        let listed = self
+            .offices
+            .keys()
+            .any(|office| office.eq_ignore_ascii_case(ruletag::OFFICE));
+        if !listed && let Some(moderator) = self.ruletag_moderator() {
+            offices.push(serde_json::json!({ "office": ruletag::OFFICE, "holders": [moderator] }));
+        }
         serde_json::Value::Array(offices)
     }
 }

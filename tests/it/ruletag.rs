@@ -3061,3 +3061,22 @@ fn rule_tag_state_in_words_for_the_moderator() {
     let private = bot.cli_ok(&["state", "ruletag", "--private"]);
     assert_has(&private, "Earl: move from null to 325 (private)");
 }
+
+#[test]
+fn rule_tag_moderation_the_post_is_named_by_officers() {
+    // "There will be a post titled "Rule Tag Moderator"": `officers` names its holder
+    // even when it comes from the moderators rather than [officers.offices].
+    let bot = game(&["Earl"]);
+    send(
+        &bot,
+        &address("Earl"),
+        BOT,
+        "[nomic] officers",
+        "",
+        on(5, 2, 0),
+    );
+    run_until(&bot, on(5, 2, 1));
+    let answer = last_reply(&bot, &address("Earl"));
+    assert_has(&answer, "Rule Tag Moderator");
+    assert_has(&answer, MODERATOR);
+}
