@@ -727,7 +727,14 @@ fn draw_rule(
     let (index, event) = random.below(n, purpose, at)?;
     random.apply_event(&event, at);
     changes.push(Change::Random(event));
-    Ok(candidates[index as usize])
+    // `below(n)` is under n, the number of candidates.
+    candidates
+        .get(index as usize)
+        .copied()
+        .ok_or(DrawError::Impossible {
+            kind: random::DrawKind::Below { n },
+            why: "the draw fell outside the candidates",
+        })
 }
 
 impl RuleTag {
@@ -1083,10 +1090,11 @@ impl RuleTag {
         let mut note = None;
         match &action {
             Action::Element { .. } => {
-                if let Some(first) = self.counted(player.id, ActionKind::Element, times.nweek) {
-                    let Action::Element { element } = first.action else {
-                        unreachable!("counted() filters by kind")
-                    };
+                if let Some(Declared {
+                    action: Action::Element { element },
+                    ..
+                }) = self.counted(player.id, ActionKind::Element, times.nweek)
+                {
                     return Err(Refusal(
                         Sentence::new("ruletag_element_ignored").arg("element", element.as_str()),
                     ));
