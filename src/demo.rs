@@ -291,23 +291,6 @@ async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
     Ok(out)
 }
 
-/// A small ruleset for the Rule Tag demo: four rules that define and use terms,
-/// so that moves can be linked through the glossary.
-const DEMO_RULES: &str = r#"Create a new rule "Points":
-"Points" are a whole number that each player holds, starting at zero.
-
-Create a new rule "Turns":
-A "turn" is the time in which one player may act. In eir turn a player may gain
-points.
-
-Create a new rule "Winning":
-The player with the most points at the end of a turn wins the game.
-
-Create a new rule "Reports":
-A "report" is a message from an officer to every player. Every report shows each
-player's points and whose turn it is.
-"#;
-
 fn address(name: &str) -> String {
     format!("{} <{}@nomic.example>", name, name.to_lowercase())
 }
@@ -326,7 +309,7 @@ async fn ruletag(dir: PathBuf, config: Config) -> Result<String> {
         "nomicbot demo: a whole nweek of Rule Tag, in {}\n",
         dir.display()
     )?;
-    if let Err(error) = bot.import_rules(DEMO_RULES, hours(-24))? {
+    if let Err(error) = bot.import_rules(crate::samples::DEMO_RULES, hours(-24))? {
         anyhow::bail!("the demo ruleset does not import: {error}");
     }
     writeln!(

@@ -12,5 +12,6 @@ pub mod games;
 pub mod mail;
 pub mod pipeline;
 pub mod run;
+pub mod samples;
 pub mod store;
 pub mod templates;

@@ -511,6 +511,13 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
     ] {
         templates.render(name, &samples)?;
     }
+    // The games' announcements, with the values they really send.
+    let mut rendered = std::collections::BTreeSet::new();
+    for mail in crate::samples::engine_mail() {
+        if rendered.insert(mail.template.clone()) {
+            templates.render(&mail.template, &mail.values)?;
+        }
+    }
     Ok(())
 }
 

@@ -1450,3 +1450,32 @@ fn a_sender_address_that_cannot_be_answered_does_not_stall_the_inbox() {
         );
     }
 }
+
+#[test]
+fn check_renders_every_games_announcements_with_the_values_they_really_send() {
+    // An edit that breaks only at rendering (a misspelt value) is found by `check`,
+    // not on the day the end of an nweek or a game of Ghost needs the template.
+    for (template, from, to) in [
+        (
+            "ruletag_notification_results.txt",
+            "{{ nweek }}",
+            "{{ nweeek }}",
+        ),
+        ("ghost_news.txt", "{{ number }}", "{{ numbre }}"),
+        ("vote_result.txt", "{{ number }}", "{{ numbre }}"),
+    ] {
+        let bot = LocalBot::new();
+        let path = bot.dir.path().join("templates").join(template);
+        let text = std::fs::read_to_string(&path).expect("template");
+        assert!(text.contains(from), "{template}");
+        std::fs::write(&path, text.replacen(from, to, 1)).expect("write template");
+        let check = bot.cli(&["check"]);
+        let stderr = String::from_utf8_lossy(&check.stderr);
+        assert!(
+            !check.status.success(),
+            "check accepted a broken {template}"
+        );
+        assert!(stderr.contains(template), "{stderr}");
+        assert!(stderr.contains("undefined"), "{stderr}");
+    }
+}
