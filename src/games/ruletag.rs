@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use crate::engine::accounts::{self, Accounts, Holder};
 use crate::engine::calendar::{self, Calendar, Cycle, Deadline};
@@ -1368,6 +1369,7 @@ impl RuleTag {
         };
         let mut turn = Turn::new(self, env, now, entropy, nweek);
         turn.run(&times, caught_up_at);
+        turn.renew_period();
         // The mail goes out now: after a downtime that is later than the turn.
         turn.finish(nweek, &times, caught_up_at.max(now))
     }
@@ -1922,6 +1924,36 @@ impl<'e, 'a> Turn<'e, 'a> {
             .collect();
         self.report.actions = actions;
         self.report.standings = standings;
+    }
+
+    /// The game's own random period ends with the turn, publishing its seed so that
+    /// anyone can re-run this turn's draws, and the next one is committed at once,
+    /// before any draw of the next turn.
+    fn renew_period(&mut self) {
+        if self.random.current.as_ref().map(|p| p.label.as_str()) != Some(TAG) {
+            return;
+        }
+        let Ok(end) = self.random.end_period() else {
+            return;
+        };
+        self.random.apply_event(&end, self.now);
+        if let Some(record) = self.random.past.last() {
+            self.mail.push(record.revealed_mail(TAG));
+        }
+        self.changes.push(Change::Random(end));
+        // A seed of its own: this instant's entropy may have seeded the period
+        // just revealed.
+        let mut hasher = Sha256::new();
+        hasher.update(self.entropy);
+        hasher.update(b"the next rule tag period");
+        let seed: [u8; 32] = hasher.finalize().into();
+        if let Ok(start) = self.random.start_period(TAG, seed) {
+            self.random.apply_event(&start, self.now);
+            if let Some(record) = self.random.current.as_ref() {
+                self.mail.push(record.started_mail(TAG));
+            }
+            self.changes.push(Change::Random(start));
+        }
     }
 
     fn finish(mut self, nweek: i64, times: &Times, posted: Timestamp) -> (Vec<Change>, Vec<Mail>) {

@@ -2798,24 +2798,35 @@ fn rule_tag_basketball_the_holder_of_the_ball_on_the_goals_rtl_gains_25() {
     assert_has(&second, &score_change_line("Earl", 25));
     assert_has(&second, &object_line("rule tag ball", ball, None));
 
-    send(&bot, MODERATOR, BOT, "[nomic] random end", "", on(7, 1, 60));
-    run_until(&bot, on(7, 1, 61));
+    // Each turn ends the game's random period, publishing its seed, and commits the
+    // next: the start's draws are in the first period, the basket's in the second.
     let random: Value =
         serde_json::from_str(&bot.cli_ok(&["state", "random", "--json"])).expect("json");
-    let purposes: Vec<Value> = random["past"][0]["draws"]
-        .as_array()
-        .expect("draws")
-        .iter()
-        .map(|d| d["purpose"].clone())
-        .collect();
+    let purposes = |period: usize| -> Vec<Value> {
+        random["past"][period]["draws"]
+            .as_array()
+            .expect("draws")
+            .iter()
+            .map(|d| d["purpose"].clone())
+            .collect()
+    };
     assert_eq!(
-        purposes,
+        purposes(0),
         vec![
             json!("starting RTL of the rule tag ball"),
             json!("starting RTL of the rule tag goal"),
+        ]
+    );
+    assert_eq!(
+        purposes(1),
+        vec![
             json!("rule tag ball relocated after a basket"),
             json!("rule tag goal relocated after a basket"),
         ]
+    );
+    assert!(
+        random["current"]["label"] == "rule tag",
+        "the next period is committed"
     );
     // `verify-random` re-runs these draws from the event log: see
     // rule_tag_state_a_processed_turn_is_in_the_event_log_and_replays.
@@ -2996,7 +3007,6 @@ fn rule_tag_state_a_processed_turn_is_in_the_event_log_and_replays() {
         "move from 325 to 407 via integer",
         on(6, 2, 0),
     );
-    send(&bot, MODERATOR, BOT, "[nomic] random end", "", on(7, 1, 60));
     run_until(&bot, on(7, 1, 61));
     assert_eq!(points(&bot, "Earl"), "45", "Earl scored");
     let log = bot.log_json();
@@ -3008,9 +3018,11 @@ fn rule_tag_state_a_processed_turn_is_in_the_event_log_and_replays() {
         "both turns are in the log"
     );
     assert_has(&bot.cli_ok(&["replay"]), "equals the live state");
+    // No `random end` needed: every turn publishes the seed of its draws.
+    let verified = bot.cli_ok(&["verify-random"]);
     assert_has(
-        &bot.cli_ok(&["verify-random"]),
-        "period \"rule tag\": seed matches its commitment; 4 draw(s) re-run, all as recorded",
+        &verified,
+        "period \"rule tag\": seed matches its commitment; 2 draw(s) re-run, all as recorded\nperiod \"rule tag\": seed matches its commitment; 2 draw(s) re-run, all as recorded",
     );
 }
 
