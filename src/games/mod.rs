@@ -1180,10 +1180,13 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
             .to_lowercase()
     };
     let mut lines: Vec<String> = Vec::new();
+    // Blank lines are paragraph breaks, which only the ruleset's texts keep.
+    let keep_blank = game == ruleset::TAG;
     let mut body = message
         .body_lines
         .iter()
         .map(|l| l.trim().to_owned())
+        .filter(|l| keep_blank || !l.is_empty())
         .peekable();
     if subject_is_command {
         lines.push(rest.to_owned());

@@ -640,8 +640,10 @@ fn is_quoted_header_block(line: &str, next_line: Option<&str>) -> bool {
     line.starts_with("from:") && (next_line.starts_with("sent:") || next_line.starts_with("date:"))
 }
 
-/// The body lines that may be commands: in order, trimmed, without empty lines,
-/// quotes, the signature, or anything after a reply attribution or forward marker.
+/// The body lines that may be commands: in order, trimmed, without quotes, the
+/// signature, or anything after a reply attribution or forward marker. A run of
+/// blank lines between two lines is kept as one empty string (a paragraph break in
+/// a rule text); games that read one command per line skip them.
 pub fn command_lines(body: &str) -> Vec<String> {
     let lines: Vec<&str> = body
         .split('\n')
@@ -650,7 +652,17 @@ pub fn command_lines(body: &str) -> Vec<String> {
     let mut commands = Vec::new();
     for (index, raw_line) in lines.iter().enumerate() {
         let line = trim_line(raw_line);
-        if line.is_empty() || line.starts_with('>') {
+        if line.is_empty() {
+            // A paragraph break, kept once between lines: rule texts have paragraphs.
+            if commands
+                .last()
+                .is_some_and(|last: &String| !last.is_empty())
+            {
+                commands.push(String::new());
+            }
+            continue;
+        }
+        if line.starts_with('>') {
             continue;
         }
         if line == "--" {
@@ -668,6 +680,9 @@ pub fn command_lines(body: &str) -> Vec<String> {
             break;
         }
         commands.push(line.to_string());
+    }
+    if commands.last().is_some_and(String::is_empty) {
+        commands.pop();
     }
     commands
 }
@@ -801,9 +816,11 @@ mod tests {
     // --- command_lines ---------------------------------------------------------
 
     #[test]
-    fn body_quotes_and_empty_lines_are_skipped() {
+    fn body_quotes_are_skipped_and_blank_lines_kept_once_between_lines() {
         let body = "vote yes\r\n\r\n> vote no\r\n   >> old\r\n \u{a0} \r\n  ping bob  \r\n";
-        assert_eq!(command_lines(body), ["vote yes", "ping bob"]);
+        assert_eq!(command_lines(body), ["vote yes", "", "ping bob"]);
+        // Leading and trailing blank lines are not kept: a break is between lines.
+        assert_eq!(command_lines("\n\nvote yes\n\n\n"), ["vote yes"]);
     }
 
     #[test]
@@ -962,9 +979,10 @@ mod tests {
             <div>On Mon, Bob wrote:</div><blockquote>vote maybe</blockquote>\
             </body></html>\r\n";
         let envelope = parse(raw, &options());
+        // Blocks become lines, with the paragraph breaks between them.
         assert_eq!(
             envelope.command_lines,
-            ["vote\u{a0}yes", "vote no", "ping bob"]
+            ["vote\u{a0}yes", "", "vote no", "", "ping bob"]
         );
     }
 

@@ -482,3 +482,33 @@ fn the_officers_are_configured_by_office_and_listed_by_mail() {
         "the officer started a period: {public:#?}"
     );
 }
+
+#[test]
+fn an_amended_rule_keeps_its_paragraphs() {
+    // A rule text has paragraphs; the blank lines between them are the text's,
+    // not empty commands.
+    let bot = bot();
+    play(
+        &bot,
+        &[(
+            SCHOLAR,
+            LIST,
+            "[ruleset] enact 901 \"Paragraphs\"",
+            "The first paragraph.\n\n\nThe second paragraph,\nin two lines.\nend\n\nrules",
+        )],
+    );
+    let rules = bot.state_json()["ruleset"]["rules"].clone();
+    let rule = rules
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["number"] == 901)
+        .unwrap_or_else(|| panic!("901 in {rules}"))
+        .clone();
+    assert_eq!(
+        rule["text"],
+        "The first paragraph.\n\nThe second paragraph,\nin two lines."
+    );
+    let answer = replies_to(&bot, SCHOLAR).join("\n");
+    assert!(!answer.contains("Not understood"), "{answer}");
+}
