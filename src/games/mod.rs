@@ -1169,8 +1169,13 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 ruleset::TAG => ruleset::parse(rest).is_ok(),
                 vote::TAG => vote::parse(rest).is_ok(),
                 ruletag::TAG => ruletag::parse(rest).is_ok(),
-                // "[ghost] thanks" is a subject, not the play THANKS.
-                ghost::TAG => ghost::parse(rest).is_ok() && !ghost::is_bare_play(rest),
+                // "[ghost] thanks" over a message is a subject, not the play
+                // THANKS; a subject with nothing below it ("[ghost 1] sup") is.
+                ghost::TAG => {
+                    ghost::parse(rest).is_ok()
+                        && (!ghost::is_bare_play(rest)
+                            || message.body_lines.iter().all(|l| l.trim().is_empty()))
+                }
                 _ => false,
             });
     let normalized = |s: &str| {

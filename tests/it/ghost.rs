@@ -1958,3 +1958,18 @@ fn the_referee_overrides_with_a_reason_announced_on_the_list() {
         ],
     );
 }
+
+/// Section 4: "Plays shall be made by sending a message describing the play". A
+/// subject with nothing below it is such a message; a subject over a message of
+/// its own is only a subject.
+#[test]
+fn section_4_a_play_in_the_subject_alone_counts_and_a_chatty_subject_does_not() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob"]);
+    let p = g.start("Rita", &["Alice", "Bob"]);
+    g.post(&p[0], "[ghost 1] s", "");
+    g.post(&p[1], "[ghost 1] thanks", "I will think about it.");
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(game["ghost_word"], "s", "{game}");
+    assert_eq!(turn(&game), Some(2), "{game}");
+}
