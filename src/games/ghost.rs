@@ -54,6 +54,11 @@ pub struct Params {
     /// The official dictionary: a word-list file, one word per line, read by the
     /// shell (relative to bot.toml). Unset: the shipped English list (dict/).
     pub dictionary: Option<String>,
+    /// Rule 103 §2: "Players: minimum -- 2".
+    pub min_players: usize,
+    /// Rule 103 §4(3): a protest that the ghost word "is a word of four or more
+    /// letters in the official dictionary".
+    pub word_min_letters: usize,
     /// How long a turn lasts at most, in days of 24 hours.
     pub turn_days: i64,
     /// How long a protested player has to post a word containing the ghost word.
@@ -74,6 +79,8 @@ impl Default for Params {
     fn default() -> Params {
         Params {
             dictionary: None,
+            min_players: MIN_PLAYERS,
+            word_min_letters: 4,
             turn_days: 3,
             answer_days: 3,
             addition_protest_days: 3,
@@ -1528,11 +1535,12 @@ impl Ghosts {
         }
         let n_players = chosen.len();
         let max = players.active_at(ctx.now).count();
-        if n_players < MIN_PLAYERS {
+        let min_players = services.params.min_players.max(2);
+        if n_players < min_players {
             return Err(Refusal(
                 Sentence::new("ghost_too_few")
                     .arg("n", n_players)
-                    .arg("min", MIN_PLAYERS),
+                    .arg("min", min_players),
             ));
         }
         if duel && n_players != 2 {
@@ -2196,7 +2204,8 @@ impl<'a> Step<'a> {
         // looked up at once.
         let (clock, immediate) = match grounds {
             Grounds::IsAWord => {
-                let found = word.len() >= 4 && lexicon.is_word(&word);
+                let found =
+                    word.len() >= self.services.params.word_min_letters && lexicon.is_word(&word);
                 (None, Some((found, found)))
             }
             Grounds::NotInside if !against_in_game => {
