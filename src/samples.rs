@@ -34,6 +34,8 @@ struct Table {
     world: World,
     params: games::Params,
     mail: Vec<Mail>,
+    /// Every event applied, with its time and a cause of its own (for `fold`).
+    events: Vec<(Timestamp, String, games::Event)>,
 }
 
 impl Table {
@@ -60,10 +62,16 @@ impl Table {
             body_lines: vec![line.to_owned()],
         };
         let outcome = self.world.handle(&message, &ctx, &self.params);
-        for event in &outcome.events {
-            self.world.apply_event(event, at);
-        }
+        self.record(at, outcome.events);
         self.mail.extend(outcome.mail);
+    }
+
+    fn record(&mut self, at: Timestamp, events: Vec<games::Event>) {
+        let cause = format!("sample:{}", self.events.len());
+        for event in events {
+            self.world.apply_event(&event, at);
+            self.events.push((at, cause.clone(), event));
+        }
     }
 
     fn run_until(&mut self, until: Timestamp) {
@@ -77,9 +85,7 @@ impl Table {
             if outcome.events.is_empty() {
                 break;
             }
-            for event in &outcome.events {
-                self.world.apply_event(event, at);
-            }
+            self.record(at, outcome.events);
             self.mail.extend(outcome.mail);
         }
     }
@@ -120,6 +126,7 @@ pub fn engine_mail() -> Vec<Mail> {
         world,
         params,
         mail: Vec::new(),
+        events: Vec::new(),
     };
     let start: Timestamp = Timestamp::constant(1_767_607_200, 0); // 2026-01-05 10:00 UTC
     let minutes = |m: i64| start + SignedDuration::from_mins(m);
@@ -127,11 +134,10 @@ pub fn engine_mail() -> Vec<Mail> {
     if let Ok(rules) = crate::engine::ruleset::parse_ruleset_with(DEMO_RULES, 1)
         && let Ok(done) = table.world.ruleset.import(rules, start)
     {
-        for event in done.events {
-            table
-                .world
-                .apply_event(&games::Event::Ruleset(event), start);
-        }
+        table.record(
+            start,
+            done.events.into_iter().map(games::Event::Ruleset).collect(),
+        );
         table.mail.extend(done.mail);
     }
     for (i, name) in ["Mod", "Alice", "Bob", "Carol"].iter().enumerate() {
@@ -221,6 +227,161 @@ pub fn engine_mail() -> Vec<Mail> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Many nweeks of Rule Tag with random actions from random players, rules
+    /// repealed and amended between them: no panic, and after every step the RTOs
+    /// are on rules that exist, a possessed RTO is where its holder is, and the
+    /// state is the fold of the events recorded.
+    #[test]
+    fn random_rule_tag_keeps_the_board_consistent() {
+        struct SplitMix(u64);
+        impl SplitMix {
+            fn below(&mut self, n: usize) -> usize {
+                self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = self.0;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                ((z ^ (z >> 31)) % n as u64) as usize
+            }
+        }
+        let Ok(config) = Config::parse(DEFAULT_CONFIG, ".".into()) else {
+            panic!("the shipped config parses");
+        };
+        let address = |name: &str| {
+            if name == "Mod" {
+                MODERATOR.to_owned()
+            } else {
+                format!("{}@nomic.example", name.to_lowercase())
+            }
+        };
+        let names = ["Mod", "Ann", "Ben", "Cy", "Di"];
+        let mut turns = 0;
+        let mut counted = 0;
+        for seed in 0..12u64 {
+            let mut rng = SplitMix(seed);
+            let mut initial = World::default();
+            initial.accounts.currencies = config.accounts.currency.clone();
+            let mut table = Table {
+                world: initial.clone(),
+                params: games::Params {
+                    moderators: vec![Address::new(MODERATOR)],
+                    rules_officers: vec![Address::new(MODERATOR)],
+                    calendar: config.calendar.clone(),
+                    ruletag: config.ruletag.clone(),
+                    ..games::Params::default()
+                },
+                mail: Vec::new(),
+                events: Vec::new(),
+            };
+            let start = Timestamp::constant(1_767_607_200, 0);
+            let rules = crate::engine::ruleset::parse_ruleset_with(DEMO_RULES, 1).unwrap();
+            let done = table.world.ruleset.import(rules, start).unwrap();
+            table.record(
+                start,
+                done.events.into_iter().map(games::Event::Ruleset).collect(),
+            );
+            let mut at = start;
+            for name in names {
+                table.send(at, &address(name), true, "nomic", &format!("join {name}"));
+            }
+            table.send(at, MODERATOR, true, "rule tag", "start");
+            for _ in 0..150 {
+                at += SignedDuration::from_mins(60 + rng.below(12 * 60) as i64);
+                let who = names[1 + rng.below(4)];
+                let rule = 1 + rng.below(5);
+                let current = table
+                    .world
+                    .players
+                    .by_name(who)
+                    .and_then(|p| table.world.ruletag.standing(p.id).rtl);
+                let from = current.map_or("null".to_owned(), |n| n.to_string());
+                let term = ["points", "turn", "report"][rng.below(3)];
+                let line = match rng.below(10) {
+                    0 => format!(
+                        "element {}",
+                        ["earth", "air", "fire", "water"][rng.below(4)]
+                    ),
+                    1 | 2 => format!("move from {from} to {rule} via \"{term}\""),
+                    3 => "move to null".to_owned(),
+                    4..=6 => format!("grab {} {}", ["ball", "goal"][rng.below(2)], rng.below(10)),
+                    7 => format!("drop {}", ["ball", "goal"][rng.below(2)]),
+                    8 => format!("adjust {who} {} points because dice", rng.below(40)),
+                    _ => "status".to_owned(),
+                };
+                let sender = if line.starts_with("adjust") {
+                    MODERATOR.to_owned()
+                } else {
+                    address(who)
+                };
+                table.send(at, &sender, rng.below(2) == 0, "rule tag", &line);
+                if rng.below(20) == 0 {
+                    // The rules officer changes a rule now and then.
+                    let line = if rng.below(3) == 0 {
+                        format!("repeal {rule}")
+                    } else {
+                        format!("amend {rule}")
+                    };
+                    let message = Message {
+                        tag: "ruleset".into(),
+                        subject_rest: String::new(),
+                        body_lines: vec![line, "A new text about points.".into(), "end".into()],
+                    };
+                    let ctx = Ctx {
+                        now: at,
+                        sender: Address::new(MODERATOR),
+                        sender_name: None,
+                        public: true,
+                        entropy: [1; 32],
+                    };
+                    let outcome = table.world.handle(&message, &ctx, &table.params);
+                    table.record(at, outcome.events);
+                }
+                counted += table.world.ruletag.actions.len();
+                let game = &table.world.ruletag;
+                for rto in &game.objects {
+                    let context = || format!("seed {seed}: {rto:?} in {game:#?}");
+                    assert!(rto.rtl.is_some(), "an RTO on null: {}", context());
+                    if let Some(holder) = rto.holder {
+                        assert_eq!(game.standing(holder).rtl, rto.rtl, "{}", context());
+                    }
+                    // Right after a turn, every RTO is on a rule that exists.
+                    if game.last_report.as_ref().and_then(|r| r.processed_at)
+                        == table.events.last().map(|(t, _, _)| *t)
+                    {
+                        assert!(
+                            rto.rtl.is_some_and(|n| table.world.ruleset.exists(n)),
+                            "{}",
+                            context()
+                        );
+                    }
+                }
+            }
+            turns += table
+                .events
+                .iter()
+                .filter(|(_, _, e)| {
+                    matches!(
+                        e,
+                        games::Event::RuleTag(crate::games::ruletag::Event::NweekEnded { .. })
+                    )
+                })
+                .count();
+            // The state is the fold of its events: what replay rebuilds.
+            let records: Vec<(Timestamp, &str, &games::Event)> = table
+                .events
+                .iter()
+                .map(|(t, cause, e)| (*t, cause.as_str(), e))
+                .collect();
+            assert_eq!(games::fold(initial, &records), table.world, "seed {seed}");
+        }
+        assert!(turns >= 12 * 3, "{turns} turns were processed");
+        assert!(
+            counted > 500,
+            "only {counted} counted actions: the script is mostly refused"
+        );
+    }
+
     #[test]
     fn every_game_of_the_samples_sends_its_announcements() {
         let mail = super::engine_mail();

@@ -4647,4 +4647,121 @@ mod tests {
             render_sentence(&sentence);
         }
     }
+
+    /// Random lines from random people at random times, many games over: the
+    /// engine never panics, and what the rule makes invariant stays so.
+    #[test]
+    fn random_play_keeps_every_game_consistent() {
+        struct SplitMix(u64);
+        impl SplitMix {
+            fn next(&mut self) -> u64 {
+                self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = self.0;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^ (z >> 31)
+            }
+            fn below(&mut self, n: usize) -> usize {
+                (self.next() % n as u64) as usize
+            }
+        }
+        let everyone = ["Alice", "Bob", "Carol", "Dave", "Eve", "Rita", "mod", "Zed"];
+        for seed in 0..25u64 {
+            let mut rng = SplitMix(seed);
+            let n_players = 2 + rng.below(4);
+            let names = &everyone[..n_players];
+            let mut world = World::new(&["Alice", "Bob", "Carol", "Dave", "Eve", "Zed"]);
+            let start = format!("start with {}", names.join(", "));
+            world.run_as("Rita", true, t0(), None, &start).unwrap();
+            let mut at = t0();
+            let lead = SignedDuration::from_hours(24);
+            for _ in 0..80 {
+                at = at
+                    .checked_add(SignedDuration::from_mins(1 + rng.below(3000) as i64))
+                    .unwrap();
+                // The clock reaches `at`: every reminder and deadline on the way fires.
+                while let Some(due) = world.schedule.next_due(lead).filter(|due| *due <= at) {
+                    world.tick(due);
+                }
+                let word = world.inst(1).ghost_word.clone().unwrap_or_default();
+                let letter = char::from(b'a' + rng.below(26) as u8);
+                let line = match rng.below(16) {
+                    0..=3 => format!("{word}{letter}"),
+                    4 => format!("{letter}{word}"),
+                    5 => letter.to_string(),
+                    6 => "protest word".to_owned(),
+                    7 => "protest not inside".to_owned(),
+                    8 => format!(
+                        "word {}",
+                        ["supersonic", "cattle", "queue", "zzz", "ghost"][rng.below(5)]
+                    ),
+                    9 => ["resign", "leave", "add me"][rng.below(3)].to_owned(),
+                    10 => format!("protest addition {}", everyone[rng.below(6)]),
+                    11 => {
+                        ["status", "history", "referee", "resign referee"][rng.below(4)].to_owned()
+                    }
+                    12 => format!("remove {} because the dice said so", everyone[rng.below(6)]),
+                    13 => format!(
+                        "rule {} because the dice said so",
+                        ["valid", "invalid"][rng.below(2)]
+                    ),
+                    14 => format!("set word {word}{letter} because the dice said so"),
+                    _ => "clear word because the dice said so".to_owned(),
+                };
+                let who = everyone[rng.below(everyone.len())];
+                let public = rng.below(8) != 0;
+                let instance = if rng.below(2) == 0 { None } else { Some(1) };
+                let _ = world.run_as(who, public, at, instance, &line);
+                check_invariants(&world, seed, &line);
+            }
+        }
+
+        fn check_invariants(world: &World, seed: u64, line: &str) {
+            let inst = world.inst(1);
+            let in_game: Vec<u32> = inst.in_game().map(|s| s.number).collect();
+            let context = || format!("seed {seed}, after {line:?}: {inst:#?}");
+            if inst.is_over() {
+                assert!(in_game.len() <= 1, "over with players left: {}", context());
+                assert_eq!(inst.winner, in_game.first().copied(), "{}", context());
+                assert!(
+                    world.deadlines().is_empty(),
+                    "an instance that is over has no clock: {:?} {}",
+                    world.deadlines(),
+                    context()
+                );
+                return;
+            }
+            assert!(
+                in_game.len() >= 2,
+                "not over with {in_game:?}: {}",
+                context()
+            );
+            match &inst.stage {
+                Stage::Turn { seat, .. } => {
+                    assert!(in_game.contains(seat), "{}", context());
+                    if !inst.is_suspended() {
+                        assert!(
+                            world
+                                .deadlines()
+                                .iter()
+                                .any(|(id, _)| id.contains(":turn:")),
+                            "a turn without its clock: {}",
+                            context()
+                        );
+                    }
+                }
+                Stage::Protest { protest } => {
+                    assert!(in_game.contains(&protest.by), "{}", context());
+                }
+                Stage::Between | Stage::Over => panic!("at rest in between: {}", context()),
+            }
+            if let Some(word) = &inst.ghost_word {
+                assert!(
+                    !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase()),
+                    "{}",
+                    context()
+                );
+            }
+        }
+    }
 }
