@@ -65,7 +65,8 @@ fn run() -> anyhow::Result<bool> {
     );
 
     let words: Vec<&str> = dictionary.words().filter(|word| word.len() >= 2).collect();
-    let mut random = SplitMix(0x67_686f_7374); // "ghost" in ASCII.
+    // The project's own repeatable draws: the same fragments every run.
+    let mut random = nomicbot::engine::random::Stream::new("dictionary benchmark fragments");
     let fragments: Vec<String> = (0..queries)
         .map(|round| {
             if round % 2 == 0 {
@@ -190,21 +191,4 @@ fn micros(duration: Duration) -> String {
 
 fn millis(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1e3)
-}
-
-/// SplitMix64: deterministic fragments without a dependency, the same every run.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }

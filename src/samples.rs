@@ -235,16 +235,6 @@ mod tests {
     /// state is the fold of the events recorded.
     #[test]
     fn random_rule_tag_keeps_the_board_consistent() {
-        struct SplitMix(u64);
-        impl SplitMix {
-            fn below(&mut self, n: usize) -> usize {
-                self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = self.0;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                ((z ^ (z >> 31)) % n as u64) as usize
-            }
-        }
         let Ok(config) = Config::parse(DEFAULT_CONFIG, ".".into()) else {
             panic!("the shipped config parses");
         };
@@ -259,7 +249,7 @@ mod tests {
         let mut turns = 0;
         let mut counted = 0;
         for seed in 0..12u64 {
-            let mut rng = SplitMix(seed);
+            let mut rng = crate::engine::random::Stream::new(&format!("random rule tag {seed}"));
             let mut initial = World::default();
             initial.accounts.currencies = config.accounts.currency.clone();
             let mut table = Table {

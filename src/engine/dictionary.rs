@@ -373,40 +373,27 @@ mod tests {
         assert!(text.contains("words: 1"), "{text}");
     }
 
-    /// SplitMix64: a few lines of deterministic randomness, so the property test
-    /// needs no dependency and fails the same way every time.
-    struct SplitMix(u64);
-
-    impl SplitMix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
-        fn letters(&mut self, alphabet: &[u8], length: usize) -> String {
-            (0..length)
-                .map(|_| char::from(alphabet[self.below(alphabet.len())]))
-                .collect()
-        }
+    /// `length` letters of `alphabet`, drawn from `random`.
+    fn letters(
+        random: &mut crate::engine::random::Stream,
+        alphabet: &[u8],
+        length: usize,
+    ) -> String {
+        (0..length)
+            .map(|_| char::from(alphabet[random.below(alphabet.len())]))
+            .collect()
     }
 
     #[test]
     fn the_index_agrees_with_the_scan() {
-        let mut random = SplitMix(103);
+        let mut random = crate::engine::random::Stream::new("dictionary property test");
         // A small alphabet, so that random fragments are often inside some word and
         // often not, and runs of shared tails are common.
         let alphabet = b"abcde";
         let words: Vec<String> = (0..400)
             .map(|_| {
                 let length = 1 + random.below(9);
-                random.letters(alphabet, length)
+                letters(&mut random, alphabet, length)
             })
             .collect();
         let dictionary = Dictionary::from_text(&words.join("\n")).expect("words");
@@ -424,7 +411,7 @@ mod tests {
                 }
             } else {
                 let length = random.below(9);
-                random.letters(b"abcdef", length)
+                letters(&mut random, b"abcdef", length)
             };
             let expected = dictionary.scan_inside(&fragment);
             assert_eq!(

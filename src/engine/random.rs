@@ -280,6 +280,35 @@ impl<'a> Words<'a> {
     }
 }
 
+/// Numbers that are the same on every run, drawn by the documented procedure from
+/// a seed named by a label: what tests and benchmarks use when they need many
+/// arbitrary but repeatable choices. Draw `i` is `compute(seed, i, Below { n })`.
+pub struct Stream {
+    seed: [u8; 32],
+    index: u32,
+}
+
+impl Stream {
+    /// The stream whose seed is the SHA-256 of `label`.
+    pub fn new(label: &str) -> Stream {
+        Stream {
+            seed: Sha256::digest(label.as_bytes()).into(),
+            index: 0,
+        }
+    }
+
+    /// A number from 0 to `n - 1` (0 when `n` is 0 or 1).
+    pub fn below(&mut self, n: usize) -> usize {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        if n <= 1 {
+            return 0;
+        }
+        let draw = Words::new(&self.seed, self.index).below(n);
+        self.index = self.index.wrapping_add(1);
+        draw as usize
+    }
+}
+
 /// Step 6: the result of draw number `index` of the period with this seed.
 pub fn compute(seed: &[u8; 32], index: u32, kind: &DrawKind) -> Result<Vec<u32>, DrawError> {
     let impossible = |why| {
@@ -578,6 +607,17 @@ impl RandomOfficer {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_stream_repeats_itself_and_stays_below_its_bound() {
+        let draws = |label: &str| {
+            let mut stream = Stream::new(label);
+            (1..200).map(|n| stream.below(n)).collect::<Vec<_>>()
+        };
+        assert_eq!(draws("a"), draws("a"));
+        assert_ne!(draws("a"), draws("b"));
+        assert!(draws("a").iter().zip(1..).all(|(draw, n)| *draw < n));
+    }
+
     use super::*;
 
     const EXAMPLE_SEED: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";

@@ -4652,22 +4652,9 @@ mod tests {
     /// engine never panics, and what the rule makes invariant stays so.
     #[test]
     fn random_play_keeps_every_game_consistent() {
-        struct SplitMix(u64);
-        impl SplitMix {
-            fn next(&mut self) -> u64 {
-                self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = self.0;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                z ^ (z >> 31)
-            }
-            fn below(&mut self, n: usize) -> usize {
-                (self.next() % n as u64) as usize
-            }
-        }
         let everyone = ["Alice", "Bob", "Carol", "Dave", "Eve", "Rita", "mod", "Zed"];
         for seed in 0..25u64 {
-            let mut rng = SplitMix(seed);
+            let mut rng = crate::engine::random::Stream::new(&format!("random ghost {seed}"));
             let n_players = 2 + rng.below(4);
             let names = &everyone[..n_players];
             let mut world = World::new(&["Alice", "Bob", "Carol", "Dave", "Eve", "Zed"]);
