@@ -478,6 +478,23 @@ impl RandomOfficer {
         })
     }
 
+    /// Opens a period under `label` with `seed` unless one is running, so that a
+    /// game's draw is always made in a committed period. Returns the event to
+    /// record, already applied to `self`; `None` when a period was running.
+    pub fn open_if_idle(
+        &mut self,
+        label: &str,
+        seed: [u8; 32],
+        at: Timestamp,
+    ) -> Result<Option<Event>, DrawError> {
+        if self.current.is_some() {
+            return Ok(None);
+        }
+        let event = self.start_period(label, seed)?;
+        self.apply_event(&event, at);
+        Ok(Some(event))
+    }
+
     /// Closes the running period, publishing its seed.
     pub fn end_period(&self) -> Result<Event, DrawError> {
         let current = self.current.as_ref().ok_or(DrawError::NoPeriod)?;

@@ -1556,13 +1556,12 @@ impl Ghosts {
         let number = self.instances.iter().map(|i| i.number).max().unwrap_or(0) + 1;
         let mut step = Step::new(self, services, ctx.now);
         let mut new_label = None;
-        if step.random.current.is_none() {
-            let label = tag(number);
-            let event = step
-                .random
-                .start_period(&label, ctx.entropy)
-                .map_err(|e| random_error(&e))?;
-            step.random.apply_event(&event, ctx.now);
+        let label = tag(number);
+        if let Some(event) = step
+            .random
+            .open_if_idle(&label, ctx.entropy, ctx.now)
+            .map_err(|e| random_error(&e))?
+        {
             step.changes.push(Change::Random(event));
             new_label = Some(label);
         }

@@ -716,12 +716,13 @@ fn draw_rule(
     purpose: &str,
     at: Timestamp,
 ) -> Result<u32, DrawError> {
-    if random.current.is_none() {
-        let event = random.start_period(TAG, entropy)?;
-        random.apply_event(&event, at);
-        if let Some(record) = random.current.as_ref() {
-            mail.push(record.started_mail(TAG));
-        }
+    if let Some(event) = random.open_if_idle(TAG, entropy, at)? {
+        mail.extend(
+            random
+                .current
+                .as_ref()
+                .map(|record| record.started_mail(TAG)),
+        );
         changes.push(Change::Random(event));
     }
     let n = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
@@ -1947,11 +1948,9 @@ impl<'e, 'a> Turn<'e, 'a> {
         hasher.update(self.entropy);
         hasher.update(b"the next rule tag period");
         let seed: [u8; 32] = hasher.finalize().into();
-        if let Ok(start) = self.random.start_period(TAG, seed) {
-            self.random.apply_event(&start, self.now);
-            if let Some(record) = self.random.current.as_ref() {
-                self.mail.push(record.started_mail(TAG));
-            }
+        if let Ok(Some(start)) = self.random.open_if_idle(TAG, seed, self.now) {
+            let started = self.random.current.as_ref().map(|r| r.started_mail(TAG));
+            self.mail.extend(started);
             self.changes.push(Change::Random(start));
         }
     }
