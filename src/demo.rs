@@ -134,7 +134,8 @@ fn deliver(
     Ok(())
 }
 
-/// One mail of the bot's, headers and decoded body.
+/// One mail of the bot's: the headers as sent, the body decoded (the wire form
+/// may be quoted-printable).
 fn show(out: &mut String, raw: &[u8]) -> Result<()> {
     writeln!(out, "\n{}", "=".repeat(72))?;
     let text = String::from_utf8_lossy(raw).replace("\r\n", "\n");
@@ -204,8 +205,6 @@ async fn play(
 }
 
 async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
-    let inbox = config.resolve(&config.maildir.inbox);
-
     let start: Timestamp = "2026-01-05T10:00:00Z".parse()?;
     let mut out = String::new();
     writeln!(
@@ -215,20 +214,7 @@ async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
     )?;
     for (index, (minutes, from, to, subject, extra, body)) in SCRIPT.iter().enumerate() {
         let at = start + SignedDuration::from_mins(*minutes);
-        let raw = format!(
-            "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <demo-{index}@nomic.example>\r\n\
-             Date: {}\r\n{extra}\r\n{body}",
-            at.strftime("%a, %d %b %Y %H:%M:%S +0000")
-        );
-        let path = inbox
-            .join("new")
-            .join(format!("{}.demo{index}.local", at.as_second()));
-        std::fs::write(&path, raw.replace("\n", "\r\n").replace("\r\r\n", "\r\n"))?;
-        // The delivery time is the file's time: that is when the action happens.
-        std::fs::File::options()
-            .write(true)
-            .open(&path)?
-            .set_modified(at.into())?;
+        deliver(&config, index, at, (from, to, subject, extra, body))?;
         writeln!(
             out,
             "  {} {from} -> {to}: {subject:?}",
@@ -259,28 +245,7 @@ async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
         config.resolve(&config.maildir.outbox).display()
     )?;
     for row in bot.store.outbox()? {
-        writeln!(out, "\n{}", "=".repeat(72))?;
-        // The headers as sent, the body decoded (the wire form may be quoted-printable).
-        let raw = String::from_utf8_lossy(&row.raw).replace("\r\n", "\n");
-        let headers = raw.split("\n\n").next().unwrap_or("");
-        for line in headers.lines().filter(|l| {
-            [
-                "From:",
-                "To:",
-                "Subject:",
-                "In-Reply-To:",
-                "Auto-Submitted:",
-            ]
-            .iter()
-            .any(|h| l.starts_with(h))
-        }) {
-            writeln!(out, "{line}")?;
-        }
-        writeln!(
-            out,
-            "\n{}",
-            crate::mail::parse::text_of(&row.raw).trim_end()
-        )?;
+        show(&mut out, &row.raw)?;
     }
     writeln!(
         out,
