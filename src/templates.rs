@@ -31,22 +31,7 @@ pub struct Rendered {
 
 pub struct Templates {
     env: Environment<'static>,
-    /// The folder they come from; `None` for the built-in copies.
-    dir: Option<PathBuf>,
-}
-
-/// The environment every set of templates renders in.
-fn environment() -> Environment<'static> {
-    let mut env = Environment::new();
-    // A typo in a template must fail loudly, never print an empty blank.
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
-        .keep_trailing_newline(true)
-        .build()
-    {
-        env.set_syntax(syntax);
-    }
-    env
+    dir: PathBuf,
 }
 
 impl Templates {
@@ -54,63 +39,28 @@ impl Templates {
         if !dir.is_dir() {
             return Err(TemplateError::MissingFolder(dir.to_owned()));
         }
-        let mut env = environment();
+        let mut env = Environment::new();
         env.set_loader(minijinja::path_loader(dir));
+        // A typo in a template must fail loudly, never print an empty blank.
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+        {
+            env.set_syntax(syntax);
+        }
         Ok(Templates {
             env,
-            dir: Some(dir.to_owned()),
+            dir: dir.to_owned(),
         })
-    }
-
-    /// The shipped templates, as built into the binary: what the engine's own tests
-    /// render with, no folder needed.
-    pub fn built_in() -> Templates {
-        let mut env = environment();
-        env.set_loader(|name: &str| {
-            Ok(DEFAULTS
-                .iter()
-                .find(|(file, _)| *file == name)
-                .map(|(_, text)| (*text).to_owned()))
-        });
-        Templates { env, dir: None }
     }
 
     /// Every template file under the folder, by name relative to it.
     pub fn names(&self) -> Vec<String> {
         let mut names = Vec::new();
-        match &self.dir {
-            Some(dir) => collect(dir, dir, &mut names),
-            None => names.extend(DEFAULTS.iter().map(|(name, _)| (*name).to_owned())),
-        }
+        collect(&self.dir, &self.dir, &mut names);
         names.sort();
         names
-    }
-
-    /// The text of a template file, as it is on disk or built in.
-    fn source(&self, name: &str) -> Option<String> {
-        match &self.dir {
-            Some(dir) => std::fs::read_to_string(dir.join(name)).ok(),
-            None => DEFAULTS
-                .iter()
-                .find(|(file, _)| *file == name)
-                .map(|(_, text)| (*text).to_owned()),
-        }
-    }
-
-    /// One answer sentence, worded by `sentences.txt`.
-    pub fn render_sentence(
-        &self,
-        sentence: &crate::engine::Sentence,
-    ) -> Result<String, TemplateError> {
-        self.env
-            .render_str(
-                "{% from \"sentences.txt\" import sentence %}{{ sentence(s) }}",
-                minijinja::context! { s => minijinja::Value::from(minijinja::value::Serde(sentence)) },
-            )
-            .map_err(|source| TemplateError::Render {
-                name: "sentences.txt".to_owned(),
-                source,
-            })
     }
 
     /// Parses every template: a syntax error is reported at start-up, not as a broken mail.
@@ -515,7 +465,7 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         .collect();
     for name in templates.names() {
         if name.starts_with("sentences/") {
-            let text = templates.source(&name).unwrap_or_default();
+            let text = std::fs::read_to_string(templates.dir.join(&name)).unwrap_or_default();
             lines.extend(module_samples(&text).into_iter().map(|(code, args)| {
                 serde_json::json!({ "line": code, "status": "done", "sentence": { "code": code, "args": args } })
             }));

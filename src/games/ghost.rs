@@ -2785,7 +2785,7 @@ mod tests {
     use crate::engine::accounts::{Currency, Exactness};
     use crate::engine::calendar::Schedule;
     use crate::engine::players::Event as PlayerEvent;
-    use crate::templates::Templates;
+    use minijinja::{Environment, UndefinedBehavior};
 
     fn ts(text: &str) -> Timestamp {
         text.parse().unwrap()
@@ -3043,27 +3043,62 @@ mod tests {
         mail.iter().map(|m| m.template.as_str()).collect()
     }
 
-    /// The shipped templates, parsed once for all the tests.
-    fn shipped() -> &'static Templates {
-        static TEMPLATES: std::sync::OnceLock<Templates> = std::sync::OnceLock::new();
-        TEMPLATES.get_or_init(Templates::built_in)
+    fn environment() -> Environment<'static> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        for (name, source) in [
+            (
+                "sentences/ghost.txt",
+                include_str!("../../templates/sentences/ghost.txt"),
+            ),
+            (
+                "ghost_started.txt",
+                include_str!("../../templates/ghost_started.txt"),
+            ),
+            (
+                "ghost_news.txt",
+                include_str!("../../templates/ghost_news.txt"),
+            ),
+            (
+                "random_period_revealed.txt",
+                include_str!("../../templates/random_period_revealed.txt"),
+            ),
+            ("reminder.txt", include_str!("../../templates/reminder.txt")),
+            (
+                "sentence",
+                "{% import \"sentences/ghost.txt\" as ghost %}{{ ghost.sentence(s) }}",
+            ),
+        ] {
+            env.add_template(name, source).unwrap();
+        }
+        env
     }
 
     /// Renders a mail the way the shell does, with undefined values an error.
     fn render(mail: &Mail) -> String {
-        let rendered = shipped()
-            .render(&mail.template, &mail.values)
-            .unwrap_or_else(|e| panic!("{}: {e}", mail.template));
-        let text = format!("Subject: {}\n\n{}", rendered.subject, rendered.body);
+        let env = environment();
+        let text = env
+            .get_template(&format!("{}.txt", mail.template))
+            .unwrap()
+            .render(minijinja::Value::from(minijinja::value::Serde(
+                &mail.values,
+            )))
+            .unwrap_or_else(|e| panic!("{}: {e:#}", mail.template));
+        assert!(text.starts_with("Subject: "), "{text}");
         assert!(!text.contains("[no wording"), "{text}");
         text
     }
 
-    /// Renders a sentence as every answer words it.
+    /// Renders a ghost sentence (others are worded elsewhere).
     fn render_sentence(sentence: &Sentence) -> String {
-        let text = shipped()
-            .render_sentence(sentence)
-            .unwrap_or_else(|e| panic!("{}: {e}", sentence.code));
+        let env = environment();
+        let text = env
+            .get_template("sentence")
+            .unwrap()
+            .render(minijinja::context! {
+                s => minijinja::Value::from(minijinja::value::Serde(sentence))
+            })
+            .unwrap_or_else(|e| panic!("{}: {e:#}", sentence.code));
         assert!(!text.contains("[no wording"), "{text}");
         assert!(!text.trim().is_empty(), "{}", sentence.code);
         text
