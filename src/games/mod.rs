@@ -979,7 +979,11 @@ enum Parsed {
 
 /// The overrides any tag accepts from a moderator, read before the game's own
 /// commands: `as NAME because REASON: COMMAND` and `void <MESSAGE-ID> because REASON`.
-fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood>> {
+/// `game` reads the command a moderator carries out for a player.
+fn parse_override(
+    line: &str,
+    game: &dyn Fn(&str) -> Result<Parsed, NotUnderstood>,
+) -> Option<Result<Parsed, NotUnderstood>> {
     let (verb, rest) = split_verb(line);
     match verb.as_str() {
         "as" => {
@@ -995,16 +999,7 @@ fn parse_override(line: &str, game: &str) -> Option<Result<Parsed, NotUnderstood
                 return Some(Err(usage()));
             };
             let command = command.trim();
-            let inner = match game {
-                players::TAG => parse_nomic(command),
-                vote::TAG => vote::parse(command).map(Parsed::Vote),
-                ruletag::TAG => ruletag::parse(command).map(Parsed::RuleTag),
-                ghost::TAG => ghost::parse(command).map(|command| Parsed::Ghost {
-                    instance: None,
-                    command,
-                }),
-                _ => Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game))),
-            };
+            let inner = game(command);
             Some(Ok(Parsed::OnBehalf {
                 name: name.trim().to_owned(),
                 reason: reason.trim().to_owned(),
@@ -1118,7 +1113,11 @@ fn parse_ruletag(line: &str) -> Result<Parsed, NotUnderstood> {
         && rest
             .split_once(" because ")
             .is_some_and(|(what, _)| what.trim().contains(char::is_whitespace));
-    if !voids_an_action && let Some(parsed) = parse_override(line, ruletag::TAG) {
+    if !voids_an_action
+        && let Some(parsed) = parse_override(line, &|command| {
+            ruletag::parse(command).map(Parsed::RuleTag)
+        })
+    {
         return parsed;
     }
     if verb == "adjust" {
@@ -1129,7 +1128,7 @@ fn parse_ruletag(line: &str) -> Result<Parsed, NotUnderstood> {
 
 /// Reads one line under `[nomic]`: the registry's commands, then the accounts'.
 fn parse_nomic(line: &str) -> Result<Parsed, NotUnderstood> {
-    if let Some(parsed) = parse_override(line, players::TAG) {
+    if let Some(parsed) = parse_override(line, &parse_nomic) {
         return parsed;
     }
     let (verb, rest) = split_verb(line);
@@ -1204,6 +1203,20 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
     }
     lines.extend(body);
     let is_help = |line: &str| line.trim().eq_ignore_ascii_case("help");
+    // One command per line, `help` anywhere, each read by `parse`.
+    let each_line = |parse: &dyn Fn(&str) -> Result<Parsed, NotUnderstood>| {
+        lines
+            .iter()
+            .map(|line| {
+                let parsed = if is_help(line) {
+                    Ok(Parsed::Help)
+                } else {
+                    parse(line)
+                };
+                (line.clone(), parsed)
+            })
+            .collect()
+    };
     match game {
         // Rules span several lines: the ruleset groups a command with its text.
         ruleset::TAG => ruleset::parse_message(&lines)
@@ -1217,85 +1230,20 @@ fn parse_lines(message: &Message, game: &str) -> Vec<(String, Result<Parsed, Not
                 (line, parsed)
             })
             .collect(),
-        vote::TAG => lines
-            .into_iter()
-            .map(|line| {
-                let parsed = if is_help(&line) {
-                    Ok(Parsed::Help)
-                } else {
-                    parse_override(&line, vote::TAG)
-                        .unwrap_or_else(|| vote::parse(&line).map(Parsed::Vote))
-                };
-                (line, parsed)
-            })
-            .collect(),
-        ghost::TAG => {
-            let instance = instance_number(&message.tag);
-            lines
-                .into_iter()
-                .map(|line| {
-                    let parsed = if is_help(&line) {
-                        Ok(Parsed::Help)
-                    } else {
-                        match parse_override(&line, ghost::TAG) {
-                            Some(Ok(Parsed::OnBehalf {
-                                name,
-                                reason,
-                                line,
-                                inner,
-                            })) => Ok(Parsed::OnBehalf {
-                                name,
-                                reason,
-                                line,
-                                inner: Box::new(inner.map(|parsed| match parsed {
-                                    Parsed::Ghost { command, .. } => {
-                                        Parsed::Ghost { instance, command }
-                                    }
-                                    other => other,
-                                })),
-                            }),
-                            Some(other) => other,
-                            None => ghost::parse(&line)
-                                .map(|command| Parsed::Ghost { instance, command }),
-                        }
-                    };
-                    (line, parsed)
-                })
-                .collect()
+        vote::TAG => {
+            let vote = |line: &str| vote::parse(line).map(Parsed::Vote);
+            each_line(&|line| parse_override(line, &vote).unwrap_or_else(|| vote(line)))
         }
-        ruletag::TAG => lines
-            .into_iter()
-            .map(|line| {
-                let parsed = if is_help(&line) {
-                    Ok(Parsed::Help)
-                } else {
-                    parse_ruletag(&line)
-                };
-                (line, parsed)
-            })
-            .collect(),
-        players::TAG => lines
-            .into_iter()
-            .map(|line| {
-                let parsed = if is_help(&line) {
-                    Ok(Parsed::Help)
-                } else {
-                    parse_nomic(&line)
-                };
-                (line, parsed)
-            })
-            .collect(),
-        _ => lines
-            .into_iter()
-            .map(|line| {
-                let parsed = if is_help(&line) {
-                    Ok(Parsed::Help)
-                } else {
-                    Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game)))
-                };
-                (line, parsed)
-            })
-            .collect(),
+        ghost::TAG => {
+            // `[ghost 2]` names the instance of every line, overrides included.
+            let instance = instance_number(&message.tag);
+            let ghost =
+                |line: &str| ghost::parse(line).map(|command| Parsed::Ghost { instance, command });
+            each_line(&|line| parse_override(line, &ghost).unwrap_or_else(|| ghost(line)))
+        }
+        ruletag::TAG => each_line(&parse_ruletag),
+        players::TAG => each_line(&parse_nomic),
+        _ => each_line(&|_| Err(NotUnderstood(Sentence::new("unknown_tag").arg("tag", game)))),
     }
 }
 
