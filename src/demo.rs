@@ -170,6 +170,21 @@ fn subject(raw: &[u8]) -> String {
     .subject
 }
 
+/// Lists every mail the bot sent, a line each, and returns them.
+fn list_sent(bot: &Bot, out: &mut String) -> Result<Vec<crate::store::OutRow>> {
+    writeln!(out, "\nThe mail the bot sent, in order:")?;
+    let rows = bot.store.outbox()?;
+    for row in &rows {
+        writeln!(
+            out,
+            "  {:<28} {}",
+            row.recipients.join(", "),
+            subject(&row.raw)
+        )?;
+    }
+    Ok(rows)
+}
+
 /// Plays `script` (time, from, to, subject, body) through one pass of the bot at
 /// `now`, listing the players' mail in `out`.
 async fn play(
@@ -382,16 +397,7 @@ async fn ruletag(dir: PathBuf, config: Config) -> Result<String> {
     let mut transport = Transport::new(&config);
     once(&mut bot, &mut transport, end).await?;
 
-    writeln!(out, "\nThe mail the bot sent, in order:")?;
-    let rows = bot.store.outbox()?;
-    for row in &rows {
-        writeln!(
-            out,
-            "  {:<28} {}",
-            row.recipients.join(", "),
-            subject(&row.raw)
-        )?;
-    }
+    let rows = list_sent(&bot, &mut out)?;
     writeln!(
         out,
         "\nA few of them in full: Alice's answer, the moderator's copy of it, Dave's late move,\nand the two notifications at the end of the nweek."
@@ -501,16 +507,7 @@ async fn ghost(dir: PathBuf, config: Config) -> Result<String> {
     )
     .await?;
 
-    writeln!(out, "\nThe mail the bot sent, in order:")?;
-    let rows = bot.store.outbox()?;
-    for row in &rows {
-        writeln!(
-            out,
-            "  {:<28} {}",
-            row.recipients.join(", "),
-            subject(&row.raw)
-        )?;
-    }
+    let rows = list_sent(&bot, &mut out)?;
     writeln!(
         out,
         "\nThe start, a turn, a protest's resolution and the referee's report in full:"
