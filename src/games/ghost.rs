@@ -2981,7 +2981,20 @@ mod tests {
         fn inst(&self, number: u32) -> &Instance {
             self.ghosts.instance(number).unwrap()
         }
+    }
 
+    impl Instance {
+        /// Why the player in `seat` is out of the game, if ey is.
+        fn removed_why(&self, seat: u32) -> Option<Why> {
+            self.seat(seat)
+                .unwrap()
+                .removed
+                .as_ref()
+                .map(|r| r.why.clone())
+        }
+    }
+
+    impl World {
         /// The players' names by number: `order(1)[0]` is player 1 of instance 1.
         fn order(&self, number: u32) -> Vec<String> {
             self.inst(number)
@@ -3661,14 +3674,7 @@ mod tests {
         world.run(&order[2], hours(9), "word supersonic").unwrap();
         let inst = world.inst(1);
         // The invalid protester is removed; the word is destroyed all the same.
-        assert_eq!(
-            inst.seat(1)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::InvalidProtest)
-        );
+        assert_eq!(inst.removed_why(1), Some(Why::InvalidProtest));
         assert!(inst.is_in_game(3));
         assert!(inst.ghost_word.is_none());
         // The next turn, player 2's (after the protester), begins at the resolution.
@@ -3698,14 +3704,7 @@ mod tests {
         let mail = world.tick(hours(7 + 72));
         assert_eq!(templates(&mail), ["ghost_news"]);
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(3)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::ValidProtest)
-        );
+        assert_eq!(inst.removed_why(3), Some(Why::ValidProtest));
         assert!(inst.ghost_word.is_none());
         assert_eq!(world.turn_name(1), Some(order[1].clone()));
         let text = &mail[0].values;
@@ -3718,14 +3717,7 @@ mod tests {
             protested_not_inside(["s", "sp", "spr", "spro", "spron", "spronc"]);
         world.run(&order[2], hours(8), "word sproncy").unwrap();
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(3)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::ValidProtest)
-        );
+        assert_eq!(inst.removed_why(3), Some(Why::ValidProtest));
         assert!(inst.is_in_game(1));
         assert!(inst.ghost_word.is_none());
         assert_eq!(world.turn_name(1), Some(order[1].clone()));
@@ -3747,14 +3739,7 @@ mod tests {
             .unwrap();
         assert_eq!(templates(&mail), ["ghost_news"]);
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(4)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::ValidProtest)
-        );
+        assert_eq!(inst.removed_why(4), Some(Why::ValidProtest));
         assert!(inst.ghost_word.is_none());
         assert_eq!(world.turn_name(1), Some(order[1].clone()));
         assert!(mail[0].values["happened"][0]["code"] == "ghost_h_protested");
@@ -3771,14 +3756,7 @@ mod tests {
         world.plays(1, &mut at, &["c", "ca", "cat"]);
         world.run(&order[3], hours(4), "protest word").unwrap();
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(4)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::InvalidProtest)
-        );
+        assert_eq!(inst.removed_why(4), Some(Why::InvalidProtest));
         assert_eq!(inst.ghost_word.as_deref(), Some("cat"));
         assert_eq!(inst.word_by, Some(3));
         assert_eq!(world.turn_name(1), Some(order[0].clone()));
@@ -3836,15 +3814,7 @@ mod tests {
         let names = ["Alice", "Bob", "Carol", "Dave", "Eve"];
         let mut world = started(&names, "start with Alice, Bob, Carol, Dave, Eve", t0());
         let order = world.order(1);
-        let why = |world: &World, seat: u32| {
-            world
-                .inst(1)
-                .seat(seat)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone())
-        };
+        let why = |world: &World, seat: u32| world.inst(1).removed_why(seat);
         let mut at = t0();
         world.plays(1, &mut at, &["s", "st"]);
         world.run(&order[2], hours(3), "resign").unwrap();
@@ -3987,14 +3957,7 @@ mod tests {
             "{text}"
         );
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(4)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::AdditionProtested { by: 2 })
-        );
+        assert_eq!(inst.removed_why(4), Some(Why::AdditionProtested { by: 2 }));
         assert_eq!(world.turn_name(1), Some(order[0].clone()));
         // Eve's addition: too late after three days.
         assert_eq!(
@@ -4442,14 +4405,7 @@ mod tests {
             "{text}"
         );
         let inst = world.inst(1);
-        assert_eq!(
-            inst.seat(3)
-                .unwrap()
-                .removed
-                .as_ref()
-                .map(|r| r.why.clone()),
-            Some(Why::ValidProtest)
-        );
+        assert_eq!(inst.removed_why(3), Some(Why::ValidProtest));
         assert!(
             world
                 .deadlines()
