@@ -471,6 +471,16 @@ pub fn object_line(name: &str, rtl: u32, holder: Option<&str>) -> String {
     )
 }
 
+/// Some answer to `who` contains `needle`, whichever order the answers went out in.
+#[track_caller]
+pub fn assert_answered(bot: &LocalBot, who: &str, needle: &str) {
+    let bodies: Vec<String> = answers(bot, who).into_iter().map(|m| m.body).collect();
+    assert!(
+        bodies.iter().any(|b| b.contains(needle)),
+        "expected {needle:?} in an answer to {who}: {bodies:?}"
+    );
+}
+
 #[track_caller]
 pub fn assert_has(text: &str, needle: &str) {
     assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
@@ -2417,19 +2427,15 @@ fn rule_tag_moderation_void_an_action_with_a_reason() {
         on(5, 3, 1),
     );
     run_until(&bot, on(5, 3, 10));
-    let answers: Vec<String> = answers(&bot, MODERATOR)
-        .into_iter()
-        .map(|m| m.body)
-        .collect();
-    assert!(
-        answers.iter().any(|b| b.contains("Done. Earl's move action of this nweek is void. The list has been told, with your reason.")),
-        "{answers:?}"
+    assert_answered(
+        &bot,
+        MODERATOR,
+        "Done. Earl's move action of this nweek is void. The list has been told, with your reason.",
     );
-    assert!(
-        answers
-            .iter()
-            .any(|b| b.contains("Refused: Ariel has no counted grab action this nweek.")),
-        "{answers:?}"
+    assert_answered(
+        &bot,
+        MODERATOR,
+        "Refused: Ariel has no counted grab action this nweek.",
     );
     let announced = announcement(&bot, "Rule tag override: Earl's move action void");
     assert_has(
@@ -2542,19 +2548,15 @@ fn rule_tag_moderation_relocate_an_rto_with_a_reason() {
         on(6, 2, 1),
     );
     run_until(&bot, on(6, 2, 10));
-    let answers: Vec<String> = answers(&bot, MODERATOR)
-        .into_iter()
-        .map(|m| m.body)
-        .collect();
-    assert!(
-        answers.iter().any(|b| b.contains("Done. The rule tag ball is now on rule 407, possessed by nobody. The list has been told, with your reason.")),
-        "{answers:?}"
+    assert_answered(
+        &bot,
+        MODERATOR,
+        "Done. The rule tag ball is now on rule 407, possessed by nobody. The list has been told, with your reason.",
     );
-    assert!(
-        answers
-            .iter()
-            .any(|b| b.contains("Refused: there is no rule 9999 in the registry.")),
-        "{answers:?}"
+    assert_answered(
+        &bot,
+        MODERATOR,
+        "Refused: there is no rule 9999 in the registry.",
     );
     let announced: Vec<SentMail> = announcements(
         &bot,
