@@ -88,37 +88,38 @@ pub fn ingest(
 }
 
 pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result<String> {
-    let public;
-    let world = if private {
-        bot.world()
+    let world = bot.world();
+    let value = if private {
+        world.private_view(bot.params())
     } else {
-        public = bot.world().public_view();
-        &public
+        world.public_view(bot.params())
     };
-    let value = match game {
-        None => serde_json::to_value(world)?,
-        Some("players" | "nomic") => serde_json::to_value(&world.players)?,
-        Some("accounts") => serde_json::to_value(&world.accounts)?,
-        Some("ruleset") => serde_json::to_value(&world.ruleset)?,
-        Some("schedule") => serde_json::to_value(&world.schedule)?,
-        Some("random") => serde_json::to_value(&world.random)?,
-        Some("sealed") => serde_json::to_value(&world.sealed)?,
-        Some("ruletag" | "rule tag" | "rule-tag") => {
-            world
-                .ruletag
-                .view(&world.players, &world.accounts, &bot.params().ruletag)
+    let parts = [
+        "players", "accounts", "ruleset", "schedule", "random", "sealed",
+    ];
+    let (value, text) = match game {
+        None => (value, None),
+        Some("nomic") => (value["players"].clone(), None),
+        Some(part) if parts.contains(&part) => (value[part].clone(), None),
+        Some(name) => {
+            let now = jiff::Timestamp::now();
+            match crate::games::state_of(world, bot.params(), name, private, now) {
+                Some(found) => found,
+                None => bail!(
+                    "no game {name:?} here; try: {}, {}",
+                    parts.join(", "),
+                    crate::games::game_names().join(", ")
+                ),
+            }
         }
-        Some("ghost") => serde_json::to_value(&world.ghosts)?,
-        Some(other) => bail!(
-            "no game {other:?} here; try: players, accounts, ruleset, schedule, random, sealed, ruletag, ghost"
-        ),
     };
     if json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?));
     }
+    if let Some(text) = text {
+        return Ok(text);
+    }
     match game {
-        Some("ruletag" | "rule tag" | "rule-tag") => return ruletag_text(&value),
-        Some("ghost") => return ghost_text(world),
         Some("players" | "nomic") | None => {}
         Some(_) => return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?)),
     }
@@ -144,119 +145,6 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     }
     if let Some(at) = bot.next_deadline() {
         writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
-    }
-    Ok(out)
-}
-
-/// `state ruletag` for a person: the view's JSON as lines.
-fn ruletag_text(view: &serde_json::Value) -> Result<String> {
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::Null => "null".to_owned(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let mut out = String::new();
-    if view["running"] != true {
-        writeln!(out, "Rule tag has not started.")?;
-        return Ok(out);
-    }
-    writeln!(out, "Rule tag, nweek {}:", view["nweek"])?;
-    for p in view["players"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "  {:<20} {:<6} RTL {:<6} {} points",
-            text(&p["name"]),
-            text(&p["element"]),
-            text(&p["rtl"]),
-            text(&p["points"])
-        )?;
-    }
-    for o in view["objects"].as_array().into_iter().flatten() {
-        let holder = match &o["holder"] {
-            serde_json::Value::Null => String::new(),
-            holder => format!(", held by {}", text(holder)),
-        };
-        writeln!(out, "  {} on {}{holder}", text(&o["name"]), text(&o["rtl"]))?;
-    }
-    let actions = view["actions"].as_array().cloned().unwrap_or_default();
-    writeln!(out, "Counted actions this nweek: {}", actions.len())?;
-    for a in &actions {
-        let what = match a["type"].as_str() {
-            Some("element") => format!("element {}", text(&a["element"])),
-            Some("move") if a["term"].is_null() => {
-                format!("move from {} to {}", text(&a["from"]), text(&a["to"]))
-            }
-            Some("move") => format!(
-                "move from {} to {} via \"{}\"",
-                text(&a["from"]),
-                text(&a["to"]),
-                text(&a["term"])
-            ),
-            Some("grab") => format!(
-                "grab {} for {} points",
-                text(&a["object"]),
-                text(&a["points"])
-            ),
-            Some("drop") => format!("drop {}", text(&a["object"])),
-            _ => a.to_string(),
-        };
-        let private = if a["public"] == true {
-            ""
-        } else {
-            " (private)"
-        };
-        writeln!(out, "  {}: {what}{private}", text(&a["player"]))?;
-    }
-    Ok(out)
-}
-
-/// `state ghost` for a person: every instance still running.
-fn ghost_text(world: &World) -> Result<String> {
-    let mut out = String::new();
-    let now = jiff::Timestamp::now();
-    let mut any = false;
-    for instance in world.ghosts.open_instances() {
-        any = true;
-        let s = crate::games::ghost::summary(instance, &world.players, now);
-        let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-        writeln!(
-            out,
-            "Ghost {}{}, referee {}:",
-            s["number"],
-            if s["duel"] == true { " (a Duel)" } else { "" },
-            s["referee"].as_str().unwrap_or("none: suspended")
-        )?;
-        let order: Vec<String> = s["order"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(text)
-            .collect();
-        writeln!(out, "  in play, in order: {}", order.join(", "))?;
-        let word = s["word"]
-            .as_str()
-            .map_or("none".to_owned(), str::to_uppercase);
-        writeln!(out, "  ghost word: {word}")?;
-        if !s["turn"].is_null() {
-            writeln!(
-                out,
-                "  {}'s turn, until {}",
-                text(&s["turn"]["name"]),
-                text(&s["turn"]["deadline"])
-            )?;
-        }
-        if !s["protest"].is_null() {
-            writeln!(
-                out,
-                "  protest by {} ({}), answer due {}",
-                text(&s["protest"]["by"]),
-                text(&s["protest"]["grounds"]),
-                text(&s["protest"]["deadline"])
-            )?;
-        }
-    }
-    if !any {
-        writeln!(out, "No game of Ghost is running.")?;
     }
     Ok(out)
 }
@@ -450,7 +338,7 @@ pub fn check(config: Config) -> Result<String> {
     templates::check_samples(&templates)?;
     let dictionary = crate::pipeline::lazy_dictionary(&config)?;
     let words = crate::pipeline::dictionary_words(&dictionary).ok_or_else(|| {
-        anyhow::anyhow!("the official dictionary ([ghost] dictionary) holds no word")
+        anyhow::anyhow!("the official dictionary ([bot] dictionary) holds no word")
     })?;
     Ok(format!(
         "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; official dictionary: {words} words",

@@ -22,7 +22,6 @@ pub enum ConfigError {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Config {
     pub bot: BotConfig,
     #[serde(default)]
@@ -38,20 +37,19 @@ pub struct Config {
     pub officers: OfficersConfig,
     #[serde(default)]
     pub accounts: AccountsConfig,
-    #[serde(default)]
-    pub vote: VoteConfig,
-    /// Rule Tag (`[ruletag]`): every number of the rule texts.
-    #[serde(default)]
-    pub ruletag: crate::games::ruletag::Params,
-    /// Ghost (`[ghost]`): the rule's numbers and the official dictionary.
-    #[serde(default)]
-    pub ghost: crate::games::ghost::Params,
     /// Days in a zone, cycles (the nweek of ndays), and the reminders' lead time.
     #[serde(default)]
     pub calendar: crate::engine::calendar::Calendar,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
+    /// Every other section: a game's, by the game's name, read by the game
+    /// itself (`games::GameParams::from_config`); any other is refused.
+    #[serde(flatten)]
+    pub sections: toml::Table,
+    /// The games' parameters, read from their sections.
+    #[serde(skip)]
+    pub games: crate::games::GameParams,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -72,6 +70,9 @@ pub struct BotConfig {
     /// Addresses of the moderators who may override any automatic ruling.
     #[serde(default)]
     pub moderators: Vec<String>,
+    /// The official dictionary of the word games: a word list, one word per line.
+    /// Unset: the shipped list.
+    pub dictionary: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -200,27 +201,6 @@ pub struct OfficersConfig {
     pub offices: std::collections::BTreeMap<String, Vec<String>>,
 }
 
-/// Secret ballots (`[vote]`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoteConfig {
-    /// How many days a ballot stays open.
-    #[serde(default = "default_vote_days")]
-    pub days: i64,
-}
-
-impl Default for VoteConfig {
-    fn default() -> Self {
-        VoteConfig {
-            days: default_vote_days(),
-        }
-    }
-}
-
-fn default_vote_days() -> i64 {
-    3
-}
-
 /// The currencies of the nomic (`[[accounts.currency]]`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -320,6 +300,13 @@ impl Config {
         })?;
         config.base_dir = base_dir;
         config.validate()?;
+        config.games =
+            crate::games::GameParams::from_config(&config.sections).map_err(|message| {
+                ConfigError::Invalid {
+                    path: PathBuf::new(),
+                    message,
+                }
+            })?;
         Ok(config)
     }
 
@@ -328,6 +315,17 @@ impl Config {
             path: PathBuf::new(),
             message,
         };
+        let games = crate::games::game_names();
+        if let Some(unknown) = self
+            .sections
+            .keys()
+            .find(|key| !games.contains(&key.as_str()))
+        {
+            return Err(invalid(format!(
+                "unknown section or key {unknown:?} (the games' sections: {})",
+                games.join(", ")
+            )));
+        }
         for (key, value) in [
             ("bot.address", &self.bot.address),
             ("bot.list", &self.bot.list),

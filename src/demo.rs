@@ -336,7 +336,7 @@ async fn ruletag(dir: PathBuf, config: Config) -> Result<String> {
     // The ball and the goal were placed at random: the players go for them.
     let rtl = |name: &str| {
         bot.world()
-            .ruletag
+            .state::<crate::games::ruletag::game::RuleTag>()
             .object(name)
             .and_then(|o| o.rtl)
             .unwrap_or(1)
@@ -457,7 +457,7 @@ async fn ghost(dir: PathBuf, config: Config) -> Result<String> {
     // The numbers were drawn at random: the script follows the order of play.
     let order: Vec<String> = bot
         .world()
-        .ghosts
+        .state::<crate::games::ghost::game::Ghost>()
         .instances
         .first()
         .map(|instance| {

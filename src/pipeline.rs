@@ -94,44 +94,9 @@ impl Bot {
         let templates = Templates::load(&config.resolve(&config.bot.templates))?;
         templates.check_syntax()?;
         let (world, clock) = store.load_world()?;
-        let params = games::Params {
-            players: crate::engine::players::Params {
-                alias_confirm_hours: config.players.alias_confirm_hours,
-                max_name_chars: config.players.max_name_chars,
-            },
-            moderators: config
-                .bot
-                .moderators
-                .iter()
-                .map(|m| Address::new(m))
-                .collect(),
-            calendar: config.calendar.clone(),
-            vote: crate::games::vote::Params {
-                days: config.vote.days,
-            },
-            ruletag: config.ruletag.clone(),
-            ghost: config.ghost.clone(),
-            dictionary: official_dictionary(&config)?,
-            offices: config
-                .officers
-                .offices
-                .iter()
-                .map(|(office, holders)| {
-                    (
-                        office.clone(),
-                        holders.iter().map(|h| Address::new(h)).collect(),
-                    )
-                })
-                .collect(),
-            rules_officers: config
-                .officers
-                .rules
-                .iter()
-                .map(|m| Address::new(m))
-                .collect(),
-        };
+        let params = game_params(&config, official_dictionary(&config)?);
         let parse_options = ParseOptions {
-            known_tags: games::KNOWN_TAGS.iter().map(|t| t.to_string()).collect(),
+            known_tags: games::known_tags(),
             list_addresses: vec![config.bot.list.to_lowercase()],
             recover_from: config.identity.recover_from.clone(),
         };
@@ -147,7 +112,8 @@ impl Bot {
         };
         // The currencies are configuration, not history: the world takes them as
         // they are configured now (replay starts from the same configured world).
-        bot.world.accounts.currencies = bot.config.accounts.currency.clone();
+        std::sync::Arc::make_mut(&mut bot.world.shared.accounts).currencies =
+            bot.config.accounts.currency.clone();
         Ok(bot)
     }
 
@@ -218,7 +184,8 @@ impl Bot {
     /// The world before any event: empty, with the configured currencies.
     pub fn initial_world(&self) -> World {
         let mut world = World::default();
-        world.accounts.currencies = self.config.accounts.currency.clone();
+        std::sync::Arc::make_mut(&mut world.shared.accounts).currencies =
+            self.config.accounts.currency.clone();
         world
     }
 
@@ -650,7 +617,7 @@ impl Bot {
                 .copy_private_to
                 .iter()
                 .map(|a| Address::new(a))
-                .chain(self.params.private_copies(games::base_tag(tag)))
+                .chain(outcome.copies.iter().cloned())
             {
                 if to.iter().any(|(known, _)| *known == officer) {
                     continue;
@@ -675,16 +642,45 @@ impl Bot {
     }
 }
 
+/// The engine's parameters from the configuration: the registry's, the
+/// officers, the calendar, the official dictionary and every game's section.
+pub fn game_params(
+    config: &Config,
+    lexicon: std::sync::Arc<dyn crate::engine::dictionary::Lexicon>,
+) -> games::Params {
+    let addresses = |list: &[String]| list.iter().map(|a| Address::new(a)).collect::<Vec<_>>();
+    games::Params::new(
+        crate::engine::players::Params {
+            alias_confirm_hours: config.players.alias_confirm_hours,
+            max_name_chars: config.players.max_name_chars,
+        },
+        crate::engine::game::Officers {
+            moderators: addresses(&config.bot.moderators),
+            rules: addresses(&config.officers.rules),
+            offices: config
+                .officers
+                .offices
+                .iter()
+                .map(|(office, holders)| (office.clone(), addresses(holders)))
+                .collect(),
+            of_games: Vec::new(),
+        },
+        config.calendar.clone(),
+        lexicon,
+        config.games.clone(),
+    )
+}
+
 /// The shipped word list (dict/english.txt, from Debian's wamerican: see dict/README.md).
 pub const SHIPPED_WORDS: &str = include_str!("../dict/english.txt");
 
 /// The official dictionary: the list named by `[ghost] dictionary`, else the
 /// shipped one. Its index is built the first time a game asks, so a pass of the
 /// bot that plays no word game does not pay for it.
-pub fn official_dictionary(config: &Config) -> Result<games::Dictionary> {
-    Ok(games::Dictionary(std::sync::Arc::new(lazy_dictionary(
-        config,
-    )?)))
+pub fn official_dictionary(
+    config: &Config,
+) -> Result<std::sync::Arc<dyn crate::engine::dictionary::Lexicon>> {
+    Ok(std::sync::Arc::new(lazy_dictionary(config)?))
 }
 
 /// How many words the dictionary holds, building its index now; `None` when it
@@ -695,9 +691,9 @@ pub fn dictionary_words(dictionary: &LazyDictionary) -> Option<usize> {
 
 /// The official dictionary, not yet indexed.
 pub fn lazy_dictionary(config: &Config) -> Result<LazyDictionary> {
-    let text: std::borrow::Cow<'static, str> = match &config.ghost.dictionary {
+    let text: std::borrow::Cow<'static, str> = match &config.bot.dictionary {
         Some(path) => {
-            let path = config.resolve(std::path::Path::new(path));
+            let path = config.resolve(path);
             std::fs::read_to_string(&path)
                 .map_err(|source| PipelineError::Dictionary { path, source })?
                 .into()

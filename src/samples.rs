@@ -92,7 +92,8 @@ impl Table {
 
     /// The players' order in Ghost instance 1, by address.
     fn ghost_order(&self) -> Vec<String> {
-        let Some(instance) = self.world.ghosts.instances.first() else {
+        let ghosts = self.world.state::<crate::games::ghost::game::Ghost>();
+        let Some(instance) = ghosts.instances.first() else {
             return Vec::new();
         };
         instance
@@ -104,24 +105,32 @@ impl Table {
     }
 }
 
+/// The world before any event: empty, with the configured currencies.
+fn initial_world(config: &Config) -> World {
+    let mut world = World::default();
+    std::sync::Arc::make_mut(&mut world.shared.accounts).currencies =
+        config.accounts.currency.clone();
+    world
+}
+
+/// The shipped configuration's parameters with a moderator (who keeps the rules
+/// too, if `keeps_rules`), and no dictionary.
+fn sample_params(mut config: Config, keeps_rules: bool) -> games::Params {
+    config.bot.moderators = vec![MODERATOR.to_owned()];
+    if keeps_rules {
+        config.officers.rules = vec![MODERATOR.to_owned()];
+    }
+    crate::pipeline::game_params(&config, std::sync::Arc::new(crate::engine::game::NoWords))
+}
+
 /// Every announcement a short exchange of each game sends: the registry, the
 /// ruleset, a ballot, a Rule Tag nweek, a game of Ghost to a winner.
 pub fn engine_mail() -> Vec<Mail> {
     let Ok(config) = Config::parse(DEFAULT_CONFIG, ".".into()) else {
         return Vec::new();
     };
-    let mut world = World::default();
-    world.accounts.currencies = config.accounts.currency.clone();
-    let params = games::Params {
-        moderators: vec![Address::new(MODERATOR)],
-        calendar: config.calendar.clone(),
-        vote: games::vote::Params {
-            days: config.vote.days,
-        },
-        ruletag: config.ruletag.clone(),
-        ghost: config.ghost.clone(),
-        ..games::Params::default()
-    };
+    let world = initial_world(&config);
+    let params = sample_params(config, false);
     let mut table = Table {
         world,
         params,
@@ -250,17 +259,10 @@ mod tests {
         let mut counted = 0;
         for seed in 0..12u64 {
             let mut rng = crate::engine::random::Stream::new(&format!("random rule tag {seed}"));
-            let mut initial = World::default();
-            initial.accounts.currencies = config.accounts.currency.clone();
+            let initial = initial_world(&config);
             let mut table = Table {
                 world: initial.clone(),
-                params: games::Params {
-                    moderators: vec![Address::new(MODERATOR)],
-                    rules_officers: vec![Address::new(MODERATOR)],
-                    calendar: config.calendar.clone(),
-                    ruletag: config.ruletag.clone(),
-                    ..games::Params::default()
-                },
+                params: sample_params(config.clone(), true),
                 mail: Vec::new(),
                 events: Vec::new(),
             };
@@ -280,11 +282,13 @@ mod tests {
                 at += SignedDuration::from_mins(60 + rng.below(12 * 60) as i64);
                 let who = names[1 + rng.below(4)];
                 let rule = 1 + rng.below(5);
-                let current = table
-                    .world
-                    .players
-                    .by_name(who)
-                    .and_then(|p| table.world.ruletag.standing(p.id).rtl);
+                let current = table.world.players.by_name(who).and_then(|p| {
+                    table
+                        .world
+                        .state::<crate::games::ruletag::game::RuleTag>()
+                        .standing(p.id)
+                        .rtl
+                });
                 let from = current.map_or("null".to_owned(), |n| n.to_string());
                 let term = ["points", "turn", "report"][rng.below(3)];
                 let line = match rng.below(10) {
@@ -327,8 +331,12 @@ mod tests {
                     let outcome = table.world.handle(&message, &ctx, &table.params);
                     table.record(at, outcome.events);
                 }
-                counted += table.world.ruletag.actions.len();
-                let game = &table.world.ruletag;
+                counted += table
+                    .world
+                    .state::<crate::games::ruletag::game::RuleTag>()
+                    .actions
+                    .len();
+                let game = table.world.state::<crate::games::ruletag::game::RuleTag>();
                 for rto in &game.objects {
                     let context = || format!("seed {seed}: {rto:?} in {game:#?}");
                     assert!(rto.rtl.is_some(), "an RTO on null: {}", context());

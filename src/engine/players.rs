@@ -13,7 +13,8 @@ use super::{
 pub const TAG: &str = "nomic";
 
 /// The numbers of the registry, from `[players]` in bot.toml.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
 pub struct Params {
     /// How long an alias request waits for its confirmation from the new address.
     pub alias_confirm_hours: u32,

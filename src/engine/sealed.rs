@@ -195,6 +195,20 @@ impl SealedBox {
         self.batches.iter().find(|batch| batch.id == id)
     }
 
+    /// What anyone may see: the actions of a batch not yet revealed are blanked.
+    pub fn public_view(&self) -> SealedBox {
+        let mut view = self.clone();
+        for batch in &mut view.batches {
+            if batch.stage != Stage::Revealed {
+                for action in &mut batch.actions {
+                    action.action_text = "(sealed)".to_owned();
+                    action.salt_hex = "(sealed)".to_owned();
+                }
+            }
+        }
+        view
+    }
+
     pub fn apply_event(&mut self, event: &Event) {
         match event {
             Event::Opened {

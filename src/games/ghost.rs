@@ -19,6 +19,8 @@
 //! deadlines to answer a protest `ghost:N:protest:K` (K counts its protests). A
 //! random period the instance starts itself is labelled `ghost N`.
 
+pub mod game;
+
 use jiff::SignedDuration;
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -51,9 +53,6 @@ pub const MAX_LETTERS: usize = 64;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The official dictionary: a word-list file, one word per line, read by the
-    /// shell (relative to bot.toml). Unset: the shipped English list (dict/).
-    pub dictionary: Option<String>,
     /// Rule 103 §2: "Players: minimum -- 2".
     pub min_players: usize,
     /// Rule 103 §4(3): a protest that the ghost word "is a word of four or more
@@ -78,7 +77,6 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Params {
         Params {
-            dictionary: None,
             min_players: MIN_PLAYERS,
             word_min_letters: 4,
             turn_days: 3,

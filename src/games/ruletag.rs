@@ -13,6 +13,8 @@
 //! schedule and the glossary) that the router records. Private actions never reach
 //! public mail or the public state before the end of their nweek.
 
+pub mod game;
+
 use std::collections::BTreeMap;
 
 use num_rational::BigRational;

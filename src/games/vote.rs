@@ -16,6 +16,8 @@
 //! Identifiers: ballot N seals into batch `vote:N`, its deadline is `vote:N`, and
 //! the reminder of player ID is the deadline `vote:N:player:ID`.
 
+pub mod game;
+
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -30,7 +32,8 @@ use crate::engine::{
 pub const TAG: &str = "vote";
 
 /// The numbers of `[vote]`, from bot.toml.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
     /// How long a ballot is open, in days of 24 hours.
     pub days: i64,

@@ -1,0 +1,476 @@
+//! The seam every game plugs into: the `Game` trait, the shared world a game
+//! reads (`Shared`, seen through `View`), and the transaction (`Tx`) a command or
+//! a deadline runs in. Pure like the rest of the engine, and it names no game: the
+//! closed list of games lives in `games/mod.rs`, one registry line each.
+//!
+//! A transaction is a scratch world plus the effects collected so far. The scratch
+//! shares every part of the world with the live one (`Arc`) and copies a part only
+//! when the transaction first changes it, so a command costs what it changes, not
+//! what the world weighs; a refused command is dropped with its transaction and
+//! costs nothing to undo.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::accounts::{self, Accounts};
+use super::calendar::{self, Calendar, Deadline, Schedule};
+use super::dictionary::Lexicon;
+use super::players::{self, PlayerId, Registry};
+use super::random::{self, RandomOfficer};
+use super::ruleset::{self, Ruleset};
+use super::sealed::{self, SealedBox};
+use super::{Address, Ctx, Mail, NotUnderstood, Refusal, Sentence, Timestamp};
+
+/// A game refereed by the bot: its tags, its commands and events, its rules.
+///
+/// Everything a game does goes through a `Tx`: it reads the world through
+/// `tx.view()` and its own state through `tx.state()`, and changes them only by
+/// recording events (`tx.record`, `tx.record_shared`), which the transaction
+/// applies to its scratch copy at once, so a later decision sees an earlier one.
+pub trait Game: Sized + 'static {
+    /// The game's name: its section in bot.toml, `state NAME`, `demo --game NAME`.
+    const NAME: &'static str;
+    /// The subject tags it answers to, lower-case. The first is its own tag: the
+    /// owner of its deadlines and the tag of its mail.
+    const TAGS: &'static [&'static str];
+
+    /// The live state: what the rules need from now on. Finished history (ended
+    /// games, resolved ballots) stays in the event log; `retire` drops it.
+    type State: Clone + Default + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    /// What the event log records; the only way the state changes.
+    type Event: Clone + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    /// One command line, read.
+    type Command: Debug;
+    /// The game's numbers, deserialised from its bot.toml section.
+    type Params: Clone + Default + Debug + DeserializeOwned + Send + Sync;
+
+    /// Reads one command line. `tag` is the subject tag as written (`ghost 2`).
+    fn parse(line: &str, tag: &str) -> Result<Self::Command, NotUnderstood>;
+
+    /// Whether the rest of a subject after the tag is a command of this game, given
+    /// the message's body lines (a game may want a subject command to stand alone).
+    fn subject_is_command(rest: &str, tag: &str, _body: &[String]) -> bool {
+        Self::parse(rest, tag).is_ok()
+    }
+
+    /// Carries out one command. On `Err` the transaction is dropped by the caller.
+    fn apply(tx: &mut Tx<'_, Self>, command: Self::Command, ctx: &Ctx)
+    -> Result<Sentence, Refusal>;
+
+    /// Applies one of its events to its state; never fails (replay must not).
+    fn apply_event(state: &mut Self::State, event: &Self::Event, at: Timestamp);
+
+    /// One of its deadlines on the shared schedule fired (the deadline's owner is
+    /// the game's first tag).
+    fn on_deadline(_tx: &mut Tx<'_, Self>, _deadline: &Deadline, _tick: &Tick) {}
+
+    /// A deadline the game keeps itself rather than on the shared schedule.
+    fn next_deadline(_state: &Self::State) -> Option<Timestamp> {
+        None
+    }
+
+    /// A player's standing in the nomic changed (already applied to the view).
+    fn standing_changed(_tx: &mut Tx<'_, Self>, _change: &Standing) {}
+
+    /// Whether a command is secret, and until when. The shell keeps a secret
+    /// command, and any override of it, out of every public mail of its step.
+    /// `ctx` is the message's (a private action may be secret where the same
+    /// action on the list is not).
+    fn secrecy(_command: &Self::Command, _ctx: &Ctx) -> Secrecy {
+        Secrecy::Public
+    }
+
+    /// The game's own officer (a referee, a moderator of the game) besides the
+    /// bot's moderators: ey may act for players under this game's tags.
+    fn is_officer(_officers: &Officers, _params: &Self::Params, _address: &Address) -> bool {
+        false
+    }
+
+    /// Who gets a copy of the answer to a private action under this game's tags.
+    fn private_copies(_officers: &Officers, _params: &Self::Params) -> Vec<Address> {
+        Vec::new()
+    }
+
+    /// The game's offices for the `officers` roster: (office, holders).
+    fn offices(_officers: &Officers, _params: &Self::Params) -> Vec<(String, Vec<Address>)> {
+        Vec::new()
+    }
+
+    /// Whether this game's tags accept a moderator's `adjust PLAYER AMOUNT
+    /// CURRENCY because REASON` (every tag accepts `as` and `void`).
+    const ACCEPTS_ADJUST: bool = false;
+
+    /// Whether `address`, no moderator, may adjust balances of `currency` under
+    /// this game's tags (a game's arbiter of its own points).
+    fn may_adjust(
+        _officers: &Officers,
+        _params: &Self::Params,
+        _address: &Address,
+        _currency: &accounts::Currency,
+    ) -> bool {
+        false
+    }
+
+    /// Whether blank lines of the body reach `parse_message` (paragraphs of a
+    /// rule's text); most games read one command per non-blank line.
+    const KEEPS_BLANK_LINES: bool = false;
+
+    /// Reads a message's command lines: by default one command per line. A game
+    /// whose command spans lines (a rule's text) groups them here.
+    fn parse_message(
+        lines: &[String],
+        tag: &str,
+    ) -> Vec<(String, Result<Self::Command, NotUnderstood>)> {
+        lines
+            .iter()
+            .map(|line| (line.clone(), Self::parse(line, tag)))
+            .collect()
+    }
+
+    /// How the state looks to the public (`state`, without `--private`).
+    fn public_view(
+        state: &Self::State,
+        _view: &View<'_>,
+        _params: &Self::Params,
+    ) -> serde_json::Value {
+        serde_json::to_value(state).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The whole state for the operator (`state NAME --private`).
+    fn private_view(
+        state: &Self::State,
+        _view: &View<'_>,
+        _params: &Self::Params,
+    ) -> serde_json::Value {
+        serde_json::to_value(state).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The state in words, for `state NAME` without `--json`; `None`: the JSON.
+    /// `shown` is the view being shown (public or private); `now` the shell's time.
+    fn state_text(
+        _shown: &serde_json::Value,
+        _state: &Self::State,
+        _view: &View<'_>,
+        _now: Timestamp,
+    ) -> Option<String> {
+        None
+    }
+
+    /// Drops finished history from the live state: it stays in the event log.
+    fn retire(_state: &mut Self::State) {}
+}
+
+/// A deadline's moment as a game sees it besides `tx.at()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Tick {
+    /// The real time of this run: after a downtime, later than the deadline.
+    pub caught_up_at: Timestamp,
+    /// The secret of this instant (the same on every replay), for random draws.
+    pub entropy: [u8; 32],
+}
+
+/// The event type of a part that records only shared events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum NoEvent {}
+
+/// Whether a command may be told to the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secrecy {
+    Public,
+    /// Secret until the game reveals it (at the deadline it names in `until`).
+    Secret {
+        until: &'static str,
+    },
+}
+
+impl Secrecy {
+    pub fn is_secret(self) -> bool {
+        matches!(self, Secrecy::Secret { .. })
+    }
+}
+
+/// A change of a player's standing the games may react to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// The player left the nomic.
+    Left(PlayerId),
+    /// The player went on vacation.
+    Vacation(PlayerId),
+    /// The player was put in Gaol.
+    Gaoled(PlayerId),
+}
+
+impl Standing {
+    /// The standing changes among shared events just recorded.
+    pub fn of(event: &SharedEvent) -> Option<Standing> {
+        match event {
+            SharedEvent::Players(players::Event::Left { id }) => Some(Standing::Left(*id)),
+            SharedEvent::Players(players::Event::VacationStarted { id, .. }) => {
+                Some(Standing::Vacation(*id))
+            }
+            SharedEvent::Players(players::Event::Gaoled { id, .. }) => Some(Standing::Gaoled(*id)),
+            _ => None,
+        }
+    }
+}
+
+/// The world every game shares: the registry, the accounts, the ruleset, the
+/// schedule, the Officer in charge of Random Things and the sealed box. Each part
+/// is behind an `Arc`, so a transaction's scratch copy costs a few pointers and a
+/// part is copied only when changed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shared {
+    pub players: Arc<Registry>,
+    #[serde(default)]
+    pub accounts: Arc<Accounts>,
+    #[serde(default)]
+    pub ruleset: Arc<Ruleset>,
+    /// Every pending deadline a game set, with its reminders.
+    #[serde(default)]
+    pub schedule: Arc<Schedule>,
+    /// The Officer in charge of Random Things.
+    #[serde(default)]
+    pub random: Arc<RandomOfficer>,
+    /// Sealed actions, secret until their deadline.
+    #[serde(default)]
+    pub sealed: Arc<SealedBox>,
+}
+
+/// An event of the shared world.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SharedEvent {
+    Players(players::Event),
+    Accounts(accounts::Event),
+    Ruleset(ruleset::Event),
+    Schedule(calendar::Event),
+    Random(random::Event),
+    Sealed(sealed::Event),
+}
+
+impl Shared {
+    pub fn apply_event(&mut self, event: &SharedEvent, at: Timestamp) {
+        match event {
+            SharedEvent::Players(e) => Arc::make_mut(&mut self.players).apply_event(e, at),
+            SharedEvent::Accounts(e) => Arc::make_mut(&mut self.accounts).apply_event(e, at),
+            SharedEvent::Ruleset(e) => Arc::make_mut(&mut self.ruleset).apply_event(e, at),
+            SharedEvent::Schedule(e) => Arc::make_mut(&mut self.schedule).apply_event(e, at),
+            SharedEvent::Random(e) => Arc::make_mut(&mut self.random).apply_event(e, at),
+            SharedEvent::Sealed(e) => Arc::make_mut(&mut self.sealed).apply_event(e),
+        }
+    }
+
+    /// Drops finished history from the live parts: it stays in the event log.
+    pub fn retire(&mut self) {}
+}
+
+/// Who holds which office, from bot.toml: the moderators, the keepers of the
+/// rules, and every other office by the name the rules give it.
+#[derive(Debug, Clone, Default)]
+pub struct Officers {
+    pub moderators: Vec<Address>,
+    pub rules: Vec<Address>,
+    pub offices: BTreeMap<String, Vec<Address>>,
+    /// The offices the games name besides these (a game's moderator set in its
+    /// own section), for the roster.
+    pub of_games: Vec<(String, Vec<Address>)>,
+}
+
+impl Officers {
+    pub fn is_moderator(&self, address: &Address) -> bool {
+        self.moderators.contains(address)
+    }
+
+    /// Does `address` hold the office (named as in the rules, any case)? A
+    /// moderator holds every office: the moderators are the final arbiters.
+    pub fn holds(&self, office: &str, address: &Address) -> bool {
+        self.is_moderator(address) || self.holders(office).is_some_and(|h| h.contains(address))
+    }
+
+    /// The holders the configuration names for an office, if it names the office.
+    pub fn holders(&self, office: &str) -> Option<&Vec<Address>> {
+        self.offices
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(office))
+            .map(|(_, holders)| holders)
+    }
+}
+
+/// What the configuration gives every game: the officers, the calendar and the
+/// official dictionary.
+#[derive(Clone)]
+pub struct Setting {
+    pub officers: Officers,
+    /// Days, cycles and the reminders' lead time (bot.toml `[calendar]`).
+    pub calendar: Calendar,
+    /// The official dictionary of word games, loaded by the shell.
+    pub lexicon: Arc<dyn Lexicon>,
+}
+
+impl Default for Setting {
+    fn default() -> Setting {
+        Setting {
+            officers: Officers::default(),
+            calendar: Calendar::default(),
+            lexicon: Arc::new(NoWords),
+        }
+    }
+}
+
+impl Debug for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setting")
+            .field("officers", &self.officers)
+            .field("calendar", &self.calendar)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The dictionary of a bot configured without one: no word is in it.
+#[derive(Debug)]
+pub struct NoWords;
+
+impl Lexicon for NoWords {
+    fn is_word(&self, _: &str) -> bool {
+        false
+    }
+    fn is_inside_a_word(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// The shared world as a game reads it: the parts, and the setting.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    pub players: &'a Registry,
+    pub accounts: &'a Accounts,
+    pub ruleset: &'a Ruleset,
+    pub schedule: &'a Schedule,
+    pub random: &'a RandomOfficer,
+    pub sealed: &'a SealedBox,
+    pub calendar: &'a Calendar,
+    pub officers: &'a Officers,
+    pub lexicon: &'a dyn Lexicon,
+}
+
+impl<'a> View<'a> {
+    pub fn new(shared: &'a Shared, setting: &'a Setting) -> View<'a> {
+        View {
+            players: &shared.players,
+            accounts: &shared.accounts,
+            ruleset: &shared.ruleset,
+            schedule: &shared.schedule,
+            random: &shared.random,
+            sealed: &shared.sealed,
+            calendar: &setting.calendar,
+            officers: &setting.officers,
+            lexicon: setting.lexicon.as_ref(),
+        }
+    }
+
+    pub fn is_moderator(&self, address: &Address) -> bool {
+        self.officers.is_moderator(address)
+    }
+}
+
+/// One effect of a transaction, in the order it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect<E> {
+    /// An event of the game.
+    Game(E),
+    /// An event of the shared world (accounts, schedule, random officer, sealed box, ...).
+    Shared(SharedEvent),
+    /// A mail to send.
+    Mail(Mail),
+}
+
+/// What a finished transaction hands back: the scratch world, the scratch
+/// state of the game, and the effects in order.
+pub type Finished<G> = (Shared, Arc<<G as Game>::State>, Vec<Effect<<G as Game>::Event>>);
+
+/// A transaction: a scratch copy of the shared world and of one game's state, and
+/// the effects recorded so far. Dropping it undoes everything.
+#[must_use = "a transaction's effects must be taken, or the action is lost"]
+pub struct Tx<'a, G: Game> {
+    shared: Shared,
+    state: Arc<G::State>,
+    setting: &'a Setting,
+    params: &'a G::Params,
+    at: Timestamp,
+    effects: Vec<Effect<G::Event>>,
+}
+
+impl<'a, G: Game> Tx<'a, G> {
+    pub fn new(
+        shared: Shared,
+        state: Arc<G::State>,
+        setting: &'a Setting,
+        params: &'a G::Params,
+        at: Timestamp,
+    ) -> Tx<'a, G> {
+        Tx {
+            shared,
+            state,
+            setting,
+            params,
+            at,
+            effects: Vec::new(),
+        }
+    }
+
+    /// The moment of the transaction: the message's arrival, or the deadline.
+    pub fn at(&self) -> Timestamp {
+        self.at
+    }
+
+    pub fn view(&self) -> View<'_> {
+        View::new(&self.shared, self.setting)
+    }
+
+    pub fn state(&self) -> &G::State {
+        &self.state
+    }
+
+    pub fn params(&self) -> &'a G::Params {
+        self.params
+    }
+
+    pub fn setting(&self) -> &'a Setting {
+        self.setting
+    }
+
+    /// Records an event of the game and applies it to the scratch state.
+    pub fn record(&mut self, event: G::Event) {
+        G::apply_event(Arc::make_mut(&mut self.state), &event, self.at);
+        self.effects.push(Effect::Game(event));
+    }
+
+    /// Records an event of the shared world and applies it to the scratch world.
+    pub fn record_shared(&mut self, event: SharedEvent) {
+        self.shared.apply_event(&event, self.at);
+        self.effects.push(Effect::Shared(event));
+    }
+
+    pub fn mail(&mut self, mail: Mail) {
+        self.effects.push(Effect::Mail(mail));
+    }
+
+    pub fn mail_all(&mut self, mail: impl IntoIterator<Item = Mail>) {
+        for one in mail {
+            self.mail(one);
+        }
+    }
+
+    /// The effects so far, in order.
+    pub fn effects(&self) -> &[Effect<G::Event>] {
+        &self.effects
+    }
+
+    /// Ends the transaction: the scratch world, the scratch state and the effects.
+    pub fn finish(self) -> Finished<G> {
+        (self.shared, self.state, self.effects)
+    }
+}

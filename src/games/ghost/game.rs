@@ -1,0 +1,170 @@
+//! `[ghost]` behind the game interface: `[ghost N]` names an instance, a bare
+//! play in the subject counts only with nothing below it, and a player who leaves
+//! the nomic or a referee who goes on vacation changes the running games. The
+//! rules themselves are in the parent module.
+
+use crate::engine::calendar::Deadline;
+use crate::engine::game::{Game, SharedEvent, Standing, Tick, Tx, View};
+use std::fmt::Write as _;
+
+use crate::engine::players::Registry;
+use crate::engine::{Ctx, Mail, NotUnderstood, Refusal, Sentence, Timestamp};
+use crate::games::instance_number;
+
+use super::{Change, Command, Event, Ghosts, Params, Services, TAG, Vacancy, is_bare_play};
+
+/// Ghost (Ackanomic rule 103), every instance.
+pub struct Ghost;
+
+/// A command for instance N of `[ghost N]`, or for the only open one.
+#[derive(Debug)]
+pub struct Play {
+    pub instance: Option<u32>,
+    pub command: Command,
+}
+
+fn services<'a>(view: &View<'a>, params: &'a Params) -> Services<'a> {
+    Services {
+        players: view.players,
+        accounts: view.accounts,
+        random: view.random,
+        lexicon: view.lexicon,
+        params,
+    }
+}
+
+fn record(tx: &mut Tx<'_, Ghost>, (changes, mail): (Vec<Change>, Vec<Mail>)) {
+    for change in changes {
+        match change {
+            Change::Ghost(event) => tx.record(event),
+            Change::Schedule(event) => tx.record_shared(SharedEvent::Schedule(event)),
+            Change::Random(event) => tx.record_shared(SharedEvent::Random(event)),
+            Change::Accounts(event) => tx.record_shared(SharedEvent::Accounts(event)),
+        }
+    }
+    tx.mail_all(mail);
+}
+
+impl Game for Ghost {
+    const NAME: &'static str = "ghost";
+    const TAGS: &'static [&'static str] = &[TAG];
+    type State = Ghosts;
+    type Event = Event;
+    type Command = Play;
+    type Params = Params;
+
+    fn parse(line: &str, tag: &str) -> Result<Play, NotUnderstood> {
+        super::parse(line).map(|command| Play {
+            instance: instance_number(tag),
+            command,
+        })
+    }
+
+    /// "[ghost] thanks" over a message is a subject, not the play THANKS; a
+    /// subject with nothing below it ("[ghost 1] sup") is.
+    fn subject_is_command(rest: &str, _tag: &str, body: &[String]) -> bool {
+        super::parse(rest).is_ok()
+            && (!is_bare_play(rest) || body.iter().all(|l| l.trim().is_empty()))
+    }
+
+    fn apply(tx: &mut Tx<'_, Ghost>, play: Play, ctx: &Ctx) -> Result<Sentence, Refusal> {
+        let view = tx.view();
+        let done = tx.state().apply(
+            play.instance,
+            play.command,
+            ctx,
+            services(&view, tx.params()),
+            view.is_moderator(&ctx.sender),
+        )?;
+        record(tx, (done.events, done.mail));
+        Ok(done.sentence)
+    }
+
+    fn apply_event(state: &mut Ghosts, event: &Event, at: Timestamp) {
+        state.apply_event(event, at);
+    }
+
+    fn on_deadline(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, _tick: &Tick) {
+        let view = tx.view();
+        let result = tx
+            .state()
+            .deadline_fired(&deadline.id, tx.at(), services(&view, tx.params()));
+        record(tx, result);
+    }
+
+    /// A player who leaves the nomic leaves every instance (and its referee post);
+    /// a referee on vacation leaves the post.
+    fn standing_changed(tx: &mut Tx<'_, Ghost>, change: &Standing) {
+        let view = tx.view();
+        let services = services(&view, tx.params());
+        let result = match *change {
+            Standing::Left(id) => tx.state().player_left_nomic(id, tx.at(), services),
+            Standing::Vacation(id) => {
+                tx.state()
+                    .referee_gone(id, Vacancy::Vacation, tx.at(), services)
+            }
+            Standing::Gaoled(_) => return,
+        };
+        record(tx, result);
+    }
+
+    fn state_text(
+        _shown: &serde_json::Value,
+        state: &Ghosts,
+        view: &View<'_>,
+        now: Timestamp,
+    ) -> Option<String> {
+        state_text(state, view.players, now).ok()
+    }
+}
+
+/// `state ghost` for a person: every instance still running.
+fn state_text(ghosts: &Ghosts, players: &Registry, now: Timestamp) -> Result<String, std::fmt::Error> {
+    let mut out = String::new();
+    let mut any = false;
+    for instance in ghosts.open_instances() {
+        any = true;
+        let s = super::summary(instance, players, now);
+        let text = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+        writeln!(
+            out,
+            "Ghost {}{}, referee {}:",
+            s["number"],
+            if s["duel"] == true { " (a Duel)" } else { "" },
+            s["referee"].as_str().unwrap_or("none: suspended")
+        )?;
+        let order: Vec<String> = s["order"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .collect();
+        writeln!(out, "  in play, in order: {}", order.join(", "))?;
+        let word = s["word"]
+            .as_str()
+            .map_or("none".to_owned(), str::to_uppercase);
+        writeln!(out, "  ghost word: {word}")?;
+        if !s["turn"].is_null() {
+            writeln!(
+                out,
+                "  {}'s turn, until {}",
+                text(&s["turn"]["name"]),
+                text(&s["turn"]["deadline"])
+            )?;
+        }
+        if !s["protest"].is_null() {
+            writeln!(
+                out,
+                "  protest by {} ({}), answer due {}",
+                text(&s["protest"]["by"]),
+                text(&s["protest"]["grounds"]),
+                text(&s["protest"]["deadline"])
+            )?;
+        }
+    }
+    if !any {
+        writeln!(out, "No game of Ghost is running.")?;
+    }
+    Ok(out)
+}
+

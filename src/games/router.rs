@@ -1,0 +1,459 @@
+//! The router: a message's tag picks the game, each command line goes to it in
+//! the order written, each in a transaction of its own over the message's scratch
+//! world, so later lines see earlier ones and a refused line leaves no trace. It
+//! names no game: every game is reached through the `Game` trait.
+
+use crate::engine::game::{Effect, Secrecy, Standing, Tx};
+
+use crate::engine::{Audience, Ctx, LineReport, NotUnderstood, Sentence, Status};
+
+use super::overrides;
+use super::substrate;
+use super::{Outcome, Params, Registered, Visit, World, base_tag, each_game};
+
+/// A tagged message as the router sees it.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The subject tag, normalized ("nomic", "help", "ghost 2").
+    pub tag: String,
+    /// What followed the tag in the subject.
+    pub subject_rest: String,
+    /// The body's command lines, in order.
+    pub body_lines: Vec<String>,
+}
+
+/// One line, read for a game.
+enum Read<C> {
+    Help,
+    Command(C),
+    Override(overrides::Command<C>),
+    NotUnderstood(Sentence),
+}
+
+impl World {
+    /// Applies a tagged message, line by line: each line sees the effects of the lines
+    /// before it. `self` is not changed; the caller records the events.
+    pub fn handle(&self, message: &Message, ctx: &Ctx, params: &Params) -> Outcome {
+        let game = base_tag(&message.tag);
+        if game == "help" {
+            return Outcome {
+                help: super::known_tags()
+                    .into_iter()
+                    .filter(|t| t != "help")
+                    .collect(),
+                ..Outcome::default()
+            };
+        }
+        struct Route<'a> {
+            world: &'a World,
+            message: &'a Message,
+            ctx: &'a Ctx,
+            params: &'a Params,
+            game: &'a str,
+            outcome: Option<Outcome>,
+        }
+        impl Visit for Route<'_> {
+            fn visit<G: Registered>(&mut self) {
+                if self.outcome.is_none() && G::TAGS.contains(&self.game) {
+                    self.outcome = Some(handle_game::<G>(
+                        self.world,
+                        self.message,
+                        self.ctx,
+                        self.params,
+                    ));
+                }
+            }
+        }
+        let mut route = Route {
+            world: self,
+            message,
+            ctx,
+            params,
+            game,
+            outcome: None,
+        };
+        substrate::each_part(&mut route);
+        each_game(&mut route);
+        route.outcome.unwrap_or_else(|| Outcome {
+            report: lines_of(message, |_| true, false)
+                .into_iter()
+                .map(|line| LineReport {
+                    line,
+                    status: Status::NotUnderstood,
+                    sentence: Sentence::new("unknown_tag").arg("tag", game),
+                })
+                .collect(),
+            ..Outcome::default()
+        })
+    }
+}
+
+/// The lines to apply, in order. The subject's rest counts as a command when
+/// `subject_is_command` says so (`[nomic] join Alice`); the body follows. A body
+/// whose first command line repeats the subject's command does not apply it twice.
+fn lines_of(
+    message: &Message,
+    subject_is_command: impl Fn(&str) -> bool,
+    keep_blank: bool,
+) -> Vec<String> {
+    let rest = message.subject_rest.trim();
+    let subject_is_command =
+        !rest.is_empty() && (rest.eq_ignore_ascii_case("help") || subject_is_command(rest));
+    let normalized = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let mut lines: Vec<String> = Vec::new();
+    let mut body = message
+        .body_lines
+        .iter()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| keep_blank || !l.is_empty())
+        .peekable();
+    if subject_is_command {
+        lines.push(rest.to_owned());
+        if body
+            .peek()
+            .is_some_and(|first| normalized(first) == normalized(rest))
+        {
+            body.next();
+        }
+    }
+    lines.extend(body);
+    lines
+}
+
+fn is_help(line: &str) -> bool {
+    line.trim().eq_ignore_ascii_case("help")
+}
+
+/// Every line of a message under one game's tag.
+fn handle_game<G: Registered>(
+    world: &World,
+    message: &Message,
+    ctx: &Ctx,
+    params: &Params,
+) -> Outcome {
+    let tag = message.tag.as_str();
+    let game = base_tag(tag);
+    let mut outcome = Outcome::default();
+    let lines = lines_of(
+        message,
+        |rest| G::subject_is_command(rest, tag, &message.body_lines),
+        G::KEEPS_BLANK_LINES,
+    );
+    let mut scratch = world.clone();
+    for (line, parsed) in G::parse_message(&lines, tag) {
+        let read = if is_help(&line) {
+            Read::Help
+        } else {
+            match overrides::parse::<G>(&line, tag, parsed.is_ok()) {
+                Some(Ok(command)) => Read::Override(command),
+                Some(Err(NotUnderstood(sentence))) => Read::NotUnderstood(sentence),
+                None => match parsed {
+                    Ok(command) => Read::Command(command),
+                    Err(NotUnderstood(sentence)) => Read::NotUnderstood(sentence),
+                },
+            }
+        };
+        let report = match read {
+            Read::Help => {
+                push_unique(&mut outcome.help, game);
+                LineReport {
+                    line,
+                    status: Status::Done,
+                    sentence: Sentence::new("help_sent").arg("tag", game),
+                }
+            }
+            Read::Command(command) => {
+                apply_line::<G>(&mut scratch, line, command, ctx, params, &mut outcome)
+            }
+            Read::Override(command) => {
+                overrides::apply::<G>(&mut scratch, line, command, ctx, params, &mut outcome)
+            }
+            Read::NotUnderstood(sentence) => LineReport {
+                line,
+                status: Status::NotUnderstood,
+                sentence,
+            },
+        };
+        outcome.report.push(report);
+    }
+    let understood = outcome
+        .report
+        .iter()
+        .any(|r| r.status != Status::NotUnderstood);
+    if !understood {
+        push_unique(&mut outcome.help, game);
+    }
+    outcome.copies = G::private_copies(params.officers(), G::params(params));
+    outcome
+}
+
+/// Carries out one command for `ctx.sender` in a transaction over `scratch`: on
+/// success the scratch world takes its changes and `outcome` its effects, and
+/// every game reacts to the standing changes it made; on refusal nothing changes.
+/// A secret command's public mail is withheld: the game reveals it later.
+pub(super) fn apply_line<G: Registered>(
+    scratch: &mut World,
+    line: String,
+    command: G::Command,
+    ctx: &Ctx,
+    params: &Params,
+    outcome: &mut Outcome,
+) -> LineReport {
+    let secrecy = G::secrecy(&command, ctx);
+    let mut tx = Tx::<G>::new(
+        scratch.shared.clone(),
+        G::take_state(scratch),
+        &params.setting,
+        G::params(params),
+        ctx.now,
+    );
+    match G::apply(&mut tx, command, ctx) {
+        Ok(sentence) => {
+            let (shared, state, mut effects) = tx.finish();
+            scratch.shared = shared;
+            G::put_state(scratch, state);
+            if let Secrecy::Secret { .. } = secrecy {
+                effects.retain(|e| !matches!(e, Effect::Mail(mail) if mail.to == Audience::List));
+            }
+            let changes: Vec<Standing> = effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Shared(event) => Standing::of(event),
+                    _ => None,
+                })
+                .collect();
+            outcome.take::<G>(effects);
+            for change in changes {
+                standing_changed(scratch, change, ctx.now, params, outcome);
+            }
+            LineReport {
+                line,
+                status: Status::Done,
+                sentence,
+            }
+        }
+        Err(refusal) => LineReport {
+            line,
+            status: Status::Refused,
+            sentence: refusal.0,
+        },
+    }
+}
+
+/// What a change of standing does to every game: a player who leaves the nomic
+/// leaves every game; a referee on vacation leaves the post.
+fn standing_changed(
+    scratch: &mut World,
+    change: Standing,
+    at: crate::engine::Timestamp,
+    params: &Params,
+    outcome: &mut Outcome,
+) {
+    struct React<'a> {
+        scratch: &'a mut World,
+        change: Standing,
+        at: crate::engine::Timestamp,
+        params: &'a Params,
+        outcome: &'a mut Outcome,
+    }
+    impl Visit for React<'_> {
+        fn visit<G: Registered>(&mut self) {
+            let mut tx = Tx::<G>::new(
+                self.scratch.shared.clone(),
+                G::take_state(self.scratch),
+                &self.params.setting,
+                G::params(self.params),
+                self.at,
+            );
+            G::standing_changed(&mut tx, &self.change);
+            let (shared, state, effects) = tx.finish();
+            if effects.is_empty() {
+                return;
+            }
+            self.scratch.shared = shared;
+            G::put_state(self.scratch, state);
+            self.outcome.take::<G>(effects);
+        }
+    }
+    each_game(&mut React {
+        scratch,
+        change,
+        at,
+        params,
+        outcome,
+    });
+}
+
+fn push_unique(tags: &mut Vec<String>, tag: &str) {
+    if !tags.iter().any(|t| t == tag) {
+        tags.push(tag.to_owned());
+    }
+}
+
+/// The game behind a tag, for callers outside the router (tests, the shell).
+pub fn game_of_tag(tag: &str) -> Option<&'static str> {
+    struct Find<'a>(&'a str, Option<&'static str>);
+    impl Visit for Find<'_> {
+        fn visit<G: Registered>(&mut self) {
+            if self.1.is_none() && G::TAGS.contains(&self.0) {
+                self.1 = Some(G::NAME);
+            }
+        }
+    }
+    let mut find = Find(base_tag(tag), None);
+    substrate::each_part(&mut find);
+    each_game(&mut find);
+    find.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Address, Timestamp};
+    use crate::games::known_tags;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            now: Timestamp::from_second(1_800_000_000).unwrap(),
+            sender: Address::new("alice@example.org"),
+            sender_name: None,
+            public: true,
+            entropy: [7; 32],
+        }
+    }
+
+    fn message(tag: &str, rest: &str, body: &[&str]) -> Message {
+        Message {
+            tag: tag.into(),
+            subject_rest: rest.into(),
+            body_lines: body.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn subject_command_and_the_same_body_line_apply_once() {
+        let outcome = World::default().handle(
+            &message("nomic", "join Alice", &["join Alice", "players"]),
+            &ctx(),
+            &Params::default(),
+        );
+        let statuses: Vec<_> = outcome
+            .report
+            .iter()
+            .map(|r| (r.line.as_str(), r.status))
+            .collect();
+        assert_eq!(
+            statuses,
+            [("join Alice", Status::Done), ("players", Status::Done)]
+        );
+        assert_eq!(outcome.events.len(), 1);
+    }
+
+    #[test]
+    fn a_subject_that_is_no_command_is_just_a_subject() {
+        let outcome = World::default().handle(
+            &message("nomic", "hello everyone", &["join Alice"]),
+            &ctx(),
+            &Params::default(),
+        );
+        assert_eq!(outcome.report.len(), 1);
+        assert!(outcome.help.is_empty());
+    }
+
+    #[test]
+    fn later_lines_see_earlier_ones_and_nothing_is_dropped() {
+        let outcome = World::default().handle(
+            &message(
+                "nomic",
+                "",
+                &["join Alice", "rename Alicia", "dance a jig", "join Bob"],
+            ),
+            &ctx(),
+            &Params::default(),
+        );
+        let statuses: Vec<_> = outcome.report.iter().map(|r| r.status).collect();
+        assert_eq!(
+            statuses,
+            [
+                Status::Done,
+                Status::Done,
+                Status::NotUnderstood,
+                Status::Refused
+            ]
+        );
+        assert_eq!(outcome.report[3].sentence.code, "already_playing");
+    }
+
+    /// Mail content never panics the router, whatever the tag and the line.
+    #[test]
+    fn odd_lines_under_every_tag_are_answered_not_panicked_on() {
+        let lines = [
+            "",
+            " ",
+            "\u{feff}",
+            "move",
+            "move to",
+            "move from to",
+            "move from 4294967296 to 1",
+            "move from null to 1 via",
+            "move from 1 to 2 via \"",
+            "move from 1 to 2 via \"\"",
+            "move from \u{2603} to \u{1F600} via \u{e9}t\u{e9}",
+            "grab ball 99999999999999999999999",
+            "grab \u{1F3C0} -0",
+            "grab 5",
+            "drop \"\"",
+            "element \u{1F525}",
+            "void x y because",
+            "void because because because",
+            "relocate to to to because x",
+            "term in in because x",
+            "term \"\" not defined in 3 because x",
+            "as : move to null",
+            "as x because y: ",
+            "start with",
+            "start duel with ,,,",
+            "protest",
+            "protest addition",
+            "word",
+            "play",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "\u{e9}",
+            "adjust",
+            "adjust x 1/0 points because y",
+            "random draw 0 x",
+        ];
+        let params = Params::default();
+        let world = World::default();
+        for tag in known_tags().into_iter().chain(["ghost 7".into()]) {
+            for line in lines {
+                let outcome = world.handle(&message(&tag, line, &[line]), &ctx(), &params);
+                assert!(
+                    !outcome.report.is_empty() || !outcome.help.is_empty(),
+                    "{tag}: {line:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_tag_without_an_understood_command_gets_the_help() {
+        let outcome = World::default().handle(
+            &message("nomic", "", &["what is this"]),
+            &ctx(),
+            &Params::default(),
+        );
+        assert_eq!(outcome.help, ["nomic"]);
+        let outcome =
+            World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
+        assert_eq!(
+            outcome.help,
+            ["nomic", "ruleset", "vote", "rule tag", "ghost"]
+        );
+    }
+}

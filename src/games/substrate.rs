@@ -1,0 +1,200 @@
+//! The substrate's own tags, routed like games: `[nomic]` (the player registry,
+//! the accounts, the offices, the Officer in charge of Random Things) and
+//! `[ruleset]` (the rules). They keep no state of their own: everything they
+//! change is the shared world's, so they record shared events only.
+
+use std::sync::Arc;
+
+use crate::engine::game::{Game, NoEvent, Officers, SharedEvent, Tx};
+use crate::engine::{
+    Ctx, Done, NotUnderstood, Refusal, Sentence, Timestamp, accounts, players, ruleset, split_verb,
+};
+
+use super::random_officer;
+use super::{Event, Params, Registered, Visit, World};
+
+/// The substrate's tags.
+pub const TAGS: &[&str] = &[players::TAG, ruleset::TAG];
+
+/// Calls the visitor for each of the substrate's tags.
+pub fn each_part(visitor: &mut impl Visit) {
+    visitor.visit::<Nomic>();
+    visitor.visit::<Rules>();
+}
+
+/// Records a substrate component's `Done` in a transaction.
+fn record<G: Game, E>(tx: &mut Tx<'_, G>, done: Done<E>, into: fn(E) -> SharedEvent) -> Sentence {
+    for event in done.events {
+        tx.record_shared(into(event));
+    }
+    tx.mail_all(done.mail);
+    done.sentence
+}
+
+/// `[nomic]`: the player registry, the accounts, `officers`, and the Officer in
+/// charge of Random Things.
+pub struct Nomic;
+
+#[derive(Debug)]
+pub enum NomicCommand {
+    Players(players::Command),
+    Accounts(accounts::Command),
+    Random(random_officer::Command),
+    /// `officers`: who holds which office.
+    Officers,
+}
+
+impl Game for Nomic {
+    const NAME: &'static str = "nomic";
+    const TAGS: &'static [&'static str] = &[players::TAG];
+    const ACCEPTS_ADJUST: bool = true;
+    type State = ();
+    type Event = NoEvent;
+    type Command = NomicCommand;
+    type Params = players::Params;
+
+    fn parse(line: &str, _tag: &str) -> Result<NomicCommand, NotUnderstood> {
+        let (verb, rest) = split_verb(line);
+        if verb == "random" {
+            return random_officer::parse(rest).map(NomicCommand::Random);
+        }
+        if verb == "officers" && rest.is_empty() {
+            return Ok(NomicCommand::Officers);
+        }
+        let players_error = match players::parse(line) {
+            Ok(command) => return Ok(NomicCommand::Players(command)),
+            Err(error) => error,
+        };
+        match accounts::parse(line) {
+            Ok(command) => Ok(NomicCommand::Accounts(command)),
+            // A malformed `give` is better explained by the accounts' own sentence.
+            Err(error) if matches!(verb.as_str(), "give" | "balance" | "balances") => Err(error),
+            Err(_) => Err(players_error),
+        }
+    }
+
+    fn apply(
+        tx: &mut Tx<'_, Nomic>,
+        command: NomicCommand,
+        ctx: &Ctx,
+    ) -> Result<Sentence, Refusal> {
+        match command {
+            NomicCommand::Players(command) => {
+                let view = tx.view();
+                let done = view.players.apply(
+                    command,
+                    ctx,
+                    tx.params(),
+                    view.is_moderator(&ctx.sender),
+                )?;
+                Ok(record(tx, done, SharedEvent::Players))
+            }
+            NomicCommand::Accounts(command) => {
+                let view = tx.view();
+                let done = view.accounts.apply(command, ctx, view.players)?;
+                Ok(record(tx, done, SharedEvent::Accounts))
+            }
+            NomicCommand::Random(command) => random_officer::apply(tx, command, ctx),
+            NomicCommand::Officers => {
+                Ok(Sentence::new("officers").arg("offices", roster(&tx.setting().officers)))
+            }
+        }
+    }
+
+    fn apply_event(_: &mut (), event: &NoEvent, _: Timestamp) {
+        match *event {}
+    }
+}
+
+/// Who holds what, for the `officers` command: the configured offices, then the
+/// games' own.
+pub fn roster(officers: &Officers) -> serde_json::Value {
+    let mut offices: Vec<(&str, &Vec<crate::engine::Address>)> = vec![
+        ("Moderator", &officers.moderators),
+        ("Keeper of the rules", &officers.rules),
+    ];
+    offices.extend(officers.offices.iter().map(|(o, h)| (o.as_str(), h)));
+    for (office, holders) in &officers.of_games {
+        if !offices.iter().any(|(o, _)| o.eq_ignore_ascii_case(office)) {
+            offices.push((office, holders));
+        }
+    }
+    serde_json::Value::Array(
+        offices
+            .into_iter()
+            .map(|(office, holders)| serde_json::json!({ "office": office, "holders": holders }))
+            .collect(),
+    )
+}
+
+/// `[ruleset]`: the rules (a rule's text spans the lines below its command).
+pub struct Rules;
+
+impl Game for Rules {
+    const NAME: &'static str = "ruleset";
+    const TAGS: &'static [&'static str] = &[ruleset::TAG];
+    const KEEPS_BLANK_LINES: bool = true;
+    type State = ();
+    type Event = NoEvent;
+    type Command = ruleset::Command;
+    type Params = ();
+
+    fn parse(line: &str, _tag: &str) -> Result<ruleset::Command, NotUnderstood> {
+        ruleset::parse(line)
+    }
+
+    fn parse_message(
+        lines: &[String],
+        _tag: &str,
+    ) -> Vec<(String, Result<ruleset::Command, NotUnderstood>)> {
+        ruleset::parse_message(lines)
+    }
+
+    fn apply(
+        tx: &mut Tx<'_, Rules>,
+        command: ruleset::Command,
+        ctx: &Ctx,
+    ) -> Result<Sentence, Refusal> {
+        let view = tx.view();
+        let done = view
+            .ruleset
+            .apply(command, ctx, view.officers.rules.contains(&ctx.sender))?;
+        Ok(record(tx, done, SharedEvent::Ruleset))
+    }
+
+    fn apply_event(_: &mut (), event: &NoEvent, _: Timestamp) {
+        match *event {}
+    }
+}
+
+/// The substrate keeps no state of its own: its transactions start from none.
+macro_rules! stateless {
+    ($part:ty, $params:ident) => {
+        impl Registered for $part {
+            fn take_state(_: &World) -> Arc<()> {
+                Arc::new(())
+            }
+            fn put_state(_: &mut World, _: Arc<()>) {}
+            fn params(params: &Params) -> &Self::Params {
+                $params(params)
+            }
+            fn wrap(event: NoEvent) -> Event {
+                match event {}
+            }
+            fn state_key() -> &'static str {
+                <$part as Game>::NAME
+            }
+        }
+    };
+}
+
+fn players_params(params: &Params) -> &players::Params {
+    &params.players
+}
+
+fn no_params(_: &Params) -> &'static () {
+    &()
+}
+
+stateless!(Nomic, players_params);
+stateless!(Rules, no_params);

@@ -1,0 +1,117 @@
+//! A table to play on without the shell: a world, its parameters, a clock, and
+//! the mail sent so far, driven by the same `driver` as the pipeline (every
+//! deadline due before a line fires first). The games' unit tests, the samples
+//! `check` renders and the secrecy test all play here. Pure: no store, no mail.
+
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::engine::{Address, Ctx, LineReport, Mail, Timestamp};
+
+use super::driver::{self, Next};
+use super::{Event, Message, Outcome, Params, Registered, World};
+
+/// The engine, its parameters, and what it did.
+pub struct Table {
+    pub world: World,
+    pub params: Params,
+    /// Every mail sent, in order.
+    pub mail: Vec<Mail>,
+    /// Every event applied, with its time and a cause of its own (for `fold`).
+    pub events: Vec<(Timestamp, String, Event)>,
+    /// The answer to the last line sent.
+    pub last: Vec<LineReport>,
+}
+
+impl Table {
+    pub fn new(world: World, params: Params) -> Table {
+        Table {
+            world,
+            params,
+            mail: Vec::new(),
+            events: Vec::new(),
+            last: Vec::new(),
+        }
+    }
+
+    /// Secret bytes for a step: the same for the same moment and line, so a table
+    /// replays alike.
+    pub fn entropy(at: Timestamp, what: &str) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(at.to_string().as_bytes());
+        hasher.update(what.as_bytes());
+        hasher.finalize().into()
+    }
+
+    /// First fires every deadline due by `at`, then applies one message of lines
+    /// from `from`; returns the outcome (its events already recorded).
+    pub fn message(
+        &mut self,
+        at: Timestamp,
+        from: &str,
+        public: bool,
+        tag: &str,
+        lines: &[&str],
+    ) -> Outcome {
+        self.run_until(at);
+        let ctx = Ctx {
+            now: at,
+            sender: Address::new(from),
+            sender_name: None,
+            public,
+            entropy: Table::entropy(at, &lines.join("\n")),
+        };
+        let message = Message {
+            tag: tag.to_owned(),
+            subject_rest: String::new(),
+            body_lines: lines.iter().map(|l| l.to_string()).collect(),
+        };
+        let outcome = self.world.handle(&message, &ctx, &self.params);
+        self.record(at, &outcome.events);
+        self.mail.extend(outcome.mail.iter().cloned());
+        self.last = outcome.report.clone();
+        outcome
+    }
+
+    /// One line from `from`.
+    pub fn send(&mut self, at: Timestamp, from: &str, public: bool, tag: &str, line: &str) {
+        let _outcome = self.message(at, from, public, tag, &[line]);
+    }
+
+    /// Applies events as the pipeline does: in order, then finished history retired.
+    pub fn record(&mut self, at: Timestamp, events: &[Event]) {
+        let cause = format!("table:{}", self.events.len());
+        for event in events {
+            self.world.apply_event(event, at);
+            self.events.push((at, cause.clone(), event.clone()));
+        }
+        self.world.retire();
+    }
+
+    /// Fires every deadline due by `until`, one phase per step.
+    pub fn run_until(&mut self, until: Timestamp) {
+        let mut skip = None;
+        while let Next::Deadline(at) = driver::next(&self.world, &self.params, None, until, skip) {
+            let outcome = self
+                .world
+                .tick(at, &self.params, at, Table::entropy(at, "tick"));
+            if outcome.events.is_empty() {
+                skip = Some(at);
+                continue;
+            }
+            self.record(at, &outcome.events);
+            self.mail.extend(outcome.mail);
+        }
+    }
+
+    /// A game's state now.
+    pub fn state<G: Registered>(&self) -> Arc<G::State> {
+        self.world.state::<G>()
+    }
+
+    /// The mail sent since mark `from` (an index into `mail`).
+    pub fn mail_since(&self, from: usize) -> &[Mail] {
+        self.mail.get(from..).unwrap_or_default()
+    }
+}
