@@ -88,7 +88,9 @@ pub fn ingest(
 }
 
 pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result<String> {
-    let world = bot.world();
+    // The live state keeps no finished history; what was is in the log.
+    let history = rebuild(bot)?;
+    let world = &history;
     let value = if private {
         world.private_view(bot.params())
     } else {
@@ -250,7 +252,8 @@ pub fn rebuild(bot: &Bot) -> Result<World> {
 }
 
 pub fn replay(bot: &Bot) -> Result<(bool, String)> {
-    let rebuilt = rebuild(bot)?;
+    let mut rebuilt = rebuild(bot)?;
+    rebuilt.retire();
     let n_events = bot.store.events()?.len();
     if &rebuilt == bot.world() {
         Ok((

@@ -114,6 +114,8 @@ impl Bot {
         // they are configured now (replay starts from the same configured world).
         std::sync::Arc::make_mut(&mut bot.world.shared.accounts).currencies =
             bot.config.accounts.currency.clone();
+        // A snapshot written before history retired from the live state.
+        bot.world.retire();
         Ok(bot)
     }
 
@@ -129,6 +131,7 @@ impl Bot {
         for event in &outcome.events {
             next.apply_event(event, at);
         }
+        next.retire();
         let mail = self.render_all(&outcome, cause, None, Kind::Notice, now)?;
         let queued = mail.len();
         self.store.commit(Step {
@@ -381,6 +384,7 @@ impl Bot {
                 if outcome.events.iter().any(is_void) {
                     next = self.after_void(&mut outcome, &cause, at)?;
                 }
+                next.retire();
                 let thread = Thread {
                     message_id: envelope.message_id.clone(),
                     references: envelope.references.clone(),

@@ -160,8 +160,11 @@ pub trait Game: Sized + 'static {
         None
     }
 
-    /// Drops finished history from the live state: it stays in the event log.
-    fn retire(_state: &mut Self::State) {}
+    /// The live state without its finished history (which stays in the event
+    /// log), or `None` when there is nothing to drop. Called after every step.
+    fn retire(_state: &Self::State) -> Option<Self::State> {
+        None
+    }
 }
 
 /// A deadline's moment as a game sees it besides `tx.at()`.
@@ -263,8 +266,17 @@ impl Shared {
         }
     }
 
-    /// Drops finished history from the live parts: it stays in the event log.
-    pub fn retire(&mut self) {}
+    /// Drops finished history from the live parts (it stays in the event log): the
+    /// revealed sealed batches and the random periods whose seeds are published.
+    /// A part with nothing to drop is not touched (nor copied).
+    pub fn retire(&mut self) {
+        if self.sealed.has_history() {
+            Arc::make_mut(&mut self.sealed).retire();
+        }
+        if !self.random.past.is_empty() {
+            Arc::make_mut(&mut self.random).past.clear();
+        }
+    }
 }
 
 /// Who holds which office, from bot.toml: the moderators, the keepers of the
@@ -389,7 +401,11 @@ pub enum Effect<E> {
 
 /// What a finished transaction hands back: the scratch world, the scratch
 /// state of the game, and the effects in order.
-pub type Finished<G> = (Shared, Arc<<G as Game>::State>, Vec<Effect<<G as Game>::Event>>);
+pub type Finished<G> = (
+    Shared,
+    Arc<<G as Game>::State>,
+    Vec<Effect<<G as Game>::Event>>,
+);
 
 /// A transaction: a scratch copy of the shared world and of one game's state, and
 /// the effects recorded so far. Dropping it undoes everything.

@@ -195,6 +195,17 @@ impl SealedBox {
         self.batches.iter().find(|batch| batch.id == id)
     }
 
+    /// Whether a batch is revealed: its history is in the event log and the
+    /// published reveal, no longer needed live.
+    pub fn has_history(&self) -> bool {
+        self.batches.iter().any(|b| b.stage == Stage::Revealed)
+    }
+
+    /// Drops the revealed batches.
+    pub fn retire(&mut self) {
+        self.batches.retain(|b| b.stage != Stage::Revealed);
+    }
+
     /// What anyone may see: the actions of a batch not yet revealed are blanked.
     pub fn public_view(&self) -> SealedBox {
         let mut view = self.clone();

@@ -113,7 +113,9 @@ macro_rules! games {
             /// Drops every game's finished history from the live state.
             pub fn retire(&mut self) {
                 self.shared.retire();
-                $(<$module::$($game)::+ as Game>::retire(Arc::make_mut(&mut self.games.$field));)*
+                $(if let Some(live) = <$module::$($game)::+ as Game>::retire(&self.games.$field) {
+                    self.games.$field = Arc::new(live);
+                })*
             }
         }
     };

@@ -48,7 +48,12 @@ impl Default for Params {
 /// Every ballot ever opened, open or resolved.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Votes {
+    /// The open ballots and the latest resolved one; the others are history (the
+    /// event log).
     pub ballots: Vec<Ballot>,
+    /// The highest ballot number ever opened: numbers go on after history retires.
+    #[serde(default)]
+    pub opened: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -242,6 +247,7 @@ impl Votes {
                 opened_by,
                 deadline,
             } => {
+                self.opened = self.opened.max(*number);
                 if self.ballot(*number).is_none() {
                     self.ballots.push(Ballot {
                         number: *number,
@@ -259,6 +265,25 @@ impl Votes {
                 }
             }
         }
+    }
+
+    /// Without the resolved ballots but the latest (a late vote is told when it
+    /// closed): they are history, in the event log.
+    pub fn retire(&self) -> Option<Votes> {
+        let latest = self
+            .ballots
+            .iter()
+            .filter(|b| b.closed.is_some())
+            .max_by_key(|b| (b.deadline, b.number))
+            .map(|b| b.number);
+        let keep = |b: &Ballot| b.closed.is_none() || Some(b.number) == latest;
+        if self.ballots.iter().all(keep) {
+            return None;
+        }
+        Some(Votes {
+            ballots: self.ballots.iter().filter(|b| keep(b)).cloned().collect(),
+            opened: self.opened,
+        })
     }
 
     pub fn ballot(&self, number: u32) -> Option<&Ballot> {
@@ -314,7 +339,14 @@ impl Votes {
                     .ok()
             })
             .ok_or_else(|| Refusal(Sentence::new("vote_bad_days").arg("days", params.days)))?;
-        let number = self.ballots.iter().map(|b| b.number).max().unwrap_or(0) + 1;
+        let number = self
+            .ballots
+            .iter()
+            .map(|b| b.number)
+            .max()
+            .unwrap_or(0)
+            .max(self.opened)
+            + 1;
         let batch = batch_id(number);
         let opened = sealed
             .open(&batch, TAG, deadline)
@@ -513,6 +545,10 @@ impl Votes {
     }
 
     fn no_such(&self, number: u32) -> Refusal {
+        // A resolved ballot whose record is history now: closed, not unknown.
+        if number >= 1 && number <= self.opened {
+            return Refusal(Sentence::new("vote_already_closed").arg("number", number));
+        }
         Refusal(
             Sentence::new("vote_no_such_ballot")
                 .arg("number", number)

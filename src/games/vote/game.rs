@@ -64,6 +64,10 @@ impl Game for Vote {
         tx.mail_all(mail);
     }
 
+    fn retire(state: &Votes) -> Option<Votes> {
+        state.retire()
+    }
+
     /// A vote is secret until its ballot's reveal, whoever casts it.
     fn secrecy(command: &Command, _ctx: &Ctx) -> Secrecy {
         match command {
