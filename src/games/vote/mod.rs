@@ -757,10 +757,10 @@ mod tests {
     /// does, with undefined values an error.
     fn render(mail: &Mail) -> String {
         let source = match mail.template.as_str() {
-            "vote_opened" => include_str!("../../templates/vote_opened.txt"),
-            "vote_result" => include_str!("../../templates/vote_result.txt"),
-            "sealed_commitments" => include_str!("../../templates/sealed_commitments.txt"),
-            "sealed_reveal" => include_str!("../../templates/sealed_reveal.txt"),
+            "vote_opened" => include_str!("../../../templates/vote_opened.txt"),
+            "vote_result" => include_str!("../../../templates/vote_result.txt"),
+            "sealed_commitments" => include_str!("../../../templates/sealed_commitments.txt"),
+            "sealed_reveal" => include_str!("../../../templates/sealed_reveal.txt"),
             other => panic!("no template {other}"),
         };
         let mut env = Environment::new();
@@ -1142,7 +1142,7 @@ mod tests {
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.add_template(
             "sentences/vote.txt",
-            include_str!("../../templates/sentences/vote.txt"),
+            include_str!("../../../templates/sentences/vote.txt"),
         )
         .unwrap();
         env.add_template(
