@@ -1,0 +1,219 @@
+//! What the game shows: the actions and standings as the notifications and
+//! `state ruletag` list them, the override announcement and the two notifications.
+//! Values only: the wording is in the templates.
+
+use serde_json::json;
+
+use super::rules::{Times, end_deadline, times_after};
+use super::turn::Turn;
+use super::{Action, Change, Event, Params, RuleTag, Standing, TAG, rtl_text};
+use crate::engine::accounts::{self, Accounts, Holder};
+use crate::engine::players::{PlayerId, Registry};
+use crate::engine::{Audience, Ctx, Mail, Timestamp, human_time};
+
+impl Action {
+    /// The action as the notifications list it.
+    pub(super) fn describe(&self) -> serde_json::Value {
+        match self {
+            Action::Element { element } => json!({"type": "element", "element": element.as_str()}),
+            Action::Move { from, to, term } => json!({
+                "type": "move", "from": rtl_text(*from), "to": rtl_text(*to), "term": term,
+            }),
+            Action::Grab { object, points } => {
+                json!({"type": "grab", "object": object, "points": points})
+            }
+            Action::Drop { object } => json!({"type": "drop", "object": object}),
+        }
+    }
+}
+
+impl RuleTag {
+    /// What anyone may see: the private actions of the running nweek are left out.
+    pub fn public_view(&self) -> RuleTag {
+        let mut view = self.clone();
+        view.actions.retain(|d| d.public);
+        view
+    }
+
+    /// `state ruletag`: every player's element, RTL and points, every RTO's RTL and
+    /// holder, and this nweek's counted actions.
+    pub fn view(
+        &self,
+        players: &Registry,
+        accounts: &Accounts,
+        params: &Params,
+    ) -> serde_json::Value {
+        let name = |id: PlayerId| players.by_id(id).map(|p| p.name.clone());
+        let standings: Vec<serde_json::Value> = players
+            .active()
+            .map(|p| {
+                let standing = self.standing(p.id);
+                json!({
+                    "name": p.name,
+                    "element": standing.element.as_str(),
+                    "rtl": standing.rtl,
+                    "points": accounts::amount_text(&accounts.balance(Holder::Player(p.id), &params.currency)),
+                })
+            })
+            .collect();
+        let objects: Vec<serde_json::Value> = self
+            .objects
+            .iter()
+            .map(|o| json!({"name": o.name, "rtl": o.rtl, "holder": o.holder.and_then(name)}))
+            .collect();
+        let actions: Vec<serde_json::Value> = self
+            .actions
+            .iter()
+            .map(|d| {
+                let mut value = d.action.describe();
+                value["player"] = json!(name(d.player));
+                value["public"] = json!(d.public);
+                value["at"] = json!(human_time(d.at));
+                value
+            })
+            .collect();
+        json!({
+            "running": self.is_running(),
+            "nweek": self.nweek,
+            "players": standings,
+            "objects": objects,
+            "actions": actions,
+            "last_report": self.last_report,
+        })
+    }
+
+    pub(super) fn override_mail(&self, ctx: &Ctx, what: serde_json::Value, reason: &str) -> Mail {
+        Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_override",
+            json!({
+                "officer": ctx.sender, "what": what, "reason": reason,
+                "at": human_time(ctx.now), "nweek": self.nweek,
+            }),
+        )
+    }
+}
+
+impl Turn<'_, '_> {
+    pub(super) fn notification_one(&mut self) {
+        let mut actions = Vec::new();
+        for id in self.playing.clone() {
+            let list: Vec<serde_json::Value> = self
+                .game
+                .actions
+                .iter()
+                .filter(|d| d.player == id && d.nweek == self.nweek)
+                .map(|d| {
+                    let mut value = d.action.describe();
+                    value["public"] = json!(d.public);
+                    value
+                })
+                .collect();
+            if !list.is_empty() {
+                actions.push(json!({"name": self.name(id), "actions": list}));
+            }
+        }
+        let standings: Vec<serde_json::Value> = self
+            .playing
+            .iter()
+            .map(|id| {
+                let standing = self.standings.get(id).cloned().unwrap_or_default();
+                json!({"name": self.name(*id), "rtl": rtl_text(standing.rtl), "element": standing.element.as_str()})
+            })
+            .collect();
+        self.report.actions = actions;
+        self.report.standings = standings;
+    }
+
+    pub(super) fn finish(
+        mut self,
+        nweek: i64,
+        times: &Times,
+        posted: Timestamp,
+    ) -> (Vec<Change>, Vec<Mail>) {
+        self.report.nweek = nweek;
+        self.report.processed_at = Some(self.now);
+        let name_of = |id: Option<PlayerId>| id.map(|id| self.name(id));
+        self.report.objects = self
+            .objects
+            .iter()
+            .map(|o| json!({"name": o.name, "rtl": rtl_text(o.rtl), "holder": name_of(o.holder)}))
+            .collect();
+        self.report.score_changes = self
+            .playing
+            .iter()
+            .map(|id| {
+                json!({
+                    "name": self.name(*id),
+                    "change": self.deltas.get(id).copied().unwrap_or(0),
+                    "points": accounts::amount_human(&self.accounts.balance(Holder::Player(*id), &self.env.params.currency)),
+                })
+            })
+            .collect();
+        let next = times_after(self.env, nweek + 1);
+        let common = json!({
+            "nweek": nweek,
+            "at": human_time(posted),
+            "processed": human_time(self.now),
+            "moderator": self.moderator.map(|id| self.name(id)),
+            "award": self.env.params.moderator_award,
+            "censure": self.env.params.moderator_censure,
+            "late": self.report.late,
+            "notify_by": human_time(times.notify_by),
+            "next_close": next.as_ref().map(|t| human_time(t.actions_close)),
+            "next_process": next.as_ref().map(|t| human_time(t.process_at)),
+        });
+        let mut first = common.clone();
+        first["actions"] = json!(self.report.actions);
+        first["standings"] = json!(self.report.standings);
+        let mut second = common;
+        second["score_changes"] = json!(self.report.score_changes);
+        second["objects"] = json!(self.report.objects);
+        second["changes"] = json!(self.report.changes);
+        second["standings"] = json!(
+            self.playing
+                .iter()
+                .map(|id| {
+                    let standing = self.standings.get(id).cloned().unwrap_or_default();
+                    json!({"name": self.name(*id), "rtl": rtl_text(standing.rtl), "element": standing.element.as_str()})
+                })
+                .collect::<Vec<_>>()
+        );
+        second["scores"] = json!(
+            self.accounts
+                .scores(&self.env.params.currency)
+                .into_iter()
+                .map(|(id, amount)| json!({"name": self.name(id), "points": accounts::amount_human(&amount)}))
+                .collect::<Vec<_>>()
+        );
+        // Notification 1 goes before anything drawn for the turn is announced.
+        let mut mail = vec![Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_notification_actions",
+            first,
+        )];
+        mail.append(&mut self.mail);
+        mail.push(Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_notification_results",
+            second,
+        ));
+        let mut changes = self.changes;
+        changes.push(Change::RuleTag(Event::NweekEnded {
+            standings: self
+                .standings
+                .into_iter()
+                .filter(|(_, s)| *s != Standing::default())
+                .collect(),
+            objects: self.objects,
+            report: self.report,
+        }));
+        if let Some(next) = next {
+            changes.push(end_deadline(nweek + 1, next.process_at));
+        }
+        (changes, mail)
+    }
+}

@@ -1,0 +1,550 @@
+//! One turn's processing at the end of an nweek, step by step in the rule's order,
+//! on scratch copies of the accounts and the random officer; the records it keeps
+//! become the notifications in `report`.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::rules::{Times, draw_rule, points, points_of};
+use super::{
+    Action, ActionKind, BALL, Change, Declared, Element, Env, GOAL, Params, Report, Rtl, Rto,
+    RuleTag, Standing, TAG, rtl_text,
+};
+use crate::engine::accounts::{Accounts, Holder};
+use crate::engine::players::PlayerId;
+use crate::engine::random::RandomOfficer;
+use crate::engine::{Mail, Timestamp};
+
+/// One turn's processing: a scratch copy of everything it changes, and the record.
+pub(super) struct Turn<'e, 'a> {
+    pub(super) nweek: i64,
+    pub(super) env: &'e Env<'a>,
+    pub(super) game: &'e RuleTag,
+    pub(super) now: Timestamp,
+    entropy: [u8; 32],
+    pub(super) standings: BTreeMap<PlayerId, Standing>,
+    pub(super) objects: Vec<Rto>,
+    pub(super) accounts: Accounts,
+    random: RandomOfficer,
+    pub(super) changes: Vec<Change>,
+    pub(super) mail: Vec<Mail>,
+    pub(super) report: Report,
+    pub(super) deltas: BTreeMap<PlayerId, i64>,
+    /// The players in the game: everyone who has not left.
+    pub(super) playing: Vec<PlayerId>,
+    pub(super) moderator: Option<PlayerId>,
+}
+
+impl<'e, 'a> Turn<'e, 'a> {
+    pub(super) fn new(
+        game: &'e RuleTag,
+        env: &'e Env<'a>,
+        now: Timestamp,
+        entropy: [u8; 32],
+        nweek: i64,
+    ) -> Turn<'e, 'a> {
+        let playing: Vec<PlayerId> = env.players.active().map(|p| p.id).collect();
+        let moderator = env
+            .moderator
+            .and_then(|address| env.players.active_by_address(address))
+            .map(|p| p.id);
+        let mut standings: BTreeMap<PlayerId, Standing> = BTreeMap::new();
+        for id in &playing {
+            standings.insert(*id, game.standing(*id));
+        }
+        Turn {
+            nweek,
+            env,
+            game,
+            now,
+            entropy,
+            standings,
+            objects: game.objects.clone(),
+            accounts: env.accounts.clone(),
+            random: env.random.clone(),
+            changes: Vec::new(),
+            mail: Vec::new(),
+            report: Report::default(),
+            deltas: BTreeMap::new(),
+            playing,
+            moderator,
+        }
+    }
+
+    pub(super) fn name(&self, id: PlayerId) -> String {
+        self.env
+            .players
+            .by_id(id)
+            .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+    }
+
+    fn change(&mut self, step: &str, what: &str, mut values: serde_json::Value) {
+        values["step"] = json!(step);
+        values["what"] = json!(what);
+        self.report.changes.push(values);
+    }
+
+    fn actions_of(&self, kind: ActionKind) -> Vec<Declared> {
+        self.game
+            .actions
+            .iter()
+            .filter(|d| {
+                d.action.kind() == kind && d.nweek == self.nweek && self.playing.contains(&d.player)
+            })
+            .cloned()
+            .collect()
+    }
+
+    fn rtl(&self, id: PlayerId) -> Rtl {
+        self.standings.get(&id).and_then(|s| s.rtl)
+    }
+
+    /// Moves points through the accounts, recording the change in score. A rule's
+    /// penalty is owed even beyond the balance, so a score may go below zero.
+    fn pay(&mut self, from: Holder, to: Holder, amount: i64, reason: &str) {
+        if amount <= 0 {
+            return;
+        }
+        let currency = self.env.params.currency.clone();
+        match self
+            .accounts
+            .charge(from, to, &currency, &points(amount), reason)
+        {
+            Ok(event) => {
+                self.accounts.apply_event(&event, self.now);
+                self.changes.push(Change::Accounts(event));
+                for (holder, sign) in [(from, -1), (to, 1)] {
+                    if let Holder::Player(id) = holder {
+                        *self.deltas.entry(id).or_default() += sign * amount;
+                    }
+                }
+            }
+            Err(refusal) => self.change(
+                "Points",
+                "payment_failed",
+                json!({"reason": reason, "error": refusal.0.code}),
+            ),
+        }
+    }
+
+    /// "Players with an RTL of null cannot lose points as a result of rule tag
+    /// actions or rule tag objects."
+    fn may_lose(&self, id: PlayerId) -> bool {
+        self.rtl(id).is_some()
+    }
+
+    fn draw(&mut self, candidates: &[u32], purpose: &str) -> Option<u32> {
+        if candidates.is_empty() {
+            return None;
+        }
+        draw_rule(
+            &mut self.random,
+            &mut self.changes,
+            &mut self.mail,
+            self.entropy,
+            candidates,
+            purpose,
+            self.now,
+        )
+        .ok()
+    }
+
+    fn rules(&self) -> Vec<u32> {
+        self.env.ruleset.rules.iter().map(|r| r.number).collect()
+    }
+
+    pub(super) fn run(&mut self, times: &Times, caught_up_at: Timestamp) {
+        let params = self.env.params.clone();
+        // A holder who left the nomic holds nothing: the RTO stays where it is.
+        for index in 0..self.objects.len() {
+            if let Some(holder) = self.objects[index].holder
+                && !self.playing.contains(&holder)
+            {
+                self.objects[index].holder = None;
+                let values = json!({"object": self.objects[index].name, "name": self.name(holder), "rtl": rtl_text(self.objects[index].rtl)});
+                self.change("Drop Actions", "dropped", values);
+            }
+        }
+        // The element changes of the nweek take effect first: the notification shows
+        // each player's element as the turn begins.
+        for declared in self.actions_of(ActionKind::Element) {
+            if let Action::Element { element } = declared.action {
+                self.standings.entry(declared.player).or_default().element = element;
+            }
+        }
+        self.notification_one();
+
+        // "Move Actions": Players who made rule tag move actions have their RTL
+        // changed to their new location; possessed RTOs move with their holder.
+        let mut moved_to_null: Vec<PlayerId> = Vec::new();
+        for declared in self.actions_of(ActionKind::Move) {
+            if let Action::Move { to, .. } = declared.action {
+                self.move_player(declared.player, to, "Move Actions");
+                if to.is_none() {
+                    moved_to_null.push(declared.player);
+                }
+            }
+        }
+        // Rule "rule tag moderation" 2): a moderator with an RTL must move to null as
+        // soon as possible; the bot does it for em at the first turn.
+        if let Some(moderator) = self.moderator
+            && self.rtl(moderator).is_some()
+        {
+            self.move_player(moderator, None, "Move Actions");
+            moved_to_null.push(moderator);
+        }
+
+        // "Drop Actions".
+        for declared in self.actions_of(ActionKind::Drop) {
+            if let Action::Drop { object } = &declared.action
+                && let Some(rto) = self.objects.iter_mut().find(|o| &o.name == object)
+                && rto.holder == Some(declared.player)
+            {
+                rto.holder = None;
+                let rtl = rto.rtl;
+                let values = json!({"name": self.name(declared.player), "object": object, "rtl": rtl_text(rtl)});
+                self.change("Drop Actions", "dropped", values);
+            }
+        }
+
+        // "Basketball Resolve".
+        self.basketball(&params);
+
+        // "Grab Actions".
+        self.grabs(&params);
+
+        // "Elemental Tag Resolve".
+        self.elemental(&params);
+
+        // "Penalties".
+        for id in moved_to_null {
+            // The moderator does not pay for moving to null. The null-RTL protection
+            // does not cover this penalty: see docs/rulings.md.
+            if Some(id) != self.moderator {
+                let values = json!({"name": self.name(id), "points": params.null_move_penalty});
+                self.change("Penalties", "moved_to_null", values);
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.null_move_penalty,
+                    "Rule Tag: Penalties, moved to null",
+                );
+            }
+        }
+        // "a rule that has just changed": changed since the last turn was processed,
+        // or, for the first turn, since the nweek or the game began, whichever is later
+        // (setting up the registry before the game is no change within it).
+        let since = self
+            .game
+            .last_report
+            .as_ref()
+            .and_then(|report| report.processed_at)
+            .unwrap_or_else(|| times.start.max(self.game.started_at.unwrap_or(times.start)));
+        let playing = self.playing.clone();
+        for id in playing {
+            let Some(rule) = self.rtl(id) else { continue };
+            if !self.env.ruleset.exists(rule) {
+                let values =
+                    json!({"name": self.name(id), "rtl": rule, "points": params.rule_gone_penalty});
+                self.change("Penalties", "rule_gone", values);
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.rule_gone_penalty,
+                    "Rule Tag: Penalties, RTL rule no longer exists",
+                );
+                self.move_player(id, None, "Penalties");
+            } else if self.env.ruleset.changed_between(rule, since, self.now) && self.may_lose(id) {
+                let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
+                self.change("Penalties", "rule_changed", values);
+                self.pay(
+                    Holder::Player(id),
+                    Holder::Nowhere,
+                    params.rule_changed_penalty,
+                    "Rule Tag: Penalties, RTL rule changed",
+                );
+            }
+        }
+        // An RTO on a rule that is gone, or left on null by its holder, is put back
+        // on the board at random (see docs/rulings.md).
+        self.rehome_objects();
+
+        // Rule "rule tag moderation": Award, and Censure when late.
+        self.report.late = caught_up_at > times.notify_by;
+        if let Some(moderator) = self.moderator {
+            self.pay(
+                Holder::Nowhere,
+                Holder::Player(moderator),
+                params.moderator_award,
+                "Rule Tag moderation: Award",
+            );
+            if self.report.late {
+                self.pay(
+                    Holder::Player(moderator),
+                    Holder::Nowhere,
+                    params.moderator_censure,
+                    "Rule Tag moderation: Censure, notifications late",
+                );
+            }
+        }
+    }
+
+    fn move_player(&mut self, id: PlayerId, to: Rtl, step: &str) {
+        let from = self.rtl(id);
+        self.standings.entry(id).or_default().rtl = to;
+        let values = json!({"name": self.name(id), "from": rtl_text(from), "to": rtl_text(to)});
+        self.change(step, "moved", values);
+        let name = self.name(id);
+        for rto in self.objects.iter_mut().filter(|o| o.holder == Some(id)) {
+            rto.rtl = to;
+            if to.is_none() {
+                // An RTO is never on null: it falls from its holder's hands and is
+                // relocated at random below.
+                rto.holder = None;
+            }
+            let values = json!({"object": rto.name, "name": name, "to": rtl_text(to)});
+            self.report.changes.push({
+                let mut v = values;
+                v["step"] = json!(step);
+                v["what"] = json!("carried");
+                v
+            });
+        }
+    }
+
+    fn basketball(&mut self, params: &Params) {
+        let ball = self.objects.iter().find(|o| o.name == BALL).cloned();
+        let goal = self.objects.iter().find(|o| o.name == GOAL).cloned();
+        let (Some(ball), Some(goal)) = (ball, goal) else {
+            return;
+        };
+        let Some(holder) = ball.holder else { return };
+        if ball.rtl.is_none() || self.rtl(holder) != goal.rtl || !self.playing.contains(&holder) {
+            return;
+        }
+        let values = json!({"name": self.name(holder), "rtl": rtl_text(goal.rtl), "points": params.basket_points});
+        self.change("Basketball Resolve", "scored", values);
+        self.pay(
+            Holder::Nowhere,
+            Holder::Player(holder),
+            params.basket_points,
+            "Rule Tag basketball: the ball on the goal's RTL",
+        );
+        // Both objects become unpossessed and go to two different (non-null) RTLs.
+        let rules = self.rules();
+        let ball_rtl = self.draw(&rules, "rule tag ball relocated after a basket");
+        let others: Vec<u32> = rules
+            .iter()
+            .copied()
+            .filter(|n| Some(*n) != ball_rtl)
+            .collect();
+        let goal_rtl = self.draw(&others, "rule tag goal relocated after a basket");
+        for (name, rtl) in [(BALL, ball_rtl), (GOAL, goal_rtl)] {
+            if let Some(rto) = self.objects.iter_mut().find(|o| o.name == name) {
+                rto.holder = None;
+                if rtl.is_some() {
+                    rto.rtl = rtl;
+                }
+                let values = json!({"object": name, "from": null, "to": rtl_text(rto.rtl)});
+                self.change("Basketball Resolve", "relocated", values);
+            }
+        }
+    }
+
+    fn grabs(&mut self, params: &Params) {
+        let grabs = self.actions_of(ActionKind::Grab);
+        // Firstly, grabs where the player and the RTO have different RTLs are invalid.
+        let mut valid: Vec<(PlayerId, String, i64)> = Vec::new();
+        for declared in grabs {
+            let Action::Grab { object, points } = declared.action else {
+                continue;
+            };
+            let object_rtl = self
+                .objects
+                .iter()
+                .find(|o| o.name == object)
+                .and_then(|o| o.rtl);
+            let player_rtl = self.rtl(declared.player);
+            if object_rtl.is_some() && object_rtl == player_rtl {
+                valid.push((declared.player, object, points));
+            } else {
+                let values = json!({"name": self.name(declared.player), "object": object, "rtl": rtl_text(player_rtl), "object_rtl": rtl_text(object_rtl)});
+                self.change("Grab Actions", "grab_invalid", values);
+            }
+        }
+        // Then, for each RTO in turn.
+        for index in 0..self.objects.len() {
+            let name = self.objects[index].name.clone();
+            let bids: Vec<(PlayerId, i64)> = valid
+                .iter()
+                .filter(|(_, object, _)| *object == name)
+                .map(|(player, _, points)| (*player, *points))
+                .collect();
+            let holder = self.objects[index].holder;
+            if bids.is_empty() && !(params.drop_possessed_without_grab && holder.is_some()) {
+                continue;
+            }
+            // (i) If the RTO is in possession, it is dropped, and nothing else happens.
+            if let Some(holder) = holder {
+                self.objects[index].holder = None;
+                let values = json!({"object": name, "name": self.name(holder), "rtl": rtl_text(self.objects[index].rtl)});
+                self.change("Grab Actions", "knocked_loose", values);
+                continue;
+            }
+            match bids.as_slice() {
+                // (ii) Only one grab action: that player gains possession.
+                [(player, _)] => {
+                    self.objects[index].holder = Some(*player);
+                    let values =
+                        json!({"object": name, "name": self.name(*player), "clause": "ii"});
+                    self.change("Grab Actions", "grabbed", values);
+                }
+                _ => {
+                    // (iii) One player declared more than any other and has at least
+                    // as many points: possession, and the points are spent.
+                    let top = bids.iter().map(|(_, points)| *points).max().unwrap_or(0);
+                    let at_top: Vec<PlayerId> = bids
+                        .iter()
+                        .filter(|(_, p)| *p == top)
+                        .map(|(id, _)| *id)
+                        .collect();
+                    let winner = match at_top.as_slice() {
+                        [one] => Some(*one),
+                        _ => None,
+                    };
+                    let has = winner.map(|id| {
+                        points_of(&self.accounts.balance(Holder::Player(id), &params.currency))
+                    });
+                    match (winner, has) {
+                        (Some(id), Some(has)) if has >= top => {
+                            self.objects[index].holder = Some(id);
+                            let values = json!({"object": name, "name": self.name(id), "clause": "iii", "points": top});
+                            self.change("Grab Actions", "grabbed", values);
+                            if self.may_lose(id) {
+                                self.pay(
+                                    Holder::Player(id),
+                                    Holder::Nowhere,
+                                    top,
+                                    "Rule Tag: Grab Actions (iii), points declared",
+                                );
+                            }
+                        }
+                        // (iv) Otherwise, nothing happens.
+                        _ => {
+                            let names: Vec<String> =
+                                bids.iter().map(|(id, _)| self.name(*id)).collect();
+                            let values = json!({"object": name, "names": names, "tie": winner.is_none(), "points": top});
+                            self.change("Grab Actions", "grab_nothing", values);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn elemental(&mut self, params: &Params) {
+        let on_board: Vec<(PlayerId, u32, Element)> = self
+            .playing
+            .iter()
+            .filter_map(|id| {
+                let standing = self.standings.get(id)?;
+                Some((*id, standing.rtl?, standing.element))
+            })
+            .collect();
+        for (i, (a, rtl_a, element_a)) in on_board.iter().enumerate() {
+            for (b, rtl_b, element_b) in &on_board[i + 1..] {
+                if rtl_a != rtl_b {
+                    continue;
+                }
+                let (winner, loser) = if element_a.beats(*element_b) {
+                    (*a, *b)
+                } else if element_b.beats(*element_a) {
+                    (*b, *a)
+                } else {
+                    continue;
+                };
+                if !self.may_lose(loser) {
+                    continue;
+                }
+                let values = json!({
+                    "winner": self.name(winner), "loser": self.name(loser), "rtl": rtl_a,
+                    "winner_element": self.standings[&winner].element.as_str(),
+                    "loser_element": self.standings[&loser].element.as_str(),
+                    "points": params.elemental_points,
+                });
+                self.change("Elemental Tag Resolve", "elemental", values);
+                self.pay(
+                    Holder::Player(loser),
+                    Holder::Player(winner),
+                    params.elemental_points,
+                    "Rule Tag: Elemental Tag Resolve",
+                );
+            }
+        }
+    }
+
+    fn rehome_objects(&mut self) {
+        let rules = self.rules();
+        for index in 0..self.objects.len() {
+            let rto = &self.objects[index];
+            let stranded = match rto.rtl {
+                None => true,
+                Some(rule) => !self.env.ruleset.exists(rule),
+            };
+            if !stranded {
+                continue;
+            }
+            let name = rto.name.clone();
+            let from = rto.rtl;
+            let taken: Vec<u32> = self.objects.iter().filter_map(|o| o.rtl).collect();
+            let free: Vec<u32> = rules
+                .iter()
+                .copied()
+                .filter(|n| !taken.contains(n))
+                .collect();
+            let candidates = if free.is_empty() { rules.clone() } else { free };
+            if let Some(rule) = self.draw(
+                &candidates,
+                &format!("{name} relocated off a null or repealed RTL"),
+            ) {
+                self.objects[index].rtl = Some(rule);
+                self.objects[index].holder = None;
+                self.change(
+                    "Penalties",
+                    "relocated",
+                    json!({"object": name, "from": rtl_text(from), "to": rule}),
+                );
+            }
+        }
+    }
+
+    /// The game's own random period ends with the turn, publishing its seed so that
+    /// anyone can re-run this turn's draws, and the next one is committed at once,
+    /// before any draw of the next turn.
+    pub(super) fn renew_period(&mut self) {
+        if self.random.current.as_ref().map(|p| p.label.as_str()) != Some(TAG) {
+            return;
+        }
+        let Ok(end) = self.random.end_period() else {
+            return;
+        };
+        self.random.apply_event(&end, self.now);
+        if let Some(record) = self.random.past.last() {
+            self.mail.push(record.revealed_mail(TAG));
+        }
+        self.changes.push(Change::Random(end));
+        // A seed of its own: this instant's entropy may have seeded the period
+        // just revealed.
+        let mut hasher = Sha256::new();
+        hasher.update(self.entropy);
+        hasher.update(b"the next rule tag period");
+        let seed: [u8; 32] = hasher.finalize().into();
+        if let Ok(Some(start)) = self.random.open_if_idle(TAG, seed, self.now) {
+            let started = self.random.current.as_ref().map(|r| r.started_mail(TAG));
+            self.mail.extend(started);
+            self.changes.push(Change::Random(start));
+        }
+    }
+}
