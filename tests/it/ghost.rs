@@ -1192,7 +1192,7 @@ fn section_4_play_3_the_protested_player_may_post_the_word_alone() {
 }
 
 /// Section 4 (3) and the paragraph after (4): a protested player who leaves before
-/// answering. The engine's reading (ghost.rs, `Step::remove`): the bot settles the
+/// answering. The engine's reading (ghost/rules.rs, `Step::remove`): the bot settles the
 /// protest at once with the dictionary, as no player in the game can answer for it.
 #[test]
 fn section_4_play_3_a_protested_player_who_leaves_without_answering_loses_the_protest() {
