@@ -391,3 +391,290 @@ fn the_golden_game_plays_and_is_written_as_a_fixture_when_asked() {
     std::fs::write(target.with_extension("toml"), config).expect("write the config");
 }
 
+/// Every `golden-vN.sqlite` in the fixtures folder, sorted.
+fn golden_fixtures() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .expect("tests/fixtures")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| {
+            path.extension().is_some_and(|e| e == "sqlite")
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("golden-v"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// A bot in a temporary folder on a copy of a fixture and the config it was
+/// played with.
+fn open_fixture(fixture: &Path) -> LocalBot {
+    let config = std::fs::read_to_string(fixture.with_extension("toml"))
+        .unwrap_or_else(|e| panic!("the config beside {}: {e}", fixture.display()));
+    let bot = LocalBot::with_config(&config);
+    let target = database(&bot);
+    std::fs::create_dir_all(target.parent().expect("database folder")).expect("folder");
+    std::fs::copy(fixture, &target).expect("copy the fixture");
+    bot
+}
+
+fn golden_v1() -> LocalBot {
+    open_fixture(&fixtures().join("golden-v1.sqlite"))
+}
+
+#[test]
+fn every_golden_fixture_opens_and_its_state_equals_the_fold_of_its_event_log() {
+    let fixtures = golden_fixtures();
+    assert!(
+        fixtures.iter().any(|f| f.ends_with("golden-v1.sqlite")),
+        "no golden fixture found in {}: {fixtures:?}",
+        self::fixtures().display()
+    );
+    for fixture in &fixtures {
+        let bot = open_fixture(fixture);
+        let replay = bot.cli(&["replay"]);
+        let out = String::from_utf8_lossy(&replay.stdout);
+        assert!(
+            replay.status.success() && out.contains("equals the live state"),
+            "{}: {out}\n{}",
+            fixture.display(),
+            String::from_utf8_lossy(&replay.stderr)
+        );
+        // The draws recorded in the log still re-run from their published seeds.
+        let verified = bot.cli_ok(&["verify-random"]);
+        assert!(verified.contains("all as recorded"), "{verified}");
+    }
+}
+
+/// A player's `id` by name, from `state --json`.
+fn player_id(state: &Value, name: &str) -> Value {
+    state["players"]["players"]
+        .as_array()
+        .expect("players.players")
+        .iter()
+        .find(|p| p["name"] == name)
+        .map(|p| p["id"].clone())
+        .unwrap_or_else(|| panic!("no player {name}: {}", state["players"]))
+}
+
+/// A balance as `state --json` shows it (a decimal or fraction string).
+fn balance(state: &Value, name: &str, currency: &str) -> Option<String> {
+    let id = player_id(state, name);
+    state["accounts"]["balances"]
+        .as_array()
+        .expect("accounts.balances")
+        .iter()
+        .find(|b| b["holder"]["player"] == id && b["currency"] == currency)
+        .and_then(|b| b["amount"].as_str().map(str::to_owned))
+}
+
+fn rule(state: &Value, number: u64) -> Option<Value> {
+    state["ruleset"]["rules"]
+        .as_array()
+        .expect("ruleset.rules")
+        .iter()
+        .find(|r| r["number"] == number)
+        .cloned()
+}
+
+#[test]
+fn golden_v1_players_names_aliases_and_departures_are_as_played() {
+    let bot = golden_v1();
+    // What a person reads.
+    let text = bot.cli_ok(&["state"]);
+    for line in [
+        "Players (5):",
+        "Mod <mod@nomic.example>",
+        "Alice <alice@nomic.example> (also alice.home@nomic.example)",
+        "Robert <bob@nomic.example>",
+        "Carol <carol@nomic.example>",
+        "Dave <dave@nomic.example>",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+    assert!(!text.contains("Eve"), "Eve left:\n{text}");
+    // What a tool reads.
+    let state = bot.state_json();
+    let players = state["players"]["players"].as_array().expect("players");
+    let eve = players
+        .iter()
+        .find(|p| p["name"] == "Eve")
+        .expect("Eve stays on record");
+    assert_eq!(eve["left_at"], "2026-01-05T10:14:00Z");
+    let dave = players.iter().find(|p| p["name"] == "Dave").expect("Dave");
+    assert_eq!(dave["vacation_until"], Value::Null, "Dave came back");
+    assert_eq!(state["players"]["pending_aliases"], serde_json::json!([]));
+}
+
+#[test]
+fn golden_v1_balances_show_the_gift_the_adjustment_the_fee_and_the_void() {
+    let state = golden_v1().state_json();
+    // Alice: 10 A$ from the moderator, 4 given to Robert. Robert's 2 A$ to Carol
+    // were voided. Mod: the Ghost referee's fee.
+    assert_eq!(balance(&state, "Alice", "A$").as_deref(), Some("6"));
+    assert_eq!(balance(&state, "Robert", "A$").as_deref(), Some("4"));
+    assert_eq!(balance(&state, "Mod", "A$").as_deref(), Some("8"));
+    assert!(
+        balance(&state, "Carol", "A$").is_none_or(|amount| amount == "0"),
+        "the voided gift left Carol nothing: {}",
+        state["accounts"]
+    );
+    assert_eq!(
+        state["voided"],
+        serde_json::json!(["golden-44@players.test"])
+    );
+}
+
+#[test]
+fn golden_v1_rules_show_the_enactment_the_amendment_and_the_repeal() {
+    let state = golden_v1().state_json();
+    let amended = rule(&state, 3).expect("rule 3");
+    assert_eq!(
+        amended["text"],
+        "The player with the most points at the end of an nweek wins the game."
+    );
+    assert_eq!(amended["version"], 2);
+    let enacted = rule(&state, 5).expect("rule 5");
+    assert_eq!(enacted["name"], "Tagging");
+    assert_eq!(
+        enacted["text"],
+        "A \"tag\" is a touch between two players in eir turn."
+    );
+    assert!(rule(&state, 4).is_none(), "rule 4 was repealed");
+    assert_eq!(rule(&state, 1).expect("rule 1")["name"], "Points");
+}
+
+#[test]
+fn golden_v1_ballots_were_resolved_at_the_deadline_and_forced_closed() {
+    let bot = golden_v1();
+    let state = bot.state_json();
+    let ballots = state["votes"]["ballots"].as_array().expect("votes.ballots");
+    let first = ballots.iter().find(|b| b["number"] == 1).expect("ballot 1");
+    assert_eq!(first["question"], "Shall rule 5 stay as enacted?");
+    assert_eq!(first["closed"]["yes"], 2);
+    assert_eq!(first["closed"]["no"], 1);
+    assert_eq!(first["closed"]["forced_by"], Value::Null);
+    let second = ballots.iter().find(|b| b["number"] == 2).expect("ballot 2");
+    assert_eq!(second["closed"]["yes"], 1);
+    assert_eq!(second["closed"]["forced_by"], MODERATOR);
+    assert_eq!(
+        second["closed"]["reason"],
+        "the golden game needs a ballot closed early"
+    );
+    // The sealed votes were committed before they were revealed, in the log.
+    let log = bot.log_json();
+    let position = |kind: &str| {
+        log.iter()
+            .position(|r| r["event"]["game"] == "sealed" && r["event"]["kind"] == kind)
+            .unwrap_or_else(|| panic!("a sealed {kind} event"))
+    };
+    assert!(position("committed") < position("revealed"));
+}
+
+#[test]
+fn golden_v1_rule_tag_points_and_objects_after_the_nweek() {
+    let bot = golden_v1();
+    let view: Value = serde_json::from_str(&bot.cli_ok(&["state", "ruletag", "--json"]))
+        .expect("state ruletag --json");
+    assert_eq!(view["running"], true);
+    assert_eq!(view["nweek"], 1, "nweek 0 was processed");
+    let standing = |name: &str| {
+        view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {view}"))
+    };
+    // Robert's Water tagged Alice's Fire on rule 3 (+15 from her); Alice spent 5 on
+    // the grab; Mod's award; Carol's 20 and her 4 for winning at Ghost.
+    for (name, points, element) in [
+        ("Mod", "10", "Earth"),
+        ("Alice", "0", "Fire"),
+        ("Robert", "35", "Water"),
+        ("Carol", "24", "Air"),
+    ] {
+        let player = standing(name);
+        assert_eq!(player["points"], points, "{name}: {player}");
+        assert_eq!(player["element"], element, "{name}: {player}");
+    }
+    let ball = view["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .find(|o| o["name"] == nomicbot::games::ruletag::BALL)
+        .expect("the ball");
+    assert_eq!(ball["holder"], "Alice");
+    assert_eq!(ball["rtl"], 3);
+}
+
+#[test]
+fn golden_v1_ghost_was_won_by_carol_and_the_referee_paid() {
+    let state = golden_v1().state_json();
+    let instance = &state["ghosts"]["instances"][0];
+    assert_eq!(instance["number"], 1);
+    let winner = instance["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .find(|seat| seat["number"] == instance["winner"])
+        .unwrap_or_else(|| panic!("a winner's seat: {instance}"));
+    assert_eq!(winner["name"], "Carol");
+    assert_eq!(balance(&state, "Carol", "points").as_deref(), Some("24"));
+}
+
+#[test]
+fn a_state_snapshot_in_another_format_is_rebuilt_from_the_event_log() {
+    let expected = golden_v1().state_json();
+    let bot = golden_v1();
+    let conn = rusqlite::Connection::open(database(&bot)).expect("open");
+    conn.execute("UPDATE state SET world = '{}', format = 99", [])
+        .expect("a snapshot of another release");
+    drop(conn);
+    assert_eq!(bot.state_json(), expected);
+}
+
+#[test]
+fn an_event_in_a_newer_format_is_refused_at_open_naming_the_release_that_wrote_it() {
+    let bot = golden_v1();
+    let newer = nomicbot::store::events::EVENT_FORMAT + 1;
+    let conn = rusqlite::Connection::open(database(&bot)).expect("open");
+    let seq: i64 = conn
+        .query_row("SELECT max(seq) FROM events", [], |row| row.get(0))
+        .expect("the last event");
+    conn.execute(
+        "UPDATE events SET format = ?1 WHERE seq = ?2",
+        rusqlite::params![newer, seq],
+    )
+    .expect("an event of a newer release");
+    conn.execute(
+        "UPDATE meta SET value = '99.0.0' WHERE key = 'written_by'",
+        [],
+    )
+    .expect("written by it");
+    drop(conn);
+    for command in [&["state", "--json"][..], &["once"], &["replay"]] {
+        let output = bot.cli(command);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{command:?} opened it");
+        assert!(
+            stderr.contains(&format!("event #{seq} is in event format {newer}"))
+                && stderr.contains("written by nomicbot 99.0.0")
+                && stderr.contains("upgrade nomicbot to open it"),
+            "{command:?}: {stderr}"
+        );
+    }
+    // Nothing was written: the database still names the release that wrote it.
+    let conn = rusqlite::Connection::open(database(&bot)).expect("open");
+    let written_by: String = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'written_by'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("written_by");
+    assert_eq!(written_by, "99.0.0");
+}
