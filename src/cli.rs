@@ -239,14 +239,9 @@ pub fn log(bot: &Bot, json: bool) -> Result<String> {
 
 /// Rebuilds the world from the event log alone and compares it with the live state.
 pub fn rebuild(bot: &Bot) -> Result<World> {
-    let events = bot.store.events()?;
     let bar = progress(2, "replaying");
-    let records: Vec<_> = events
-        .iter()
-        .map(|r| (r.at, r.cause.as_str(), &r.event))
-        .collect();
     bar.inc(1);
-    let world = crate::games::fold(bot.initial_world(), &records);
+    let world = bot.rebuild()?;
     bar.finish_and_clear();
     Ok(world)
 }

@@ -93,7 +93,7 @@ impl Bot {
         let secret = store.secret()?;
         let templates = Templates::load(&config.resolve(&config.bot.templates))?;
         templates.check_syntax()?;
-        let (world, clock) = store.load_world()?;
+        let (snapshot, clock) = store.load_world()?;
         let params = game_params(&config, official_dictionary(&config)?);
         let parse_options = ParseOptions {
             known_tags: games::known_tags(),
@@ -106,9 +106,15 @@ impl Bot {
             templates,
             params,
             parse_options,
-            world,
+            world: World::default(),
             clock,
             secret,
+        };
+        bot.world = match snapshot {
+            Some(world) => world,
+            // No snapshot in today's format (a new database, or one an older or newer
+            // release wrote): the event log is the source of truth.
+            None => bot.rebuild()?,
         };
         // The currencies are configuration, not history: the world takes them as
         // they are configured now (replay starts from the same configured world).
@@ -182,6 +188,17 @@ impl Bot {
         };
         self.commit_local(&cause, at, outcome, now)?;
         Ok(Ok(n_events))
+    }
+
+    /// The world the event log describes: every event, in today's format, folded
+    /// onto `initial_world`.
+    pub fn rebuild(&self) -> Result<World> {
+        let recorded = self.store.events()?;
+        let records: Vec<_> = recorded
+            .iter()
+            .map(|r| (r.at, r.cause.as_str(), &r.event))
+            .collect();
+        Ok(games::fold(self.initial_world(), &records))
     }
 
     /// The world before any event: empty, with the configured currencies.

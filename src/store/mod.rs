@@ -3,6 +3,7 @@
 //! every step of the pipeline is one transaction, so a crash leaves either all of
 //! a step or none of it.
 
+pub mod events;
 mod schema;
 
 use std::path::Path;
@@ -27,7 +28,35 @@ pub enum StoreError {
     },
     #[error("database timestamp {value:?} is not valid")]
     BadTime { value: String },
+    /// An event in a format this binary cannot read (newer, or damaged).
+    #[error("database {path}: {source}")]
+    Format {
+        path: String,
+        source: events::FormatError,
+    },
+    /// Tables and columns of a newer release: refused before anything is migrated.
+    #[error(
+        "database {path} has schema version {schema}, but this nomicbot ({version}) knows schema versions up to {known}: it was written by {written_by}; upgrade nomicbot to open it"
+    )]
+    NewerSchema {
+        path: String,
+        schema: i64,
+        known: i64,
+        version: &'static str,
+        written_by: String,
+    },
 }
+
+/// The format of the state snapshot (`state.world`, the JSON of `games::World`).
+/// Bump it whenever `World`'s JSON changes shape; it needs no migration, because the
+/// snapshot is only a cache of the event log's fold: a snapshot in any other format
+/// is ignored at open and the state rebuilt from the log (see `Store::load_world`).
+/// 2: the live state keeps no finished history (ballots resolved, seeds published,
+/// sealed batches revealed) and counts the ballots opened.
+pub const STATE_FORMAT: i64 = 2;
+
+/// The meta key that records the last release that opened the database to write.
+const WRITTEN_BY: &str = "written_by";
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
@@ -182,6 +211,8 @@ pub struct Step<'a> {
 
 pub struct Store {
     conn: Connection,
+    /// The database file, for error messages.
+    path: String,
 }
 
 /// 32 bytes from the operating system's generator.
@@ -199,6 +230,25 @@ fn fresh_secret() -> [u8; 32] {
         bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes()));
     }
     bytes
+}
+
+/// The release recorded as the last to open the database for writing.
+fn written_by(conn: &Connection) -> Result<Option<String>> {
+    let has_meta: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_meta {
+        return Ok(None);
+    }
+    Ok(conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            params![WRITTEN_BY],
+            |row| row.get(0),
+        )
+        .optional()?)
 }
 
 fn ts(value: String) -> Result<Timestamp> {
@@ -220,8 +270,55 @@ impl Store {
         // commit costs one fsync of the WAL.
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let shown = path.display().to_string();
+        let schema_version = schema::version(&conn)?;
+        if schema_version > schema::current() {
+            return Err(StoreError::NewerSchema {
+                written_by: written_by(&conn)
+                    .ok()
+                    .flatten()
+                    .filter(|v| v != env!("CARGO_PKG_VERSION"))
+                    .map_or_else(
+                        || "a newer nomicbot".to_owned(),
+                        |v| format!("nomicbot {v}"),
+                    ),
+                path: shown,
+                schema: schema_version,
+                known: schema::current(),
+                version: env!("CARGO_PKG_VERSION"),
+            });
+        }
         schema::migrate(&mut conn)?;
-        Ok(Store { conn })
+        let store = Store { conn, path: shown };
+        store.check_event_formats()?;
+        store.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = ?2 WHERE value != ?2",
+            params![WRITTEN_BY, env!("CARGO_PKG_VERSION")],
+        )?;
+        Ok(store)
+    }
+
+    /// Refuses to open a log with an event this binary cannot read (a newer release
+    /// wrote it), naming the release, before any state is loaded or written.
+    fn check_event_formats(&self) -> Result<()> {
+        let unreadable: Option<(i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT seq, format FROM events WHERE format > ?1 OR format < 1 ORDER BY format DESC, seq LIMIT 1",
+                params![events::EVENT_FORMAT],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if let Some((seq, format)) = unreadable {
+            let written_by = written_by(&self.conn)?;
+            events::check_readable(&format!("event #{seq}"), format, written_by.as_deref())
+                .map_err(|source| StoreError::Format {
+                    path: self.path.clone(),
+                    source,
+                })?;
+        }
+        Ok(())
     }
 
     /// Stores a batch of received messages in one transaction, and (for IMAP) the
@@ -359,22 +456,32 @@ impl Store {
         Ok(out)
     }
 
-    /// The state snapshot and the time the world has been brought up to.
-    pub fn load_world(&self) -> Result<(World, Option<Timestamp>)> {
-        let row: Option<(String, Option<String>)> = self
+    /// The state snapshot and the time the world has been brought up to. No world
+    /// when there is no snapshot, or when it is in another `STATE_FORMAT` than this
+    /// binary's (an older or a newer release wrote it): then the caller folds the
+    /// event log, which is the source of truth, and the next commit writes a
+    /// snapshot in today's format.
+    pub fn load_world(&self) -> Result<(Option<World>, Option<Timestamp>)> {
+        let row: Option<(String, Option<String>, i64)> = self
             .conn
-            .query_row("SELECT world, clock FROM state WHERE id = 1", [], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
+            .query_row(
+                "SELECT world, clock, format FROM state WHERE id = 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
             .optional()?;
         match row {
-            None => Ok((World::default(), None)),
-            Some((json, clock)) => {
+            None => Ok((None, None)),
+            Some((json, clock, format)) => {
+                let clock = clock.map(ts).transpose()?;
+                if format != STATE_FORMAT {
+                    return Ok((None, clock));
+                }
                 let world = serde_json::from_str(&json).map_err(|source| StoreError::Corrupt {
                     what: "state".into(),
                     source,
                 })?;
-                Ok((world, clock.map(ts).transpose()?))
+                Ok((Some(world), clock))
             }
         }
     }
@@ -394,8 +501,13 @@ impl Store {
                 source,
             })?;
             tx.execute(
-                "INSERT INTO events (at, cause, payload) VALUES (?1, ?2, ?3)",
-                params![step.at.to_string(), step.cause, payload],
+                "INSERT INTO events (at, cause, payload, format) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    step.at.to_string(),
+                    step.cause,
+                    payload,
+                    events::EVENT_FORMAT
+                ],
             )?;
         }
         let world = serde_json::to_string(step.world).map_err(|source| StoreError::Corrupt {
@@ -403,9 +515,9 @@ impl Store {
             source,
         })?;
         tx.execute(
-            "INSERT INTO state (id, world, clock) VALUES (1, ?1, ?2)
-             ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2",
-            params![world, step.at.to_string()],
+            "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
+            params![world, step.at.to_string(), STATE_FORMAT],
         )?;
         for mail in &step.mail {
             let recipients =
@@ -432,25 +544,39 @@ impl Store {
         Ok(())
     }
 
+    /// The event log, every event brought to today's format (`events::upgrade`).
     pub fn events(&self) -> Result<Vec<EventRecord>> {
         let mut statement = self
             .conn
-            .prepare("SELECT seq, at, cause, payload FROM events ORDER BY seq")?;
+            .prepare("SELECT seq, at, cause, payload, format FROM events ORDER BY seq")?;
         let rows = statement.query_map([], |row| {
             Ok((
                 row.get::<_, i64>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
                 row.get::<_, String>(3)?,
+                row.get::<_, i64>(4)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (seq, at, cause, payload) = row?;
-            let event = serde_json::from_str(&payload).map_err(|source| StoreError::Corrupt {
-                what: format!("event #{seq}"),
+            let (seq, at, cause, payload, format) = row?;
+            let what = format!("event #{seq}");
+            let corrupt = |source| StoreError::Corrupt {
+                what: what.clone(),
                 source,
-            })?;
+            };
+            let event = if format == events::EVENT_FORMAT {
+                serde_json::from_str(&payload).map_err(corrupt)?
+            } else {
+                let old: serde_json::Value = serde_json::from_str(&payload).map_err(corrupt)?;
+                let current =
+                    events::upgrade(&what, format, old).map_err(|source| StoreError::Format {
+                        path: self.path.clone(),
+                        source,
+                    })?;
+                serde_json::from_value(current).map_err(corrupt)?
+            };
             out.push(EventRecord {
                 seq,
                 at: ts(at)?,

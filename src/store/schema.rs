@@ -58,10 +58,26 @@ const MIGRATIONS: &[&str] = &[
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );",
+    // 3: the format of each event's payload and of the state snapshot
+    // (`store::events`, `STATE_FORMAT`). Every row written before is format 1.
+    "ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE state ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
 ];
 
+/// The schema this binary creates and reads.
+pub fn current() -> i64 {
+    i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX)
+}
+
+/// The schema version of a database (`PRAGMA user_version`).
+pub fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+}
+
+/// Applies the migrations the database has not had yet. The caller has refused a
+/// database whose schema is newer than `current()`.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    let version = version(conn)?;
     for (index, sql) in MIGRATIONS
         .iter()
         .enumerate()
@@ -77,4 +93,75 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database as the release before event formats left it (schema 2).
+    fn schema_2(path: &std::path::Path) {
+        let conn = Connection::open(path).expect("open");
+        conn.execute_batch(MIGRATIONS[0]).expect("schema 1");
+        conn.execute_batch(MIGRATIONS[1]).expect("schema 2");
+        conn.pragma_update(None, "user_version", 2)
+            .expect("version");
+        conn.execute(
+            "INSERT INTO events (at, cause, payload) VALUES ('2026-01-05T10:00:00Z', 'mail:<a@b>',
+             '{\"game\":\"players\",\"kind\":\"joined\",\"id\":1,\"name\":\"Alice\",\"address\":\"alice@nomic.example\"}')",
+            [],
+        )
+        .expect("event");
+        conn.execute(
+            "INSERT INTO state (id, world, clock) VALUES (1, '{\"players\":{}}', '2026-01-05T10:00:00Z')",
+            [],
+        )
+        .expect("state");
+    }
+
+    #[test]
+    fn a_schema_2_database_upgrades_in_place_and_its_rows_are_format_1() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        schema_2(&path);
+        let store = crate::store::Store::open(&path).expect("opens and migrates");
+        assert_eq!(version(&store.conn).expect("version"), current());
+        let events = store.events().expect("the old event reads");
+        assert_eq!(events.len(), 1);
+        let (format, state_format): (i64, i64) = store
+            .conn
+            .query_row(
+                "SELECT (SELECT format FROM events), (SELECT format FROM state)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .expect("formats");
+        assert_eq!((format, state_format), (1, 1));
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_before_anything_is_migrated() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("new.sqlite");
+        drop(crate::store::Store::open(&path).expect("create"));
+        {
+            let conn = Connection::open(&path).expect("open");
+            conn.pragma_update(None, "user_version", current() + 1)
+                .expect("version");
+            conn.execute(
+                "UPDATE meta SET value = '7.0.0' WHERE key = 'written_by'",
+                [],
+            )
+            .expect("meta");
+        }
+        let error = crate::store::Store::open(&path)
+            .err()
+            .expect("a newer schema is refused")
+            .to_string();
+        assert!(
+            error.contains(&format!("schema version {}", current() + 1))
+                && error.contains("written by nomicbot 7.0.0"),
+            "{error}"
+        );
+    }
 }

@@ -10,6 +10,7 @@ mod e2e;
 mod e2e_ghost;
 mod e2e_ruletag;
 mod ghost;
+mod golden;
 mod ruletag;
 mod scenarios;
 mod substrate;
