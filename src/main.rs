@@ -149,10 +149,13 @@ fn execute(args: Args) -> Result<ExitCode> {
     match args.command {
         Command::Run => {
             let mut bot = open(&args.config)?;
-            tracing::info!(config = %args.config.display(), transport = ?bot.config.transport, "nomicbot running");
-            runtime()?.block_on(run::run(&mut bot, async {
-                let _ = tokio::signal::ctrl_c().await;
-            }))?;
+            runtime()?.block_on(async {
+                let stop = run::stop_signal().context("cannot listen for signals")?;
+                // Said once SIGTERM and ctrl-c are in hand, so a stop from now on is clean.
+                tracing::info!(config = %args.config.display(), transport = ?bot.config.transport, "nomicbot running");
+                run::run(&mut bot, stop).await.map_err(anyhow::Error::from)
+            })?;
+            tracing::info!("nomicbot stopped");
         }
         Command::Once { now } => {
             let mut bot = open(&args.config)?;

@@ -357,7 +357,44 @@ pub async fn once(
     })
 }
 
-/// The daemon. Returns when `shutdown` completes.
+/// Completes at the first SIGINT (ctrl-c) or SIGTERM (what systemd and `kill`
+/// send), for `run`'s `shutdown`. Must be called inside the runtime.
+///
+/// The handlers are installed here, not when the future is first polled: `run`
+/// polls it only between passes, and a signal during the first pass would
+/// otherwise take the default action and end the process on the spot.
+pub fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            let name = tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            };
+            tracing::info!(
+                signal = name,
+                "stop asked for: finishing the pass in progress"
+            );
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!(
+                signal = "ctrl-c",
+                "stop asked for: finishing the pass in progress"
+            );
+        })
+    }
+}
+
+/// The daemon. Returns when `shutdown` completes, never in the middle of a pass:
+/// `shutdown` is only polled between passes, so everything fetched is stored and
+/// applied, and everything sent is marked sent, before it returns.
 pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
     let mut transport = Transport::new(&bot.config);
     let poll = Duration::from_secs(
@@ -405,9 +442,16 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
             }
         };
         if wait.is_zero() {
+            // More is due at once: still stop here, between passes, if asked to.
+            if futures::FutureExt::now_or_never(&mut shutdown).is_some() {
+                tracing::info!("shutting down");
+                return Ok(());
+            }
             continue;
         }
         tokio::select! {
+            // A stop asked for while mail was ready is honoured before the next pass.
+            biased;
             _ = &mut shutdown => {
                 tracing::info!("shutting down");
                 return Ok(());

@@ -143,177 +143,9 @@ fn collect(root: &Path, dir: &Path, names: &mut Vec<String>) {
     }
 }
 
-/// The shipped templates, built in so `init` and `demo` work outside the source tree.
-pub const DEFAULTS: &[(&str, &str)] = &[
-    (
-        "accounts_balance.txt",
-        include_str!("../templates/accounts_balance.txt"),
-    ),
-    (
-        "accounts_transfer.txt",
-        include_str!("../templates/accounts_transfer.txt"),
-    ),
-    (
-        "alias_confirm_request.txt",
-        include_str!("../templates/alias_confirm_request.txt"),
-    ),
-    (
-        "alias_confirmed.txt",
-        include_str!("../templates/alias_confirmed.txt"),
-    ),
-    (
-        "alias_expired.txt",
-        include_str!("../templates/alias_expired.txt"),
-    ),
-    (
-        "ghost_news.txt",
-        include_str!("../templates/ghost_news.txt"),
-    ),
-    (
-        "ghost_started.txt",
-        include_str!("../templates/ghost_started.txt"),
-    ),
-    (
-        "help/ghost.txt",
-        include_str!("../templates/help/ghost.txt"),
-    ),
-    (
-        "help/nomic.txt",
-        include_str!("../templates/help/nomic.txt"),
-    ),
-    (
-        "help/rule-tag.txt",
-        include_str!("../templates/help/rule-tag.txt"),
-    ),
-    (
-        "help/ruleset.txt",
-        include_str!("../templates/help/ruleset.txt"),
-    ),
-    ("help/vote.txt", include_str!("../templates/help/vote.txt")),
-    (
-        "override_adjust.txt",
-        include_str!("../templates/override_adjust.txt"),
-    ),
-    (
-        "override_on_behalf.txt",
-        include_str!("../templates/override_on_behalf.txt"),
-    ),
-    (
-        "override_void.txt",
-        include_str!("../templates/override_void.txt"),
-    ),
-    (
-        "player_back.txt",
-        include_str!("../templates/player_back.txt"),
-    ),
-    (
-        "player_gaoled.txt",
-        include_str!("../templates/player_gaoled.txt"),
-    ),
-    (
-        "player_joined.txt",
-        include_str!("../templates/player_joined.txt"),
-    ),
-    (
-        "player_left.txt",
-        include_str!("../templates/player_left.txt"),
-    ),
-    (
-        "player_released.txt",
-        include_str!("../templates/player_released.txt"),
-    ),
-    (
-        "player_renamed.txt",
-        include_str!("../templates/player_renamed.txt"),
-    ),
-    (
-        "player_standing.txt",
-        include_str!("../templates/player_standing.txt"),
-    ),
-    (
-        "player_vacation.txt",
-        include_str!("../templates/player_vacation.txt"),
-    ),
-    (
-        "random_drew.txt",
-        include_str!("../templates/random_drew.txt"),
-    ),
-    (
-        "random_period_revealed.txt",
-        include_str!("../templates/random_period_revealed.txt"),
-    ),
-    (
-        "random_period_started.txt",
-        include_str!("../templates/random_period_started.txt"),
-    ),
-    ("reminder.txt", include_str!("../templates/reminder.txt")),
-    ("reply.txt", include_str!("../templates/reply.txt")),
-    (
-        "ruleset_changed.txt",
-        include_str!("../templates/ruleset_changed.txt"),
-    ),
-    (
-        "ruleset_imported.txt",
-        include_str!("../templates/ruleset_imported.txt"),
-    ),
-    (
-        "ruletag_notification_actions.txt",
-        include_str!("../templates/ruletag_notification_actions.txt"),
-    ),
-    (
-        "ruletag_notification_results.txt",
-        include_str!("../templates/ruletag_notification_results.txt"),
-    ),
-    (
-        "ruletag_override.txt",
-        include_str!("../templates/ruletag_override.txt"),
-    ),
-    (
-        "ruletag_started.txt",
-        include_str!("../templates/ruletag_started.txt"),
-    ),
-    (
-        "sealed_commitments.txt",
-        include_str!("../templates/sealed_commitments.txt"),
-    ),
-    (
-        "sealed_reveal.txt",
-        include_str!("../templates/sealed_reveal.txt"),
-    ),
-    ("sentences.txt", include_str!("../templates/sentences.txt")),
-    (
-        "sentences/accounts.txt",
-        include_str!("../templates/sentences/accounts.txt"),
-    ),
-    (
-        "sentences/ghost.txt",
-        include_str!("../templates/sentences/ghost.txt"),
-    ),
-    (
-        "sentences/random.txt",
-        include_str!("../templates/sentences/random.txt"),
-    ),
-    (
-        "sentences/ruleset.txt",
-        include_str!("../templates/sentences/ruleset.txt"),
-    ),
-    (
-        "sentences/ruletag.txt",
-        include_str!("../templates/sentences/ruletag.txt"),
-    ),
-    (
-        "sentences/vote.txt",
-        include_str!("../templates/sentences/vote.txt"),
-    ),
-    (
-        "vote_opened.txt",
-        include_str!("../templates/vote_opened.txt"),
-    ),
-    (
-        "vote_result.txt",
-        include_str!("../templates/vote_result.txt"),
-    ),
-];
+// `DEFAULTS: &[(&str, &str)]`, (name, text) of every file of `templates/`: the
+// list is written by `build.rs`, so a new template is picked up by adding its file.
+include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 
 /// Writes the shipped templates that are missing under `dir`; never overwrites a
 /// moderator's edits. Returns how many were written.
@@ -523,18 +355,48 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
 
 #[cfg(test)]
 mod tests {
-    /// `init` and `demo` write the built-in copies: every template file must be among them.
+    use std::path::Path;
+
+    use super::{DEFAULTS, Templates};
+
+    /// `init` and `demo` write the built-in copies: they must be the files of
+    /// `templates/`, every one and no other, as they are on disk.
     #[test]
-    fn every_template_file_is_built_in() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-        let templates = super::Templates::load(&dir).unwrap();
-        let built_in: Vec<&str> = super::DEFAULTS.iter().map(|(name, _)| *name).collect();
-        for name in templates.names() {
+    fn the_built_in_templates_are_the_files_of_the_templates_folder() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let on_disk = Templates::load(&dir).unwrap().names();
+        assert!(
+            !on_disk.is_empty(),
+            "no template found under {}",
+            dir.display()
+        );
+        let built_in: Vec<&str> = DEFAULTS.iter().map(|(name, _)| *name).collect();
+        let not_built_in: Vec<&String> = on_disk
+            .iter()
+            .filter(|name| !built_in.contains(&name.as_str()))
+            .collect();
+        let not_on_disk: Vec<&&str> = built_in
+            .iter()
+            .filter(|name| !on_disk.iter().any(|file| file == *name))
+            .collect();
+        assert!(
+            not_built_in.is_empty() && not_on_disk.is_empty(),
+            "under templates/ but not in DEFAULTS: {not_built_in:?}; \
+             in DEFAULTS but not under templates/: {not_on_disk:?}"
+        );
+        assert_eq!(built_in, on_disk, "DEFAULTS is sorted by name, once each");
+        for (name, text) in DEFAULTS {
+            let file = std::fs::read_to_string(dir.join(name)).unwrap();
             assert!(
-                built_in.contains(&name.as_str()),
-                "templates/{name} is missing from DEFAULTS"
+                *text == file,
+                "the built-in templates/{name} differs from the file"
             );
         }
-        super::check_samples(&templates).unwrap();
+    }
+
+    #[test]
+    fn every_sample_renders_with_the_shipped_templates() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        super::check_samples(&Templates::load(&dir).unwrap()).unwrap();
     }
 }

@@ -4,6 +4,7 @@
 
 mod architecture;
 mod corpus;
+mod daemon;
 mod demo;
 mod dictionary;
 mod e2e;
