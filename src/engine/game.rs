@@ -160,11 +160,33 @@ pub trait Game: Sized + 'static {
         None
     }
 
+    /// A short game, played by a script: `check` renders the mail it sends with
+    /// the operator's templates, `demo --game NAME` plays it through the real
+    /// pipeline, and the tests run it (the secrecy test among them). The players
+    /// Mod (a moderator, and the keeper of the rules), Alice, Bob, Carol and Dave
+    /// have joined, with 20 points each, and the four rules of the samples are in.
+    fn sample(_script: &mut dyn Script) {}
+
     /// The live state without its finished history (which stays in the event
     /// log), or `None` when there is nothing to drop. Called after every step.
     fn retire(_state: &Self::State) -> Option<Self::State> {
         None
     }
+}
+
+/// What a game's sample plays on: the pure table of `check` and the tests, or
+/// the real pipeline of `demo`. Players are named ("Alice"; "Mod" is the
+/// moderator); times are minutes after the sample's start.
+pub trait Script {
+    /// One message of lines from a player, to the list (`public`) or the bot.
+    fn send(&mut self, minutes: i64, from: &str, public: bool, tag: &str, lines: &[&str]);
+    /// Lets time pass to `minutes` after the start: every deadline due fires.
+    fn wait(&mut self, minutes: i64);
+    /// A game's private view now (`state NAME --private --json`), to follow what
+    /// was drawn at random.
+    fn view(&self, game: &str) -> serde_json::Value;
+    /// A line for the reader of the demo.
+    fn say(&mut self, text: &str);
 }
 
 /// A deadline's moment as a game sees it besides `tx.at()`.
