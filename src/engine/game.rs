@@ -206,9 +206,11 @@ pub enum NoEvent {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Secrecy {
     Public,
-    /// Secret until the game reveals it (at the deadline it names in `until`).
+    /// Secret until the game reveals it. `shown_as` is what the list may be told
+    /// of it (a moderator's override of it is announced so): what it is, and when
+    /// it is revealed, never what it says.
     Secret {
-        until: &'static str,
+        shown_as: &'static str,
     },
 }
 

@@ -378,6 +378,10 @@ pub struct Outcome {
     pub copies: Vec<crate::engine::Address>,
     /// For a tick: which phase of the instant this is (part of the step's cause).
     pub phase: &'static str,
+    /// The command lines carried out that their game declared secret (a player's
+    /// own, or the one a moderator carried out for em): what no public mail may
+    /// show before the game reveals it.
+    pub secret: Vec<String>,
 }
 
 impl Outcome {
@@ -432,6 +436,31 @@ pub fn game_names() -> Vec<&'static str> {
     let mut names = Names(Vec::new());
     each_game(&mut names);
     names.0
+}
+
+/// Plays the sample of the registered game `name` (`Game::sample`) on `script`;
+/// `false` when no game has that name.
+pub fn play_sample(name: &str, script: &mut dyn crate::engine::game::Script) -> bool {
+    struct Play<'a> {
+        name: &'a str,
+        script: &'a mut dyn crate::engine::game::Script,
+        played: bool,
+    }
+    impl Visit for Play<'_> {
+        fn visit<G: Registered>(&mut self) {
+            if !self.played && G::NAME == self.name {
+                G::sample(self.script);
+                self.played = true;
+            }
+        }
+    }
+    let mut play = Play {
+        name,
+        script,
+        played: false,
+    };
+    each_game(&mut play);
+    play.played
 }
 
 /// The instance a tag names: 2 for `ghost 2`, none for `ghost`.

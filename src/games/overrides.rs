@@ -261,7 +261,11 @@ fn on_behalf<G: Registered>(
         ..ctx.clone()
     };
     // The same secrecy as the player's own action, sent the way this one was.
-    let secret = G::secrecy(&command, &as_player).is_secret();
+    let secrecy = match G::secrecy(&command, &as_player) {
+        crate::engine::game::Secrecy::Secret { shown_as } => Some(shown_as),
+        crate::engine::game::Secrecy::Public => None,
+    };
+    let secret = secrecy.is_some();
     let report = apply_line::<G>(
         scratch,
         inner_line.clone(),
@@ -279,6 +283,7 @@ fn on_behalf<G: Registered>(
                 "officer": ctx.sender, "name": player_name,
                 // The list learns that an action was made, not which.
                 "command": if secret { serde_json::Value::Null } else { inner_line.into() },
+                "secret": secrecy,
                 "reason": reason, "at": human_time(ctx.now),
             }),
         ));

@@ -141,7 +141,10 @@ fn handle_game<G: Registered>(
     let mut outcome = Outcome::default();
     let lines = lines_of(
         message,
-        |rest| G::subject_is_command(rest, tag, &message.body_lines),
+        |rest| {
+            G::subject_is_command(rest, tag, &message.body_lines)
+                || matches!(overrides::parse::<G>(rest, tag, false), Some(Ok(_)))
+        },
         G::KEEPS_BLANK_LINES,
     );
     let mut scratch = world.clone();
@@ -219,6 +222,7 @@ pub(super) fn apply_line<G: Registered>(
             G::put_state(scratch, state);
             if let Secrecy::Secret { .. } = secrecy {
                 effects.retain(|e| !matches!(e, Effect::Mail(mail) if mail.to == Audience::List));
+                outcome.secret.push(line.clone());
             }
             let changes: Vec<Standing> = effects
                 .iter()

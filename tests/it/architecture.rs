@@ -106,3 +106,136 @@ fn the_engine_names_no_game() {
         found.join("\n")
     );
 }
+
+/// The registered games: every folder under `src/games/` with a `mod.rs`, with
+/// the tags it declares (`pub const TAG: &str = "...";`).
+fn games() -> Vec<(String, Vec<String>)> {
+    let dir = repo_root().join("src/games");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("src/games") {
+        let path = entry.expect("entry").path();
+        let Ok(text) = std::fs::read_to_string(path.join("mod.rs")) else {
+            continue;
+        };
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let tags = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub const TAG: &str = \""))
+            .filter_map(|l| l.strip_suffix("\";"))
+            .map(str::to_owned)
+            .collect();
+        found.push((name, tags));
+    }
+    found.sort();
+    found
+}
+
+/// The code lines of a file (comments and unit tests left out: a test may play
+/// a game), with their numbers; in `games/mod.rs`, the registry (`games! { ...
+/// }`) is left out too: it is the one place that names every game.
+fn code_lines(file: &str) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(repo_root().join(file))
+        .unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
+    let mut in_registry = false;
+    let mut lines = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed == "#[cfg(test)]" {
+            break;
+        }
+        if trimmed.starts_with("games! {") {
+            in_registry = true;
+        }
+        if in_registry {
+            if trimmed == "}" {
+                in_registry = false;
+            }
+            continue;
+        }
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        lines.push((index + 1, line.to_owned()));
+    }
+    lines
+}
+
+#[test]
+fn the_router_the_pipeline_the_cli_and_the_config_loader_name_no_game() {
+    let games = games();
+    assert!(games.len() >= 3, "too few game folders found: {games:?}");
+    let shell = [
+        "src/games/mod.rs",
+        "src/games/router.rs",
+        "src/games/driver.rs",
+        "src/games/overrides.rs",
+        "src/games/random_officer.rs",
+        "src/games/substrate.rs",
+        "src/games/table.rs",
+        "src/pipeline.rs",
+        "src/cli.rs",
+        "src/main.rs",
+        "src/config.rs",
+    ];
+    let mut found = Vec::new();
+    for file in shell {
+        for (number, line) in code_lines(file) {
+            for (game, tags) in &games {
+                let mut patterns = vec![
+                    format!("{game}::"),
+                    format!("games::{game}"),
+                    format!("\"{game}\""),
+                    format!("[{game}]"),
+                ];
+                for tag in tags {
+                    patterns.push(format!("\"{tag}\""));
+                    patterns.push(format!("[{tag}]"));
+                }
+                for pattern in patterns {
+                    if line.contains(&pattern) {
+                        found.push(format!("{file}:{number}: {pattern}: {}", line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "adding a game must need one registry line only (docs/ARCHITECTURE.md):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_game_imports_another_games_internals() {
+    let games = games();
+    let mut found = Vec::new();
+    for (game, _) in &games {
+        for file in rust_files(&repo_root().join("src/games").join(game)) {
+            let text = std::fs::read_to_string(&file).expect("read");
+            for (index, line) in text.lines().enumerate() {
+                for (other, _) in games.iter().filter(|(other, _)| other != game) {
+                    for pattern in [format!("games::{other}"), format!("super::super::{other}")] {
+                        if line.contains(&pattern) {
+                            found.push(format!(
+                                "{}:{}: {}",
+                                file.display(),
+                                index + 1,
+                                line.trim()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a game reaches another only through the shared world:\n{}",
+        found.join("\n")
+    );
+}

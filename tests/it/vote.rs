@@ -420,3 +420,62 @@ fn bot_plain_copies() -> usize {
         .filter(|m| m.subject.contains("Copy:"))
         .count()
 }
+
+/// Issue 9, item 3: a moderator's private `as Alice because ...: no` is as secret
+/// as Alice's own vote. The list hears that a moderator acted for Alice, never
+/// the vote, until the reveal; the vote counts in the tally.
+#[test]
+fn a_moderators_private_vote_for_a_player_is_as_secret_as_the_players_own() {
+    let bot = bot();
+    let opened = ballot_with_votes(&bot);
+    deliver(
+        &bot,
+        "as-carol",
+        MODERATOR,
+        BOT,
+        "[vote] as Carol because she phoned: no",
+        "",
+        opened + SignedDuration::from_hours(5),
+    );
+    bot.once(opened + SignedDuration::from_hours(6));
+    let to_moderator: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(MODERATOR))
+        .map(|m| m.body)
+        .collect();
+    assert!(
+        to_moderator
+            .iter()
+            .any(|b| b.contains("Done") && b.contains("Carol")),
+        "{to_moderator:#?}"
+    );
+    let public: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST))
+        .collect();
+    let notice = public
+        .iter()
+        .find(|m| m.body.contains("Carol") && m.body.contains("she phoned"))
+        .unwrap_or_else(|| panic!("the override is announced with its reason: {public:#?}"));
+    assert!(
+        !notice.body.contains(": no") && !notice.body.contains("\"no\""),
+        "the vote reached the list before the reveal:\n{}",
+        notice.body
+    );
+    // At the deadline the reveal shows it, and it counts: Alice yes, Bob no, Carol no.
+    bot.once(opened + SignedDuration::from_hours(24 * 4));
+    let subjects: Vec<String> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST))
+        .map(|m| m.subject)
+        .collect();
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s.contains("Ballot 1 result: 1 yes, 2 no")),
+        "{subjects:#?}"
+    );
+}

@@ -111,7 +111,7 @@ impl Game for RuleTag {
         let action = matches!(command, Command::Act(_) | Command::Move { .. });
         if action && !ctx.public {
             Secrecy::Secret {
-                until: "the end of the nweek",
+                shown_as: "a private rule tag action (published with the nweek's actions when the nweek ends)",
             }
         } else {
             Secrecy::Public

@@ -72,7 +72,7 @@ impl Game for Vote {
     fn secrecy(command: &Command, _ctx: &Ctx) -> Secrecy {
         match command {
             Command::Vote { .. } => Secrecy::Secret {
-                until: "the ballot's deadline",
+                shown_as: "a secret vote (revealed with the others at the ballot's deadline)",
             },
             _ => Secrecy::Public,
         }
