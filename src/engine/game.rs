@@ -389,7 +389,11 @@ pub enum Effect<E> {
 
 /// What a finished transaction hands back: the scratch world, the scratch
 /// state of the game, and the effects in order.
-pub type Finished<G> = (Shared, Arc<<G as Game>::State>, Vec<Effect<<G as Game>::Event>>);
+pub type Finished<G> = (
+    Shared,
+    Arc<<G as Game>::State>,
+    Vec<Effect<<G as Game>::Event>>,
+);
 
 /// A transaction: a scratch copy of the shared world and of one game's state, and
 /// the effects recorded so far. Dropping it undoes everything.
