@@ -125,6 +125,7 @@ games! {
     Vote votes => vote::game::Vote,
     RuleTag ruletag => ruletag::game::RuleTag,
     Ghost ghosts => ghost::game::Ghost,
+    Bogusity bogusity => bogusity::Bogusity,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and
