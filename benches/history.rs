@@ -28,7 +28,10 @@ fn address(name: &str) -> String {
 }
 
 fn config_text() -> String {
-    DEFAULT_CONFIG.replace("moderators = []", &format!("moderators = [\"{MODERATOR}\"]"))
+    DEFAULT_CONFIG.replace(
+        "moderators = []",
+        &format!("moderators = [\"{MODERATOR}\"]"),
+    )
 }
 
 /// A world with `n` past votes and `n` registry events, played on the pure
@@ -42,7 +45,13 @@ fn history(config: &Config, n: usize, start: Timestamp) -> Table {
     let names: Vec<String> = (0..VOTERS).map(|i| format!("Voter{i}")).collect();
     table.send(start, MODERATOR, true, "nomic", "join Mod");
     for name in &names {
-        table.send(start, &address(name), true, "nomic", &format!("join {name}"));
+        table.send(
+            start,
+            &address(name),
+            true,
+            "nomic",
+            &format!("join {name}"),
+        );
     }
     let mut at = start;
     // Ballots of ten votes each, every one resolved at its deadline.
@@ -60,7 +69,13 @@ fn history(config: &Config, n: usize, start: Timestamp) -> Table {
     for i in 0..n {
         at += SignedDuration::from_secs(1);
         let name = if i % 2 == 0 { "Renamed" } else { "Voter0" };
-        table.send(at, &address("Voter0"), true, "nomic", &format!("rename {name}"));
+        table.send(
+            at,
+            &address("Voter0"),
+            true,
+            "nomic",
+            &format!("rename {name}"),
+        );
     }
     table
 }
@@ -110,7 +125,8 @@ fn main() {
             let database = config.resolve(&config.bot.database);
             std::fs::create_dir_all(database.parent().expect("folder")).expect("folder");
             let mut store = Store::open(&database).expect("store");
-            let events: Vec<games::Event> = table.events.iter().map(|(_, _, e)| e.clone()).collect();
+            let events: Vec<games::Event> =
+                table.events.iter().map(|(_, _, e)| e.clone()).collect();
             store
                 .commit(Step {
                     inbox: None,
@@ -126,7 +142,12 @@ fn main() {
         let live = serde_json::to_string(&table.world).expect("json").len();
         let mut bot = Bot::open(config.clone()).expect("bot");
         let mut run = |kind: &str, index: usize, from: &str, subject: &str, when: Timestamp| {
-            let raw = message(from, "bot@nomic.example", subject, &format!("{kind}{index}@bench"));
+            let raw = message(
+                from,
+                "bot@nomic.example",
+                subject,
+                &format!("{kind}{index}@bench"),
+            );
             let began = Instant::now();
             bot.receive(
                 &[Received {
@@ -168,7 +189,10 @@ fn main() {
         if (vote_1, rename_1) != (vote, rename) {
             println!(
                 "{:>8} {:>10} {:>9.2}x {:>9.2}x   (against the first size)",
-                "", "", vote / vote_1, rename / rename_1
+                "",
+                "",
+                vote / vote_1,
+                rename / rename_1
             );
         }
     }

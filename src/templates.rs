@@ -49,10 +49,22 @@ impl Templates {
         {
             env.set_syntax(syntax);
         }
-        Ok(Templates {
+        let mut templates = Templates {
             env,
             dir: dir.to_owned(),
-        })
+        };
+        // The modules whose sentences have a file of their own, found by name:
+        // templates/sentences.txt hands a code to sentences/<first word>.txt.
+        let modules: Vec<String> = templates
+            .names()
+            .iter()
+            .filter_map(|name| name.strip_prefix("sentences/")?.strip_suffix(".txt"))
+            .map(str::to_owned)
+            .collect();
+        templates
+            .env
+            .add_global("sentence_modules", minijinja::Value::from(modules));
+        Ok(templates)
     }
 
     /// Every template file under the folder, by name relative to it.

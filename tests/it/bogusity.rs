@@ -18,22 +18,12 @@ const DAVE: &str = "dave@nomic.example";
 const BOGUS: &str = "This loophole surfer is totally Bogus";
 const COOL: &str = "Thats a pretty cool idea";
 
-/// A bot with a moderator, reading the repository's templates folder.
-///
-/// FIXME: `LocalBot` writes only the templates `templates::DEFAULTS` lists, and
-/// that hand-written list does not name this game's; until templates are found
-/// by name, the bot is pointed at `templates/` itself.
+/// A bot with a moderator.
 fn bot() -> LocalBot {
-    let templates = repo_root().join("templates").display().to_string();
-    let config = nomicbot::config::DEFAULT_CONFIG
-        .replace(
-            "moderators = []",
-            &format!("moderators = [\"{MODERATOR}\"]"),
-        )
-        .replace(
-            "templates = \"templates\"",
-            &format!("templates = {templates:?}"),
-        );
+    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        "moderators = []",
+        &format!("moderators = [\"{MODERATOR}\"]"),
+    );
     LocalBot::with_config(&config)
 }
 

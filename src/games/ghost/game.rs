@@ -119,7 +119,11 @@ impl Game for Ghost {
 }
 
 /// `state ghost` for a person: every instance still running.
-fn state_text(ghosts: &Ghosts, players: &Registry, now: Timestamp) -> Result<String, std::fmt::Error> {
+fn state_text(
+    ghosts: &Ghosts,
+    players: &Registry,
+    now: Timestamp,
+) -> Result<String, std::fmt::Error> {
     let mut out = String::new();
     let mut any = false;
     for instance in ghosts.open_instances() {
@@ -167,4 +171,3 @@ fn state_text(ghosts: &Ghosts, players: &Registry, now: Timestamp) -> Result<Str
     }
     Ok(out)
 }
-

@@ -138,12 +138,19 @@ impl Game for RuleTag {
 
     /// The Rule Tag Moderator is "the arbiter as to who loses points and gains
     /// them as a result of the game of rule tag": ey adjusts that currency.
-    fn may_adjust(officers: &Officers, params: &Params, address: &Address, currency: &Currency) -> bool {
+    fn may_adjust(
+        officers: &Officers,
+        params: &Params,
+        address: &Address,
+        currency: &Currency,
+    ) -> bool {
         Self::is_officer(officers, params, address) && currency.is_called(&params.currency)
     }
 
     fn public_view(state: &super::RuleTag, view: &View<'_>, params: &Params) -> serde_json::Value {
-        state.public_view().view(view.players, view.accounts, params)
+        state
+            .public_view()
+            .view(view.players, view.accounts, params)
     }
 
     fn private_view(state: &super::RuleTag, view: &View<'_>, params: &Params) -> serde_json::Value {
@@ -221,4 +228,3 @@ fn state_text(view: &serde_json::Value) -> Result<String, std::fmt::Error> {
     }
     Ok(out)
 }
-

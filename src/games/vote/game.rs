@@ -57,9 +57,7 @@ impl Game for Vote {
         let Some(number) = ballot_of_deadline(&deadline.id) else {
             return;
         };
-        let (changes, mail) = tx
-            .state()
-            .resolve(number, tx.view().sealed, tx.at(), None);
+        let (changes, mail) = tx.state().resolve(number, tx.view().sealed, tx.at(), None);
         record(tx, changes);
         tx.mail_all(mail);
     }
