@@ -5,7 +5,7 @@
 
 use jiff::{SignedDuration, Timestamp};
 
-use crate::support::{LocalBot, SentMail, at, message, repo_root};
+use crate::support::{LocalBot, SentMail, at, message};
 
 const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
