@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::engine::{Address, Audience, Ctx, Mail, Status};
+use crate::games::driver::Next;
 use crate::games::{self, Message, Outcome, World};
 use crate::mail::compose::{self, Kind, Outgoing, Thread};
 use crate::mail::parse::{self, Envelope, ParseOptions};
@@ -322,34 +323,26 @@ impl Bot {
         let mut stuck: Option<Timestamp> = None;
         loop {
             let pending = self.store.next_pending()?;
-            let deadline = self
-                .world
-                .next_deadline(&self.params)
-                .filter(|at| Some(*at) != stuck);
-            let horizon = match &pending {
-                Some(row) => row.received_at,
-                None => now,
-            };
-            match deadline {
-                Some(at) if at <= horizon => match self.fire(at, now)? {
+            let arrival = pending.as_ref().map(|row| row.received_at);
+            match games::driver::next(&self.world, &self.params, arrival, now, stuck) {
+                Next::Deadline(at) => match self.fire(at, now)? {
                     Some(queued) => {
                         done.mail_queued += queued;
                         done.deadlines += 1;
                     }
                     None => stuck = Some(at),
                 },
-                _ => match pending {
-                    Some(row) => {
-                        let (applied, queued) = self.handle(&row, now)?;
-                        if applied {
-                            done.applied += 1;
-                        } else {
-                            done.aside += 1;
-                        }
-                        done.mail_queued += queued;
+                Next::Message => {
+                    let Some(row) = pending else { break };
+                    let (applied, queued) = self.handle(&row, now)?;
+                    if applied {
+                        done.applied += 1;
+                    } else {
+                        done.aside += 1;
                     }
-                    None => break,
-                },
+                    done.mail_queued += queued;
+                }
+                Next::Idle => break,
             }
         }
         Ok(done)
