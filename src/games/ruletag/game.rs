@@ -6,7 +6,6 @@
 use crate::engine::accounts::Currency;
 use crate::engine::calendar::Deadline;
 use crate::engine::game::{Game, Officers, Secrecy, Tick, Tx, View};
-use std::fmt::Write as _;
 
 use crate::engine::{Address, Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
@@ -108,69 +107,6 @@ impl Game for RuleTag {
         _view: &View<'_>,
         _now: Timestamp,
     ) -> Option<String> {
-        state_text(shown).ok()
+        super::report::state_text(shown).ok()
     }
 }
-
-/// `state ruletag` for a person: the view's JSON as lines.
-fn state_text(view: &serde_json::Value) -> Result<String, std::fmt::Error> {
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::Null => "null".to_owned(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let mut out = String::new();
-    if view["running"] != true {
-        writeln!(out, "Rule tag has not started.")?;
-        return Ok(out);
-    }
-    writeln!(out, "Rule tag, nweek {}:", view["nweek"])?;
-    for p in view["players"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "  {:<20} {:<6} RTL {:<6} {} points",
-            text(&p["name"]),
-            text(&p["element"]),
-            text(&p["rtl"]),
-            text(&p["points"])
-        )?;
-    }
-    for o in view["objects"].as_array().into_iter().flatten() {
-        let holder = match &o["holder"] {
-            serde_json::Value::Null => String::new(),
-            holder => format!(", held by {}", text(holder)),
-        };
-        writeln!(out, "  {} on {}{holder}", text(&o["name"]), text(&o["rtl"]))?;
-    }
-    let actions = view["actions"].as_array().cloned().unwrap_or_default();
-    writeln!(out, "Counted actions this nweek: {}", actions.len())?;
-    for a in &actions {
-        let what = match a["type"].as_str() {
-            Some("element") => format!("element {}", text(&a["element"])),
-            Some("move") if a["term"].is_null() => {
-                format!("move from {} to {}", text(&a["from"]), text(&a["to"]))
-            }
-            Some("move") => format!(
-                "move from {} to {} via \"{}\"",
-                text(&a["from"]),
-                text(&a["to"]),
-                text(&a["term"])
-            ),
-            Some("grab") => format!(
-                "grab {} for {} points",
-                text(&a["object"]),
-                text(&a["points"])
-            ),
-            Some("drop") => format!("drop {}", text(&a["object"])),
-            _ => a.to_string(),
-        };
-        let private = if a["public"] == true {
-            ""
-        } else {
-            " (private)"
-        };
-        writeln!(out, "  {}: {what}{private}", text(&a["player"]))?;
-    }
-    Ok(out)
-}
-

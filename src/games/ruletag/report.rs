@@ -1,6 +1,9 @@
 //! What the game shows: the actions and standings as the notifications and
 //! `state ruletag` list them, the override announcement and the two notifications.
-//! Values only: the wording is in the templates.
+//! Mail carries values only: its wording is in the templates. The one text made
+//! here is `state_text`, `state ruletag` in words for the operator's terminal.
+
+use std::fmt::Write as _;
 
 use serde_json::json;
 
@@ -219,3 +222,66 @@ impl Turn<'_, '_> {
         }
     }
 }
+
+/// `state ruletag` for a person: the view's JSON as lines.
+pub(super) fn state_text(view: &serde_json::Value) -> Result<String, std::fmt::Error> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out = String::new();
+    if view["running"] != true {
+        writeln!(out, "Rule tag has not started.")?;
+        return Ok(out);
+    }
+    writeln!(out, "Rule tag, nweek {}:", view["nweek"])?;
+    for p in view["players"].as_array().into_iter().flatten() {
+        writeln!(
+            out,
+            "  {:<20} {:<6} RTL {:<6} {} points",
+            text(&p["name"]),
+            text(&p["element"]),
+            text(&p["rtl"]),
+            text(&p["points"])
+        )?;
+    }
+    for o in view["objects"].as_array().into_iter().flatten() {
+        let holder = match &o["holder"] {
+            serde_json::Value::Null => String::new(),
+            holder => format!(", held by {}", text(holder)),
+        };
+        writeln!(out, "  {} on {}{holder}", text(&o["name"]), text(&o["rtl"]))?;
+    }
+    let actions = view["actions"].as_array().cloned().unwrap_or_default();
+    writeln!(out, "Counted actions this nweek: {}", actions.len())?;
+    for a in &actions {
+        let what = match a["type"].as_str() {
+            Some("element") => format!("element {}", text(&a["element"])),
+            Some("move") if a["term"].is_null() => {
+                format!("move from {} to {}", text(&a["from"]), text(&a["to"]))
+            }
+            Some("move") => format!(
+                "move from {} to {} via \"{}\"",
+                text(&a["from"]),
+                text(&a["to"]),
+                text(&a["term"])
+            ),
+            Some("grab") => format!(
+                "grab {} for {} points",
+                text(&a["object"]),
+                text(&a["points"])
+            ),
+            Some("drop") => format!("drop {}", text(&a["object"])),
+            _ => a.to_string(),
+        };
+        let private = if a["public"] == true {
+            ""
+        } else {
+            " (private)"
+        };
+        writeln!(out, "  {}: {what}{private}", text(&a["player"]))?;
+    }
+    Ok(out)
+}
+
