@@ -9,23 +9,21 @@
 //! is processed in the rule's order and the two notifications go to the list.
 //!
 //! Pure, like the engine: time, sender and entropy come in; a command or the end of
-//! an nweek returns `Change`s (to this game, the accounts, the random officer, the
-//! schedule and the glossary) that the router records. Private actions never reach
-//! public mail or the public state before the end of their nweek.
+//! an nweek runs in the seam's transaction (`Tx`) and records its events there (to
+//! this game, the accounts, the random officer, the schedule and the glossary).
+//! Private actions never reach public mail or the public state before the end of
+//! their nweek.
 //!
 //! Here the types and the state's events; `parse` reads command lines, `rules` holds
 //! the clauses and the moderator's overrides, `turn` processes the end of an nweek,
-//! `report` builds what the notifications and `state ruletag` show.
+//! `report` builds what the notifications and `state ruletag` show, `game` puts it
+//! all behind the game interface.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::accounts::{self, Accounts};
-use crate::engine::calendar::{self, Calendar};
-use crate::engine::players::{PlayerId, Registry};
-use crate::engine::random::{self, RandomOfficer};
-use crate::engine::ruleset::{self, Ruleset};
+use crate::engine::players::PlayerId;
 use crate::engine::{Address, Timestamp};
 
 pub mod game;
@@ -109,20 +107,6 @@ impl Default for Params {
             moderator: None,
         }
     }
-}
-
-/// What the game needs from the rest of the world for one command or one turn.
-pub struct Env<'a> {
-    pub players: &'a Registry,
-    pub ruleset: &'a Ruleset,
-    pub accounts: &'a Accounts,
-    pub random: &'a RandomOfficer,
-    pub calendar: &'a Calendar,
-    pub params: &'a Params,
-    /// The Rule Tag Moderator's address, resolved from config.
-    pub moderator: Option<&'a Address>,
-    /// Bot moderators and the Rule Tag Moderator may use the moderator's commands.
-    pub is_officer: bool,
 }
 
 /// Attribute "element" (rule "Elements").
@@ -361,16 +345,6 @@ pub enum Event {
         objects: Vec<Rto>,
         report: Report,
     },
-}
-
-/// Every change a command or the end of an nweek makes, across the services it uses.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    RuleTag(Event),
-    Accounts(accounts::Event),
-    Random(random::Event),
-    Schedule(calendar::Event),
-    Ruleset(ruleset::Event),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

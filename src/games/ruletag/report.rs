@@ -1,15 +1,18 @@
 //! What the game shows: the actions and standings as the notifications and
 //! `state ruletag` list them, the override announcement and the two notifications.
-//! Values only: the wording is in the templates.
+//! Mail carries values only: its wording is in the templates. The one text made
+//! here is `state_text`, `state ruletag` in words for the operator's terminal.
+
+use std::fmt::Write as _;
 
 use serde_json::json;
 
 use super::rules::{Times, end_deadline, times_after};
 use super::turn::Turn;
-use super::{Action, Change, Event, Params, RuleTag, Standing, TAG, rtl_text};
+use super::{Action, Event, Params, RuleTag, Standing, TAG, rtl_text};
 use crate::engine::accounts::{self, Accounts, Holder};
 use crate::engine::players::{PlayerId, Registry};
-use crate::engine::{Audience, Ctx, Mail, Timestamp, human_time};
+use crate::engine::{Audience, Ctx, Mail, human_time};
 
 impl Action {
     /// The action as the notifications list it.
@@ -96,11 +99,35 @@ impl RuleTag {
 }
 
 impl Turn<'_, '_> {
-    pub(super) fn notification_one(&mut self) {
+    /// What both notifications say: the nweek, when, the moderator and eir pay,
+    /// and the next nweek's moments.
+    fn common(&self, times: &Times, next: Option<&Times>) -> serde_json::Value {
+        json!({
+            "nweek": self.nweek,
+            "at": human_time(self.posted),
+            "processed": human_time(self.now),
+            "moderator": self.moderator.map(|id| self.name(id)),
+            "award": self.params.moderator_award,
+            "censure": self.params.moderator_censure,
+            "late": self.report.late,
+            "notify_by": human_time(times.notify_by),
+            "next_close": next.map(|t| human_time(t.actions_close)),
+            "next_process": next.map(|t| human_time(t.process_at)),
+        })
+    }
+
+    fn next_times(&self) -> Option<Times> {
+        times_after(&self.tx.setting().calendar, self.params, self.nweek + 1)
+    }
+
+    /// Notification 1: the valid actions and the standings as the turn begins. It
+    /// is mailed now, before anything drawn for the turn is announced.
+    pub(super) fn notification_one(&mut self, times: &Times) {
         let mut actions = Vec::new();
         for id in self.playing.clone() {
             let list: Vec<serde_json::Value> = self
-                .game
+                .tx
+                .state()
                 .actions
                 .iter()
                 .filter(|d| d.player == id && d.nweek == self.nweek)
@@ -114,25 +141,34 @@ impl Turn<'_, '_> {
                 actions.push(json!({"name": self.name(id), "actions": list}));
             }
         }
-        let standings: Vec<serde_json::Value> = self
-            .playing
+        let standings = self.standings_now();
+        self.report.actions = actions;
+        self.report.standings = standings;
+        let mut first = self.common(times, self.next_times().as_ref());
+        first["actions"] = json!(self.report.actions);
+        first["standings"] = json!(self.report.standings);
+        self.tx.mail(Mail::new(
+            Audience::List,
+            TAG,
+            "ruletag_notification_actions",
+            first,
+        ));
+    }
+
+    /// Every player's RTL and element as they stand.
+    fn standings_now(&self) -> Vec<serde_json::Value> {
+        self.playing
             .iter()
             .map(|id| {
                 let standing = self.standings.get(id).cloned().unwrap_or_default();
                 json!({"name": self.name(*id), "rtl": rtl_text(standing.rtl), "element": standing.element.as_str()})
             })
-            .collect();
-        self.report.actions = actions;
-        self.report.standings = standings;
+            .collect()
     }
 
-    pub(super) fn finish(
-        mut self,
-        nweek: i64,
-        times: &Times,
-        posted: Timestamp,
-    ) -> (Vec<Change>, Vec<Mail>) {
-        self.report.nweek = nweek;
+    /// Notification 2, the turn's event and the next nweek's end.
+    pub(super) fn finish(mut self, times: &Times) {
+        self.report.nweek = self.nweek;
         self.report.processed_at = Some(self.now);
         let name_of = |id: Option<PlayerId>| id.map(|id| self.name(id));
         self.report.objects = self
@@ -140,6 +176,8 @@ impl Turn<'_, '_> {
             .iter()
             .map(|o| json!({"name": o.name, "rtl": rtl_text(o.rtl), "holder": name_of(o.holder)}))
             .collect();
+        let currency = &self.params.currency;
+        let balances = self.tx.view().accounts;
         self.report.score_changes = self
             .playing
             .iter()
@@ -147,62 +185,30 @@ impl Turn<'_, '_> {
                 json!({
                     "name": self.name(*id),
                     "change": self.deltas.get(id).copied().unwrap_or(0),
-                    "points": accounts::amount_human(&self.accounts.balance(Holder::Player(*id), &self.env.params.currency)),
+                    "points": accounts::amount_human(&balances.balance(Holder::Player(*id), currency)),
                 })
             })
             .collect();
-        let next = times_after(self.env, nweek + 1);
-        let common = json!({
-            "nweek": nweek,
-            "at": human_time(posted),
-            "processed": human_time(self.now),
-            "moderator": self.moderator.map(|id| self.name(id)),
-            "award": self.env.params.moderator_award,
-            "censure": self.env.params.moderator_censure,
-            "late": self.report.late,
-            "notify_by": human_time(times.notify_by),
-            "next_close": next.as_ref().map(|t| human_time(t.actions_close)),
-            "next_process": next.as_ref().map(|t| human_time(t.process_at)),
-        });
-        let mut first = common.clone();
-        first["actions"] = json!(self.report.actions);
-        first["standings"] = json!(self.report.standings);
-        let mut second = common;
+        let next = self.next_times();
+        let mut second = self.common(times, next.as_ref());
         second["score_changes"] = json!(self.report.score_changes);
         second["objects"] = json!(self.report.objects);
         second["changes"] = json!(self.report.changes);
-        second["standings"] = json!(
-            self.playing
-                .iter()
-                .map(|id| {
-                    let standing = self.standings.get(id).cloned().unwrap_or_default();
-                    json!({"name": self.name(*id), "rtl": rtl_text(standing.rtl), "element": standing.element.as_str()})
-                })
-                .collect::<Vec<_>>()
-        );
+        second["standings"] = json!(self.standings_now());
         second["scores"] = json!(
-            self.accounts
-                .scores(&self.env.params.currency)
+            balances
+                .scores(currency)
                 .into_iter()
                 .map(|(id, amount)| json!({"name": self.name(id), "points": accounts::amount_human(&amount)}))
                 .collect::<Vec<_>>()
         );
-        // Notification 1 goes before anything drawn for the turn is announced.
-        let mut mail = vec![Mail::new(
-            Audience::List,
-            TAG,
-            "ruletag_notification_actions",
-            first,
-        )];
-        mail.append(&mut self.mail);
-        mail.push(Mail::new(
+        self.tx.mail(Mail::new(
             Audience::List,
             TAG,
             "ruletag_notification_results",
             second,
         ));
-        let mut changes = self.changes;
-        changes.push(Change::RuleTag(Event::NweekEnded {
+        self.tx.record(Event::NweekEnded {
             standings: self
                 .standings
                 .into_iter()
@@ -210,10 +216,72 @@ impl Turn<'_, '_> {
                 .collect(),
             objects: self.objects,
             report: self.report,
-        }));
+        });
         if let Some(next) = next {
-            changes.push(end_deadline(nweek + 1, next.process_at));
+            self.tx
+                .record_shared(end_deadline(self.nweek + 1, next.process_at));
         }
-        (changes, mail)
     }
+}
+
+/// `state ruletag` for a person: the view's JSON as lines.
+pub(super) fn state_text(view: &serde_json::Value) -> Result<String, std::fmt::Error> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut out = String::new();
+    if view["running"] != true {
+        writeln!(out, "Rule tag has not started.")?;
+        return Ok(out);
+    }
+    writeln!(out, "Rule tag, nweek {}:", view["nweek"])?;
+    for p in view["players"].as_array().into_iter().flatten() {
+        writeln!(
+            out,
+            "  {:<20} {:<6} RTL {:<6} {} points",
+            text(&p["name"]),
+            text(&p["element"]),
+            text(&p["rtl"]),
+            text(&p["points"])
+        )?;
+    }
+    for o in view["objects"].as_array().into_iter().flatten() {
+        let holder = match &o["holder"] {
+            serde_json::Value::Null => String::new(),
+            holder => format!(", held by {}", text(holder)),
+        };
+        writeln!(out, "  {} on {}{holder}", text(&o["name"]), text(&o["rtl"]))?;
+    }
+    let actions = view["actions"].as_array().cloned().unwrap_or_default();
+    writeln!(out, "Counted actions this nweek: {}", actions.len())?;
+    for a in &actions {
+        let what = match a["type"].as_str() {
+            Some("element") => format!("element {}", text(&a["element"])),
+            Some("move") if a["term"].is_null() => {
+                format!("move from {} to {}", text(&a["from"]), text(&a["to"]))
+            }
+            Some("move") => format!(
+                "move from {} to {} via \"{}\"",
+                text(&a["from"]),
+                text(&a["to"]),
+                text(&a["term"])
+            ),
+            Some("grab") => format!(
+                "grab {} for {} points",
+                text(&a["object"]),
+                text(&a["points"])
+            ),
+            Some("drop") => format!("drop {}", text(&a["object"])),
+            _ => a.to_string(),
+        };
+        let private = if a["public"] == true {
+            ""
+        } else {
+            " (private)"
+        };
+        writeln!(out, "  {}: {what}{private}", text(&a["player"]))?;
+    }
+    Ok(out)
 }

@@ -1,20 +1,27 @@
 //! The clauses of the rules, in their order: who may act, move validity
 //! (`check_move`), the moderator's overrides, and the end of an nweek, which hands
-//! the turn to `turn`. Reads no clock: every instant comes in.
+//! the turn to `turn`. Each command and the end of an nweek run in the seam's
+//! transaction and record their events into it as they are decided. Reads no
+//! clock: every instant comes in.
 
 use num_rational::BigRational;
 use serde_json::json;
 
 use super::turn::Turn;
 use super::{
-    Action, ActionKind, BALL, Change, Command, Declared, Env, Event, GOAL, OFFICE, Rtl, Rto,
-    RuleTag, TAG, end_deadline_id, rtl_text,
+    Action, ActionKind, BALL, Command, Declared, Event, GOAL, OFFICE, Params, Rtl, Rto, RuleTag,
+    TAG, end_deadline_id, game, rtl_text,
 };
 use crate::engine::accounts::{self, Holder};
-use crate::engine::calendar::{self, Cycle, Deadline};
-use crate::engine::random::{self, DrawError, RandomOfficer};
-use crate::engine::ruleset;
-use crate::engine::{Audience, Ctx, Done, Mail, Refusal, Sentence, Timestamp, human_time};
+use crate::engine::calendar::{self, Calendar, Cycle, Deadline};
+use crate::engine::game::{Game as _, SharedEvent, Tick, View};
+use crate::engine::players::Player;
+use crate::engine::random::{self, DrawError};
+use crate::engine::ruleset::{self, Ruleset};
+use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
+
+/// The transaction Rule Tag runs in.
+pub(super) type Tx<'a> = crate::engine::game::Tx<'a, game::RuleTag>;
 
 fn refused(code: &str) -> Refusal {
     Refusal(Sentence::new(code))
@@ -36,41 +43,36 @@ pub(super) struct Times {
     pub(super) notify_by: Timestamp,
 }
 
-fn cycle<'a>(env: &Env<'a>) -> Result<&'a Cycle, Refusal> {
-    env.calendar
-        .cycle(&env.params.cycle)
-        .ok_or_else(|| Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &env.params.cycle)))
+fn cycle<'a>(calendar: &'a Calendar, params: &Params) -> Result<&'a Cycle, Refusal> {
+    calendar
+        .cycle(&params.cycle)
+        .ok_or_else(|| Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &params.cycle)))
 }
 
-fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
-    let cycle = cycle(env)?;
+fn times(calendar: &Calendar, params: &Params, nweek: i64) -> Result<Times, Refusal> {
+    let cycle = cycle(calendar, params)?;
     let bad = |e: calendar::CalendarError| {
         Refusal(Sentence::new("ruletag_calendar").arg("error", e.to_string()))
     };
-    let start = env.calendar.unit_start(cycle, nweek, 1).map_err(bad)?;
-    let actions_close = env
-        .calendar
+    let start = calendar.unit_start(cycle, nweek, 1).map_err(bad)?;
+    let actions_close = calendar
         .unit_end(
             cycle,
             nweek,
-            env.params.actions_close_after_nday.min(cycle.units),
+            params.actions_close_after_nday.min(cycle.units),
         )
         .map_err(bad)?;
-    let end = env
-        .calendar
-        .unit_end(cycle, nweek, cycle.units)
-        .map_err(bad)?;
+    let end = calendar.unit_end(cycle, nweek, cycle.units).map_err(bad)?;
     let process_at = end
         .checked_add(jiff::SignedDuration::from_hours(i64::from(
-            env.params.process_delay_hours,
+            params.process_delay_hours,
         )))
         .map_err(|_| bad(calendar::CalendarError::OutOfRange))?;
-    let notify_by = env
-        .calendar
+    let notify_by = calendar
         .unit_end(
             cycle,
             nweek + 1,
-            env.params.notify_by_nday.clamp(1, cycle.units),
+            params.notify_by_nday.clamp(1, cycle.units),
         )
         .map_err(bad)?;
     Ok(Times {
@@ -82,8 +84,8 @@ fn times(env: &Env, nweek: i64) -> Result<Times, Refusal> {
     })
 }
 
-pub(super) fn end_deadline(nweek: i64, at: Timestamp) -> Change {
-    Change::Schedule(calendar::Event::Scheduled {
+pub(super) fn end_deadline(nweek: i64, at: Timestamp) -> SharedEvent {
+    SharedEvent::Schedule(calendar::Event::Scheduled {
         deadline: Deadline {
             id: end_deadline_id(nweek),
             at,
@@ -97,29 +99,28 @@ pub(super) fn end_deadline(nweek: i64, at: Timestamp) -> Change {
 
 /// Draws a rule number at random from `candidates`, through the random officer: in
 /// the running period, or in one opened for the purpose (its commitment is published
-/// with the draw; it stays open, so later draws are committed in advance).
+/// with the draw; it stays open, so later draws are committed in advance). Each
+/// event is recorded before the next is asked for: a draw counts once applied.
 pub(super) fn draw_rule(
-    random: &mut RandomOfficer,
-    changes: &mut Vec<Change>,
-    mail: &mut Vec<Mail>,
+    tx: &mut Tx<'_>,
     entropy: [u8; 32],
     candidates: &[u32],
     purpose: &str,
-    at: Timestamp,
 ) -> Result<u32, DrawError> {
-    if let Some(event) = random.open_if_idle(TAG, entropy, at)? {
-        mail.extend(
-            random
-                .current
-                .as_ref()
-                .map(|record| record.started_mail(TAG)),
-        );
-        changes.push(Change::Random(event));
+    if tx.view().random.current.is_none() {
+        let start = tx.view().random.start_period(TAG, entropy)?;
+        tx.record_shared(SharedEvent::Random(start));
+        let started = tx
+            .view()
+            .random
+            .current
+            .as_ref()
+            .map(|r| r.started_mail(TAG));
+        tx.mail_all(started);
     }
     let n = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
-    let (index, event) = random.below(n, purpose, at)?;
-    random.apply_event(&event, at);
-    changes.push(Change::Random(event));
+    let (index, event) = tx.view().random.below(n, purpose, tx.at())?;
+    tx.record_shared(SharedEvent::Random(event));
     // `below(n)` is under n, the number of candidates.
     candidates
         .get(index as usize)
@@ -130,187 +131,170 @@ pub(super) fn draw_rule(
         })
 }
 
-impl RuleTag {
-    pub fn apply(&self, command: Command, ctx: &Ctx, env: &Env) -> Result<Done<Change>, Refusal> {
-        let officer_only = matches!(
-            command,
-            Command::Start | Command::Void { .. } | Command::Relocate { .. } | Command::Term { .. }
-        );
-        if officer_only && !env.is_officer {
-            return Err(Refusal(Sentence::new("office_only").arg("office", OFFICE)));
+/// Carries out one command, recording into `tx` as it goes; on a refusal the
+/// router drops the transaction with whatever it holds (a draw already made).
+pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let params = tx.params();
+    let officer_only = matches!(
+        command,
+        Command::Start | Command::Void { .. } | Command::Relocate { .. } | Command::Term { .. }
+    );
+    if officer_only && !game::RuleTag::is_officer(&tx.setting().officers, params, &ctx.sender) {
+        return Err(Refusal(Sentence::new("office_only").arg("office", OFFICE)));
+    }
+    match command {
+        Command::Start => start(tx, ctx),
+        Command::Status => {
+            let view = tx.view();
+            Ok(Sentence::new("ruletag_status").arg(
+                "state",
+                tx.state()
+                    .public_view()
+                    .view(view.players, view.accounts, params),
+            ))
         }
-        match command {
-            Command::Start => self.start(ctx, env),
-            Command::Status => Ok(Done {
-                events: Vec::new(),
-                mail: Vec::new(),
-                sentence: Sentence::new("ruletag_status").arg(
-                    "state",
-                    self.public_view()
-                        .view(env.players, env.accounts, env.params),
-                ),
-            }),
-            Command::Act(action) => self.act(action, ctx, env),
-            Command::Move { from, to, term } => {
-                let (player, _) = self.gate(false, ctx, env)?;
-                let current = self.standing(player.id).rtl;
-                self.check_move(current, from, to, term.as_deref(), env)?;
-                // The term as the glossary writes it, not as the player typed it.
-                let term = term
-                    .filter(|_| current.is_some() && to.is_some())
-                    .map(|t| env.ruleset.term(&t).map_or(t, |known| known.term.clone()));
-                self.act(
-                    Action::Move {
-                        from: current,
-                        to,
-                        term,
-                    },
-                    ctx,
-                    env,
-                )
+        Command::Act(action) => act(tx, action, ctx),
+        Command::Move { from, to, term } => {
+            let (state, view) = (tx.state(), tx.view());
+            let (player, _) = state.gate(false, ctx, view, params)?;
+            let current = state.standing(player.id).rtl;
+            check_move(view.ruleset, params, current, from, to, term.as_deref())?;
+            // The term as the glossary writes it, not as the player typed it.
+            let term = term
+                .filter(|_| current.is_some() && to.is_some())
+                .map(|t| view.ruleset.term(&t).map_or(t, |known| known.term.clone()));
+            act(
+                tx,
+                Action::Move {
+                    from: current,
+                    to,
+                    term,
+                },
+                ctx,
+            )
+        }
+        Command::Void { name, kind, reason } => void(tx, &name, kind, &reason, ctx),
+        Command::Relocate {
+            object,
+            rtl,
+            reason,
+        } => relocate(tx, &object, rtl, &reason, ctx),
+        Command::Term {
+            term,
+            number,
+            defined,
+            reason,
+        } => {
+            if !tx.view().ruleset.exists(number) {
+                return Err(Refusal(
+                    Sentence::new("ruletag_no_rule").arg("number", number),
+                ));
             }
-            Command::Void { name, kind, reason } => self.void(&name, kind, &reason, ctx, env),
-            Command::Relocate {
-                object,
-                rtl,
-                reason,
-            } => self.relocate(&object, rtl, &reason, ctx, env),
-            Command::Term {
-                term,
-                number,
-                defined,
-                reason,
-            } => {
-                if !env.ruleset.exists(number) {
-                    return Err(Refusal(
-                        Sentence::new("ruletag_no_rule").arg("number", number),
-                    ));
+            let mail = tx.state().override_mail(
+                ctx,
+                json!({"what": "term", "term": term, "number": number, "defined": defined}),
+                &reason,
+            );
+            let event = if defined {
+                ruleset::Event::TermDefined {
+                    term: term.clone(),
+                    number,
                 }
-                let event = if defined {
-                    ruleset::Event::TermDefined {
-                        term: term.clone(),
-                        number,
-                    }
-                } else {
-                    ruleset::Event::TermUndefined {
-                        term: term.clone(),
-                        number,
-                    }
-                };
-                Ok(Done {
-                    events: vec![Change::Ruleset(event)],
-                    mail: vec![self.override_mail(
-                        ctx,
-                        json!({"what": "term", "term": term, "number": number, "defined": defined}),
-                        &reason,
-                    )],
-                    sentence: Sentence::new("ruletag_term_ruled")
-                        .arg("term", term)
-                        .arg("number", number)
-                        .arg("defined", defined),
-                })
-            }
+            } else {
+                ruleset::Event::TermUndefined {
+                    term: term.clone(),
+                    number,
+                }
+            };
+            tx.record_shared(SharedEvent::Ruleset(event));
+            tx.mail(mail);
+            Ok(Sentence::new("ruletag_term_ruled")
+                .arg("term", term)
+                .arg("number", number)
+                .arg("defined", defined))
         }
     }
+}
 
-    /// A moderator starts the game: the RTOs get random (non-null) starting RTLs,
-    /// two different rules, and the end of this nweek is scheduled.
-    fn start(&self, ctx: &Ctx, env: &Env) -> Result<Done<Change>, Refusal> {
-        if self.is_running() {
-            return Err(refused("ruletag_already_started"));
-        }
-        let rules: Vec<u32> = env.ruleset.rules.iter().map(|r| r.number).collect();
-        if rules.len() < 2 {
-            return Err(Refusal(
-                Sentence::new("ruletag_too_few_rules").arg("count", rules.len()),
-            ));
-        }
-        let cycle = cycle(env)?;
-        let position = env
-            .calendar
-            .cycle_position(cycle, ctx.now)
-            .map_err(|e| Refusal(Sentence::new("ruletag_calendar").arg("error", e.to_string())))?;
-        let nweek = position.cycle_index;
-        let times = times(env, nweek)?;
-        let mut changes = Vec::new();
-        let mut mail = Vec::new();
-        let mut random = env.random.clone();
-        let refuse = |e: DrawError| Refusal(e.sentence());
-        let ball = draw_rule(
-            &mut random,
-            &mut changes,
-            &mut mail,
-            ctx.entropy,
-            &rules,
-            "starting RTL of the rule tag ball",
-            ctx.now,
-        )
-        .map_err(refuse)?;
-        let others: Vec<u32> = rules.iter().copied().filter(|n| *n != ball).collect();
-        let goal = draw_rule(
-            &mut random,
-            &mut changes,
-            &mut mail,
-            ctx.entropy,
-            &others,
-            "starting RTL of the rule tag goal",
-            ctx.now,
-        )
-        .map_err(refuse)?;
-        let objects = vec![
-            Rto {
-                name: BALL.to_owned(),
-                rtl: Some(ball),
-                holder: None,
-            },
-            Rto {
-                name: GOAL.to_owned(),
-                rtl: Some(goal),
-                holder: None,
-            },
-        ];
-        changes.push(Change::RuleTag(Event::Started {
-            nweek,
-            objects: objects.clone(),
-        }));
-        changes.push(end_deadline(nweek, times.process_at));
-        let values = json!({
-            "by": ctx.sender, "at": human_time(ctx.now), "nweek": nweek,
-            "ball": ball, "goal": goal,
-            "actions_close": human_time(times.actions_close),
-            "process_at": human_time(times.process_at),
-            "closed_already": ctx.now >= times.actions_close,
-            "moderator": env.moderator,
-        });
-        mail.push(Mail::new(Audience::List, TAG, "ruletag_started", values));
-        Ok(Done {
-            events: changes,
-            mail,
-            sentence: Sentence::new("ruletag_started")
-                .arg("ball", ball)
-                .arg("goal", goal)
-                .arg("process_at", human_time(times.process_at)),
-        })
+/// A moderator starts the game: the RTOs get random (non-null) starting RTLs,
+/// two different rules, and the end of this nweek is scheduled.
+fn start(tx: &mut Tx<'_>, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    if tx.state().is_running() {
+        return Err(refused("ruletag_already_started"));
     }
+    let rules: Vec<u32> = tx.view().ruleset.rules.iter().map(|r| r.number).collect();
+    if rules.len() < 2 {
+        return Err(Refusal(
+            Sentence::new("ruletag_too_few_rules").arg("count", rules.len()),
+        ));
+    }
+    let (calendar, params) = (&tx.setting().calendar, tx.params());
+    let cycle = cycle(calendar, params)?;
+    let position = calendar
+        .cycle_position(cycle, ctx.now)
+        .map_err(|e| Refusal(Sentence::new("ruletag_calendar").arg("error", e.to_string())))?;
+    let nweek = position.cycle_index;
+    let times = times(calendar, params, nweek)?;
+    let refuse = |e: DrawError| Refusal(e.sentence());
+    let ball =
+        draw_rule(tx, ctx.entropy, &rules, "starting RTL of the rule tag ball").map_err(refuse)?;
+    let others: Vec<u32> = rules.iter().copied().filter(|n| *n != ball).collect();
+    let goal = draw_rule(
+        tx,
+        ctx.entropy,
+        &others,
+        "starting RTL of the rule tag goal",
+    )
+    .map_err(refuse)?;
+    let objects = vec![
+        Rto {
+            name: BALL.to_owned(),
+            rtl: Some(ball),
+            holder: None,
+        },
+        Rto {
+            name: GOAL.to_owned(),
+            rtl: Some(goal),
+            holder: None,
+        },
+    ];
+    tx.record(Event::Started { nweek, objects });
+    tx.record_shared(end_deadline(nweek, times.process_at));
+    let values = json!({
+        "by": ctx.sender, "at": human_time(ctx.now), "nweek": nweek,
+        "ball": ball, "goal": goal,
+        "actions_close": human_time(times.actions_close),
+        "process_at": human_time(times.process_at),
+        "closed_already": ctx.now >= times.actions_close,
+        "moderator": game::moderator(&tx.setting().officers, params),
+    });
+    tx.mail(Mail::new(Audience::List, TAG, "ruletag_started", values));
+    Ok(Sentence::new("ruletag_started")
+        .arg("ball", ball)
+        .arg("goal", goal)
+        .arg("process_at", human_time(times.process_at)))
+}
 
+impl RuleTag {
     /// Who may act now: the game runs, the sender is a player, nday 8 is not over.
-    fn gate<'w>(
+    fn gate<'v>(
         &self,
         element: bool,
         ctx: &Ctx,
-        env: &Env<'w>,
-    ) -> Result<(&'w crate::engine::players::Player, Times), Refusal> {
+        view: View<'v>,
+        params: &Params,
+    ) -> Result<(&'v Player, Times), Refusal> {
         if !self.is_running() {
             return Err(refused("ruletag_not_started"));
         }
-        let player = env.players.active_by_address(&ctx.sender).ok_or_else(|| {
+        let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
-        let times = times(env, self.nweek)?;
+        let times = times(view.calendar, params, self.nweek)?;
         // While a processing delay runs, the next nweek has begun but its actions
         // cannot be judged yet: they start from where this turn leaves everyone.
-        let cycle = cycle(env)?;
-        let now_in = env
+        let cycle = cycle(view.calendar, params)?;
+        let now_in = view
             .calendar
             .cycle_position(cycle, ctx.now)
             .map_or(self.nweek, |position| position.cycle_index);
@@ -333,196 +317,6 @@ impl RuleTag {
         Ok((player, times))
     }
 
-    fn act(&self, action: Action, ctx: &Ctx, env: &Env) -> Result<Done<Change>, Refusal> {
-        let (player, times) = self.gate(matches!(action, Action::Element { .. }), ctx, env)?;
-        let standing = self.standing(player.id);
-        let is_moderator = env.moderator == Some(&player.address)
-            || env.moderator.is_some_and(|m| player.has_address(m));
-        // Rule "rule tag moderation" 1): the moderator makes no rule tag action but a
-        // move to null. An element change is a game action of rule "Elements", not a
-        // rule tag action, so it stays open to em.
-        if is_moderator
-            && !matches!(
-                action,
-                Action::Element { .. } | Action::Move { to: None, .. }
-            )
-        {
-            return Err(refused("ruletag_moderator_only_null"));
-        }
-        let mut note = None;
-        match &action {
-            Action::Element { .. } => {
-                if let Some(Declared {
-                    action: Action::Element { element },
-                    ..
-                }) = self.counted(player.id, ActionKind::Element, times.nweek)
-                {
-                    return Err(Refusal(
-                        Sentence::new("ruletag_element_ignored").arg("element", element.as_str()),
-                    ));
-                }
-            }
-            Action::Move { .. } => {}
-            Action::Grab { object, points } => {
-                let rto = self
-                    .object(object)
-                    .ok_or_else(|| self.no_such_object(object))?;
-                if *points < 0 {
-                    return Err(refused("ruletag_grab_negative"));
-                }
-                let have = env
-                    .accounts
-                    .balance(Holder::Player(player.id), &env.params.currency);
-                if points_of(&have) < *points {
-                    return Err(Refusal(
-                        Sentence::new("ruletag_grab_more_than_held")
-                            .arg("points", points)
-                            .arg("have", accounts::amount_human(&have)),
-                    ));
-                }
-                let moving_to = match self.counted(player.id, ActionKind::Move, times.nweek) {
-                    Some(Declared {
-                        action: Action::Move { to, .. },
-                        ..
-                    }) => Some(*to),
-                    _ => None,
-                };
-                if rto.rtl != standing.rtl && moving_to != Some(rto.rtl) {
-                    note = Some(
-                        json!({"object": object, "object_rtl": rtl_text(rto.rtl), "rtl": rtl_text(standing.rtl)}),
-                    );
-                }
-            }
-            Action::Drop { object } => {
-                let rto = self
-                    .object(object)
-                    .ok_or_else(|| self.no_such_object(object))?;
-                if rto.holder != Some(player.id) {
-                    return Err(Refusal(
-                        Sentence::new("ruletag_drop_not_held").arg("object", object),
-                    ));
-                }
-            }
-        }
-        let replaced = self
-            .counted(player.id, action.kind(), times.nweek)
-            .is_some();
-        let declared = Declared {
-            nweek: times.nweek,
-            player: player.id,
-            action: action.clone(),
-            at: ctx.now,
-            public: ctx.public,
-        };
-        let mut sentence = Sentence::new("ruletag_declared")
-            .arg("action", action.describe())
-            .arg("replaced", replaced)
-            .arg("nweek", times.nweek)
-            .arg("closes", human_time(times.actions_close))
-            .arg("public", ctx.public);
-        sentence = sentence.arg("grab_note", note);
-        Ok(Done {
-            events: vec![Change::RuleTag(Event::Declared { declared })],
-            mail: Vec::new(),
-            sentence,
-        })
-    }
-
-    /// Move validity, clause by clause; each refusal names the clause it fails.
-    fn check_move(
-        &self,
-        current: Rtl,
-        shown: Option<Rtl>,
-        to: Rtl,
-        term: Option<&str>,
-        env: &Env,
-    ) -> Result<(), Refusal> {
-        // "the player must clearly show eir current RTL, new RTL and the game term
-        // that links them": a move to null may leave the current RTL out (it is
-        // then the current one), any other move may not.
-        match shown {
-            Some(shown) if shown != current => {
-                return Err(Refusal(
-                    Sentence::new("ruletag_wrong_current")
-                        .arg("shown", rtl_text(shown))
-                        .arg("current", rtl_text(current)),
-                ));
-            }
-            None if to.is_some() => {
-                return Err(Refusal(
-                    Sentence::new("ruletag_move_needs_from")
-                        .arg("to", rtl_text(to))
-                        .arg("current", rtl_text(current)),
-                ));
-            }
-            _ => {}
-        }
-        let Some(to) = to else {
-            // (iv) Ey may choose null.
-            return if current.is_none() {
-                Err(refused("ruletag_already_null"))
-            } else {
-                Ok(())
-            };
-        };
-        if !env.ruleset.exists(to) {
-            return Err(Refusal(
-                Sentence::new("ruletag_no_destination")
-                    .arg("to", to)
-                    .arg("repealed", env.ruleset.was_repealed(to)),
-            ));
-        }
-        let Some(current) = current else {
-            // (i) If eir current RTL is null, then ey may choose any rule number.
-            return Ok(());
-        };
-        if current == to {
-            return Err(Refusal(Sentence::new("ruletag_same_rule").arg("rtl", to)));
-        }
-        let Some(term) = term else {
-            return Err(Refusal(
-                Sentence::new("ruletag_move_needs_term")
-                    .arg("from", current)
-                    .arg("to", to)
-                    .arg("terms", linking_names(env, current, to)),
-            ));
-        };
-        if env
-            .params
-            .invalid_terms
-            .iter()
-            .any(|invalid| invalid.eq_ignore_ascii_case(term.trim()))
-        {
-            return Err(Refusal(
-                Sentence::new("ruletag_invalid_path").arg("term", term),
-            ));
-        }
-        let Some(known) = env.ruleset.term(term) else {
-            return Err(Refusal(
-                Sentence::new("ruletag_unknown_term")
-                    .arg("term", term)
-                    .arg("terms", linking_names(env, current, to)),
-            ));
-        };
-        // (ii) a rule that defines one of the game terms used in the current RTL rule;
-        // (iii) a rule that uses one of the game terms defined in the current RTL rule.
-        let clause_ii = known.used_in.contains(&current) && known.defined_in.contains(&to);
-        let clause_iii = known.defined_in.contains(&current) && known.used_in.contains(&to);
-        if clause_ii || clause_iii {
-            Ok(())
-        } else {
-            Err(Refusal(
-                Sentence::new("ruletag_not_linked")
-                    .arg("term", &known.term)
-                    .arg("from", current)
-                    .arg("to", to)
-                    .arg("defined_in", &known.defined_in)
-                    .arg("used_in", &known.used_in)
-                    .arg("terms", linking_names(env, current, to)),
-            ))
-        }
-    }
-
     fn no_such_object(&self, object: &str) -> Refusal {
         let names: Vec<&str> = self.objects.iter().map(|o| o.name.as_str()).collect();
         Refusal(
@@ -531,122 +325,308 @@ impl RuleTag {
                 .arg("objects", names),
         )
     }
+}
 
-    fn void(
-        &self,
-        name: &str,
-        kind: ActionKind,
-        reason: &str,
-        ctx: &Ctx,
-        env: &Env,
-    ) -> Result<Done<Change>, Refusal> {
-        let player = env
-            .players
-            .by_name(name)
-            .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
-        // The latest nweek with such an action: the next one's, while a processing
-        // delay runs and both are on record.
-        let Some(nweek) = self
-            .actions
-            .iter()
-            .filter(|d| d.player == player.id && d.action.kind() == kind)
-            .map(|d| d.nweek)
-            .max()
-        else {
+fn act(tx: &mut Tx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+    let (player, times) =
+        state.gate(matches!(action, Action::Element { .. }), ctx, view, params)?;
+    let standing = state.standing(player.id);
+    let moderator = game::moderator(view.officers, params);
+    let is_moderator = moderator.as_ref() == Some(&player.address)
+        || moderator.as_ref().is_some_and(|m| player.has_address(m));
+    // Rule "rule tag moderation" 1): the moderator makes no rule tag action but a
+    // move to null. An element change is a game action of rule "Elements", not a
+    // rule tag action, so it stays open to em.
+    if is_moderator
+        && !matches!(
+            action,
+            Action::Element { .. } | Action::Move { to: None, .. }
+        )
+    {
+        return Err(refused("ruletag_moderator_only_null"));
+    }
+    let mut note = None;
+    match &action {
+        Action::Element { .. } => {
+            if let Some(Declared {
+                action: Action::Element { element },
+                ..
+            }) = state.counted(player.id, ActionKind::Element, times.nweek)
+            {
+                return Err(Refusal(
+                    Sentence::new("ruletag_element_ignored").arg("element", element.as_str()),
+                ));
+            }
+        }
+        Action::Move { .. } => {}
+        Action::Grab { object, points } => {
+            let rto = state
+                .object(object)
+                .ok_or_else(|| state.no_such_object(object))?;
+            if *points < 0 {
+                return Err(refused("ruletag_grab_negative"));
+            }
+            let have = view
+                .accounts
+                .balance(Holder::Player(player.id), &params.currency);
+            if points_of(&have) < *points {
+                return Err(Refusal(
+                    Sentence::new("ruletag_grab_more_than_held")
+                        .arg("points", points)
+                        .arg("have", accounts::amount_human(&have)),
+                ));
+            }
+            let moving_to = match state.counted(player.id, ActionKind::Move, times.nweek) {
+                Some(Declared {
+                    action: Action::Move { to, .. },
+                    ..
+                }) => Some(*to),
+                _ => None,
+            };
+            if rto.rtl != standing.rtl && moving_to != Some(rto.rtl) {
+                note = Some(
+                    json!({"object": object, "object_rtl": rtl_text(rto.rtl), "rtl": rtl_text(standing.rtl)}),
+                );
+            }
+        }
+        Action::Drop { object } => {
+            let rto = state
+                .object(object)
+                .ok_or_else(|| state.no_such_object(object))?;
+            if rto.holder != Some(player.id) {
+                return Err(Refusal(
+                    Sentence::new("ruletag_drop_not_held").arg("object", object),
+                ));
+            }
+        }
+    }
+    let replaced = state
+        .counted(player.id, action.kind(), times.nweek)
+        .is_some();
+    let mut sentence = Sentence::new("ruletag_declared")
+        .arg("action", action.describe())
+        .arg("replaced", replaced)
+        .arg("nweek", times.nweek)
+        .arg("closes", human_time(times.actions_close))
+        .arg("public", ctx.public);
+    sentence = sentence.arg("grab_note", note);
+    let declared = Declared {
+        nweek: times.nweek,
+        player: player.id,
+        action,
+        at: ctx.now,
+        public: ctx.public,
+    };
+    tx.record(Event::Declared { declared });
+    Ok(sentence)
+}
+
+/// Move validity, clause by clause; each refusal names the clause it fails.
+fn check_move(
+    ruleset: &Ruleset,
+    params: &Params,
+    current: Rtl,
+    shown: Option<Rtl>,
+    to: Rtl,
+    term: Option<&str>,
+) -> Result<(), Refusal> {
+    // "the player must clearly show eir current RTL, new RTL and the game term
+    // that links them": a move to null may leave the current RTL out (it is
+    // then the current one), any other move may not.
+    match shown {
+        Some(shown) if shown != current => {
             return Err(Refusal(
-                Sentence::new("ruletag_no_action")
-                    .arg("name", &player.name)
-                    .arg("action", kind.as_str()),
+                Sentence::new("ruletag_wrong_current")
+                    .arg("shown", rtl_text(shown))
+                    .arg("current", rtl_text(current)),
             ));
+        }
+        None if to.is_some() => {
+            return Err(Refusal(
+                Sentence::new("ruletag_move_needs_from")
+                    .arg("to", rtl_text(to))
+                    .arg("current", rtl_text(current)),
+            ));
+        }
+        _ => {}
+    }
+    let Some(to) = to else {
+        // (iv) Ey may choose null.
+        return if current.is_none() {
+            Err(refused("ruletag_already_null"))
+        } else {
+            Ok(())
         };
-        Ok(Done {
-            events: vec![Change::RuleTag(Event::Voided {
-                player: player.id,
-                action: kind,
-                nweek,
-                by: ctx.sender.clone(),
-                reason: reason.to_owned(),
-            })],
-            // The action itself may be private: the announcement names only its type.
-            mail: vec![self.override_mail(
-                ctx,
-                json!({"what": "void", "name": player.name, "action": kind.as_str()}),
-                reason,
-            )],
-            sentence: Sentence::new("ruletag_voided")
+    };
+    if !ruleset.exists(to) {
+        return Err(Refusal(
+            Sentence::new("ruletag_no_destination")
+                .arg("to", to)
+                .arg("repealed", ruleset.was_repealed(to)),
+        ));
+    }
+    let Some(current) = current else {
+        // (i) If eir current RTL is null, then ey may choose any rule number.
+        return Ok(());
+    };
+    if current == to {
+        return Err(Refusal(Sentence::new("ruletag_same_rule").arg("rtl", to)));
+    }
+    let Some(term) = term else {
+        return Err(Refusal(
+            Sentence::new("ruletag_move_needs_term")
+                .arg("from", current)
+                .arg("to", to)
+                .arg("terms", linking_names(ruleset, params, current, to)),
+        ));
+    };
+    if params
+        .invalid_terms
+        .iter()
+        .any(|invalid| invalid.eq_ignore_ascii_case(term.trim()))
+    {
+        return Err(Refusal(
+            Sentence::new("ruletag_invalid_path").arg("term", term),
+        ));
+    }
+    let Some(known) = ruleset.term(term) else {
+        return Err(Refusal(
+            Sentence::new("ruletag_unknown_term")
+                .arg("term", term)
+                .arg("terms", linking_names(ruleset, params, current, to)),
+        ));
+    };
+    // (ii) a rule that defines one of the game terms used in the current RTL rule;
+    // (iii) a rule that uses one of the game terms defined in the current RTL rule.
+    let clause_ii = known.used_in.contains(&current) && known.defined_in.contains(&to);
+    let clause_iii = known.defined_in.contains(&current) && known.used_in.contains(&to);
+    if clause_ii || clause_iii {
+        Ok(())
+    } else {
+        Err(Refusal(
+            Sentence::new("ruletag_not_linked")
+                .arg("term", &known.term)
+                .arg("from", current)
+                .arg("to", to)
+                .arg("defined_in", &known.defined_in)
+                .arg("used_in", &known.used_in)
+                .arg("terms", linking_names(ruleset, params, current, to)),
+        ))
+    }
+}
+
+fn void(
+    tx: &mut Tx<'_>,
+    name: &str,
+    kind: ActionKind,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let state = tx.state();
+    let player = tx
+        .view()
+        .players
+        .by_name(name)
+        .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
+    // The latest nweek with such an action: the next one's, while a processing
+    // delay runs and both are on record.
+    let Some(nweek) = state
+        .actions
+        .iter()
+        .filter(|d| d.player == player.id && d.action.kind() == kind)
+        .map(|d| d.nweek)
+        .max()
+    else {
+        return Err(Refusal(
+            Sentence::new("ruletag_no_action")
                 .arg("name", &player.name)
                 .arg("action", kind.as_str()),
-        })
-    }
+        ));
+    };
+    // The action itself may be private: the announcement names only its type.
+    let mail = state.override_mail(
+        ctx,
+        json!({"what": "void", "name": player.name, "action": kind.as_str()}),
+        reason,
+    );
+    let sentence = Sentence::new("ruletag_voided")
+        .arg("name", &player.name)
+        .arg("action", kind.as_str());
+    let player = player.id;
+    tx.record(Event::Voided {
+        player,
+        action: kind,
+        nweek,
+        by: ctx.sender.clone(),
+        reason: reason.to_owned(),
+    });
+    tx.mail(mail);
+    Ok(sentence)
+}
 
-    fn relocate(
-        &self,
-        object: &str,
-        rtl: u32,
-        reason: &str,
-        ctx: &Ctx,
-        env: &Env,
-    ) -> Result<Done<Change>, Refusal> {
-        self.object(object)
-            .ok_or_else(|| self.no_such_object(object))?;
-        if !env.ruleset.exists(rtl) {
-            return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", rtl)));
-        }
-        Ok(Done {
-            events: vec![Change::RuleTag(Event::Relocated {
-                object: object.to_owned(),
-                rtl,
-                by: ctx.sender.clone(),
-                reason: reason.to_owned(),
-            })],
-            mail: vec![self.override_mail(
-                ctx,
-                json!({"what": "relocate", "object": object, "rtl": rtl}),
-                reason,
-            )],
-            sentence: Sentence::new("ruletag_relocated")
-                .arg("object", object)
-                .arg("rtl", rtl),
-        })
+fn relocate(
+    tx: &mut Tx<'_>,
+    object: &str,
+    rtl: u32,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let state = tx.state();
+    state
+        .object(object)
+        .ok_or_else(|| state.no_such_object(object))?;
+    if !tx.view().ruleset.exists(rtl) {
+        return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", rtl)));
     }
+    let mail = state.override_mail(
+        ctx,
+        json!({"what": "relocate", "object": object, "rtl": rtl}),
+        reason,
+    );
+    tx.record(Event::Relocated {
+        object: object.to_owned(),
+        rtl,
+        by: ctx.sender.clone(),
+        reason: reason.to_owned(),
+    });
+    tx.mail(mail);
+    Ok(Sentence::new("ruletag_relocated")
+        .arg("object", object)
+        .arg("rtl", rtl))
+}
 
-    /// The end of nweek `nweek`: the turn processed in the rule's order, the two
-    /// notifications, the moderator's award (and censure when the notifications go
-    /// out after the limit), and the next nweek's end scheduled. `caught_up_at` is
-    /// the real time the bot runs this: after a downtime it may be past the limit.
-    pub fn end_of_nweek(
-        &self,
-        nweek: i64,
-        now: Timestamp,
-        caught_up_at: Timestamp,
-        entropy: [u8; 32],
-        env: &Env,
-    ) -> (Vec<Change>, Vec<Mail>) {
-        if !self.is_running() || nweek != self.nweek {
-            return (Vec::new(), Vec::new());
-        }
-        let Ok(times) = times(env, nweek) else {
-            return (Vec::new(), Vec::new());
-        };
-        let mut turn = Turn::new(self, env, now, entropy, nweek);
-        turn.run(&times, caught_up_at);
-        turn.renew_period();
-        // The mail goes out now: after a downtime that is later than the turn.
-        turn.finish(nweek, &times, caught_up_at.max(now))
+/// The end of nweek `nweek`: the turn processed in the rule's order, the two
+/// notifications, the moderator's award (and censure when the notifications go
+/// out after the limit), and the next nweek's end scheduled. `tick.caught_up_at`
+/// is the real time the bot runs this: after a downtime it may be past the limit.
+pub(super) fn end_of_nweek(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
+    let state = tx.state();
+    if !state.is_running() || nweek != state.nweek {
+        return;
     }
+    let Ok(times) = times(&tx.setting().calendar, tx.params(), nweek) else {
+        return;
+    };
+    // The mail goes out now: after a downtime that is later than the turn.
+    let posted = tick.caught_up_at.max(tx.at());
+    let mut turn = Turn::new(tx, tick.entropy, nweek, &times, tick.caught_up_at, posted);
+    turn.run(&times);
+    turn.renew_period();
+    turn.finish(&times);
 }
 
 pub(super) fn points_of(amount: &BigRational) -> i64 {
     amount.floor().to_integer().try_into().unwrap_or(i64::MAX)
 }
 
-fn linking_names(env: &Env, from: u32, to: u32) -> Vec<String> {
-    env.ruleset
+fn linking_names(ruleset: &Ruleset, params: &Params, from: u32, to: u32) -> Vec<String> {
+    ruleset
         .linking_terms(from, to)
         .into_iter()
         .map(|t| t.term.clone())
         .filter(|t| {
-            !env.params
+            !params
                 .invalid_terms
                 .iter()
                 .any(|invalid| invalid.eq_ignore_ascii_case(t))
@@ -654,6 +634,6 @@ fn linking_names(env: &Env, from: u32, to: u32) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn times_after(env: &Env, nweek: i64) -> Option<Times> {
-    times(env, nweek).ok()
+pub(super) fn times_after(calendar: &Calendar, params: &Params, nweek: i64) -> Option<Times> {
+    times(calendar, params, nweek).ok()
 }

@@ -1,7 +1,16 @@
-//! Unit tests of the command syntax, the elements' precedence and the deadline ids;
-//! whole turns are scenario tests in `tests/it/ruletag.rs`.
+//! Unit tests of the command syntax, the elements' precedence, the deadline ids and
+//! the order of a turn's mail, on the pure table (`games::table::Table`); whole
+//! turns clause by clause are scenario tests in `tests/it/ruletag.rs`.
+
+use std::sync::Arc;
 
 use super::*;
+use crate::engine::accounts::{Currency, Exactness};
+use crate::engine::calendar::Calendar;
+use crate::engine::game::{NoWords, Officers};
+use crate::engine::{Status, players, ruleset};
+use crate::games::table::Table;
+use crate::games::{self, GameParams};
 
 fn act(line: &str) -> Action {
     match parse(line) {
@@ -141,4 +150,98 @@ fn elemental_precedence_is_a_cycle_of_four() {
 fn deadline_ids_name_their_nweek() {
     assert_eq!(nweek_of_deadline(&end_deadline_id(-3)), Some(-3));
     assert_eq!(nweek_of_deadline("vote:3"), None);
+}
+
+const MODERATOR: &str = "mod@x.org";
+
+/// A table with Mod (the moderator, so the Rule Tag Moderator), Alice and Bob,
+/// the currency of points and rules 101, 102 and 103, all from before nweek 0.
+fn table() -> Table {
+    let before: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+    let mut world = games::World::default();
+    Arc::make_mut(&mut world.shared.accounts).currencies =
+        vec![Currency::new("points", &["point"], Exactness::Integer)];
+    for (id, name) in [(1, "Mod"), (2, "Alice"), (3, "Bob")] {
+        let event = players::Event::Joined {
+            id,
+            name: name.to_owned(),
+            address: Address::new(&format!("{}@x.org", name.to_lowercase())),
+        };
+        world.apply_event(&games::Event::Players(event), before);
+    }
+    for number in [101, 102, 103] {
+        let event = ruleset::Event::Enacted {
+            number,
+            name: format!("Rule {number}"),
+            text: "Players play.".to_owned(),
+            mutable: true,
+        };
+        world.apply_event(&games::Event::Ruleset(event), before);
+    }
+    let officers = Officers {
+        moderators: vec![Address::new(MODERATOR)],
+        ..Officers::default()
+    };
+    let params = games::Params::new(
+        players::Params::default(),
+        officers,
+        Calendar::default(),
+        Arc::new(NoWords),
+        GameParams::default(),
+    );
+    Table::new(world, params)
+}
+
+/// The turn mails notification 1 before anything drawn for it is announced, and
+/// notification 2 last: here the turn draws a new rule for the ball, whose rule was
+/// repealed, in a period of its own (the officer ended the game's), then ends that
+/// period and commits the next.
+#[test]
+fn a_turn_mails_notification_one_before_its_draws_and_notification_two_last() {
+    let mut table = table();
+    let nweek_0: Timestamp = "2026-01-05T10:00:00Z".parse().unwrap();
+    let minutes = |m: i64| nweek_0 + jiff::SignedDuration::from_mins(m);
+    for (minute, tag, line) in [
+        (0, TAG, "start"),
+        (
+            1,
+            TAG,
+            "relocate ball to 103 because the test needs it there",
+        ),
+        (
+            2,
+            TAG,
+            "relocate goal to 101 because the test needs it there",
+        ),
+        (3, "nomic", "random end"),
+    ] {
+        table.send(minutes(minute), MODERATOR, true, tag, line);
+        assert_eq!(table.last[0].status, Status::Done, "{line}");
+    }
+    table.record(
+        minutes(4),
+        &[games::Event::Ruleset(ruleset::Event::Repealed {
+            number: 103,
+        })],
+    );
+    let mark = table.mail.len();
+    table.run_until("2026-01-15T00:01:00Z".parse().unwrap());
+    let templates: Vec<&str> = table
+        .mail_since(mark)
+        .iter()
+        .map(|m| m.template.as_str())
+        .collect();
+    assert_eq!(
+        templates,
+        [
+            "ruletag_notification_actions",
+            "random_period_started",
+            "random_period_revealed",
+            "random_period_started",
+            "ruletag_notification_results",
+        ]
+    );
+    let state = table.state::<game::RuleTag>();
+    assert_eq!(state.nweek, 1);
+    assert_eq!(state.object(BALL).unwrap().rtl, Some(102));
 }

@@ -1,35 +1,37 @@
 //! One turn's processing at the end of an nweek, step by step in the rule's order,
-//! on scratch copies of the accounts and the random officer; the records it keeps
-//! become the notifications in `report`.
+//! in the transaction of the deadline: each payment and draw is recorded into it at
+//! once, so a later step reads the accounts and the random officer as the earlier
+//! ones left them (`tx.view()`). `Turn` keeps only the turn's own bookkeeping (the
+//! standings and objects as they move, the record); at the end the record becomes
+//! the notifications in `report` and one `NweekEnded` event.
 
 use std::collections::BTreeMap;
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use super::rules::{Times, draw_rule, points, points_of};
+use super::rules::{Times, Tx, draw_rule, points, points_of};
 use super::{
-    Action, ActionKind, BALL, Change, Declared, Element, Env, GOAL, Params, Report, Rtl, Rto,
-    RuleTag, Standing, TAG, rtl_text,
+    Action, ActionKind, BALL, Declared, Element, GOAL, Params, Report, Rtl, Rto, Standing, TAG,
+    game, rtl_text,
 };
-use crate::engine::accounts::{Accounts, Holder};
+use crate::engine::Timestamp;
+use crate::engine::accounts::Holder;
+use crate::engine::game::SharedEvent;
 use crate::engine::players::PlayerId;
-use crate::engine::random::RandomOfficer;
-use crate::engine::{Mail, Timestamp};
 
-/// One turn's processing: a scratch copy of everything it changes, and the record.
-pub(super) struct Turn<'e, 'a> {
+/// One turn's processing: the transaction it records into, and its own record.
+pub(super) struct Turn<'t, 'a> {
+    pub(super) tx: &'t mut Tx<'a>,
+    pub(super) params: &'a Params,
     pub(super) nweek: i64,
-    pub(super) env: &'e Env<'a>,
-    pub(super) game: &'e RuleTag,
+    /// The deadline's moment: the turn's time in every event.
     pub(super) now: Timestamp,
+    /// When the notifications are mailed: after a downtime, later than `now`.
+    pub(super) posted: Timestamp,
     entropy: [u8; 32],
     pub(super) standings: BTreeMap<PlayerId, Standing>,
     pub(super) objects: Vec<Rto>,
-    pub(super) accounts: Accounts,
-    random: RandomOfficer,
-    pub(super) changes: Vec<Change>,
-    pub(super) mail: Vec<Mail>,
     pub(super) report: Report,
     pub(super) deltas: BTreeMap<PlayerId, i64>,
     /// The players in the game: everyone who has not left.
@@ -37,36 +39,44 @@ pub(super) struct Turn<'e, 'a> {
     pub(super) moderator: Option<PlayerId>,
 }
 
-impl<'e, 'a> Turn<'e, 'a> {
+impl<'t, 'a> Turn<'t, 'a> {
+    /// `caught_up_at` is the real time of this run: the notifications are late
+    /// when it is past the limit of `times`.
     pub(super) fn new(
-        game: &'e RuleTag,
-        env: &'e Env<'a>,
-        now: Timestamp,
+        tx: &'t mut Tx<'a>,
         entropy: [u8; 32],
         nweek: i64,
-    ) -> Turn<'e, 'a> {
-        let playing: Vec<PlayerId> = env.players.active().map(|p| p.id).collect();
-        let moderator = env
-            .moderator
-            .and_then(|address| env.players.active_by_address(address))
+        times: &Times,
+        caught_up_at: Timestamp,
+        posted: Timestamp,
+    ) -> Turn<'t, 'a> {
+        let params = tx.params();
+        let view = tx.view();
+        let playing: Vec<PlayerId> = view.players.active().map(|p| p.id).collect();
+        let moderator = game::moderator(view.officers, params)
+            .and_then(|address| view.players.active_by_address(&address))
             .map(|p| p.id);
+        let game = tx.state();
         let mut standings: BTreeMap<PlayerId, Standing> = BTreeMap::new();
         for id in &playing {
             standings.insert(*id, game.standing(*id));
         }
+        let objects = game.objects.clone();
+        let report = Report {
+            late: caught_up_at > times.notify_by,
+            ..Report::default()
+        };
+        let now = tx.at();
         Turn {
+            tx,
+            params,
             nweek,
-            env,
-            game,
             now,
+            posted,
             entropy,
             standings,
-            objects: game.objects.clone(),
-            accounts: env.accounts.clone(),
-            random: env.random.clone(),
-            changes: Vec::new(),
-            mail: Vec::new(),
-            report: Report::default(),
+            objects,
+            report,
             deltas: BTreeMap::new(),
             playing,
             moderator,
@@ -74,7 +84,8 @@ impl<'e, 'a> Turn<'e, 'a> {
     }
 
     pub(super) fn name(&self, id: PlayerId) -> String {
-        self.env
+        self.tx
+            .view()
             .players
             .by_id(id)
             .map_or_else(|| format!("player {id}"), |p| p.name.clone())
@@ -87,7 +98,8 @@ impl<'e, 'a> Turn<'e, 'a> {
     }
 
     fn actions_of(&self, kind: ActionKind) -> Vec<Declared> {
-        self.game
+        self.tx
+            .state()
             .actions
             .iter()
             .filter(|d| {
@@ -107,14 +119,16 @@ impl<'e, 'a> Turn<'e, 'a> {
         if amount <= 0 {
             return;
         }
-        let currency = self.env.params.currency.clone();
-        match self
-            .accounts
-            .charge(from, to, &currency, &points(amount), reason)
-        {
+        let charged = self.tx.view().accounts.charge(
+            from,
+            to,
+            &self.params.currency,
+            &points(amount),
+            reason,
+        );
+        match charged {
             Ok(event) => {
-                self.accounts.apply_event(&event, self.now);
-                self.changes.push(Change::Accounts(event));
+                self.tx.record_shared(SharedEvent::Accounts(event));
                 for (holder, sign) in [(from, -1), (to, 1)] {
                     if let Holder::Player(id) = holder {
                         *self.deltas.entry(id).or_default() += sign * amount;
@@ -139,24 +153,21 @@ impl<'e, 'a> Turn<'e, 'a> {
         if candidates.is_empty() {
             return None;
         }
-        draw_rule(
-            &mut self.random,
-            &mut self.changes,
-            &mut self.mail,
-            self.entropy,
-            candidates,
-            purpose,
-            self.now,
-        )
-        .ok()
+        draw_rule(self.tx, self.entropy, candidates, purpose).ok()
     }
 
     fn rules(&self) -> Vec<u32> {
-        self.env.ruleset.rules.iter().map(|r| r.number).collect()
+        self.tx
+            .view()
+            .ruleset
+            .rules
+            .iter()
+            .map(|r| r.number)
+            .collect()
     }
 
-    pub(super) fn run(&mut self, times: &Times, caught_up_at: Timestamp) {
-        let params = self.env.params.clone();
+    pub(super) fn run(&mut self, times: &Times) {
+        let params = self.params;
         // A holder who left the nomic holds nothing: the RTO stays where it is.
         for index in 0..self.objects.len() {
             if let Some(holder) = self.objects[index].holder
@@ -174,7 +185,7 @@ impl<'e, 'a> Turn<'e, 'a> {
                 self.standings.entry(declared.player).or_default().element = element;
             }
         }
-        self.notification_one();
+        self.notification_one(times);
 
         // "Move Actions": Players who made rule tag move actions have their RTL
         // changed to their new location; possessed RTOs move with their holder.
@@ -210,13 +221,13 @@ impl<'e, 'a> Turn<'e, 'a> {
         }
 
         // "Basketball Resolve".
-        self.basketball(&params);
+        self.basketball(params);
 
         // "Grab Actions".
-        self.grabs(&params);
+        self.grabs(params);
 
         // "Elemental Tag Resolve".
-        self.elemental(&params);
+        self.elemental(params);
 
         // "Penalties".
         for id in moved_to_null {
@@ -236,16 +247,17 @@ impl<'e, 'a> Turn<'e, 'a> {
         // "a rule that has just changed": changed since the last turn was processed,
         // or, for the first turn, since the nweek or the game began, whichever is later
         // (setting up the registry before the game is no change within it).
-        let since = self
-            .game
+        let game = self.tx.state();
+        let since = game
             .last_report
             .as_ref()
             .and_then(|report| report.processed_at)
-            .unwrap_or_else(|| times.start.max(self.game.started_at.unwrap_or(times.start)));
+            .unwrap_or_else(|| times.start.max(game.started_at.unwrap_or(times.start)));
         let playing = self.playing.clone();
         for id in playing {
             let Some(rule) = self.rtl(id) else { continue };
-            if !self.env.ruleset.exists(rule) {
+            let ruleset = self.tx.view().ruleset;
+            if !ruleset.exists(rule) {
                 let values =
                     json!({"name": self.name(id), "rtl": rule, "points": params.rule_gone_penalty});
                 self.change("Penalties", "rule_gone", values);
@@ -256,7 +268,7 @@ impl<'e, 'a> Turn<'e, 'a> {
                     "Rule Tag: Penalties, RTL rule no longer exists",
                 );
                 self.move_player(id, None, "Penalties");
-            } else if self.env.ruleset.changed_between(rule, since, self.now) && self.may_lose(id) {
+            } else if ruleset.changed_between(rule, since, self.now) && self.may_lose(id) {
                 let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
                 self.change("Penalties", "rule_changed", values);
                 self.pay(
@@ -271,8 +283,7 @@ impl<'e, 'a> Turn<'e, 'a> {
         // on the board at random (see docs/rulings.md).
         self.rehome_objects();
 
-        // Rule "rule tag moderation": Award, and Censure when late.
-        self.report.late = caught_up_at > times.notify_by;
+        // Rule "rule tag moderation": Award, and Censure when late (`Turn::new`).
         if let Some(moderator) = self.moderator {
             self.pay(
                 Holder::Nowhere,
@@ -415,7 +426,8 @@ impl<'e, 'a> Turn<'e, 'a> {
                         _ => None,
                     };
                     let has = winner.map(|id| {
-                        points_of(&self.accounts.balance(Holder::Player(id), &params.currency))
+                        let accounts = self.tx.view().accounts;
+                        points_of(&accounts.balance(Holder::Player(id), &params.currency))
                     });
                     match (winner, has) {
                         (Some(id), Some(has)) if has >= top => {
@@ -491,7 +503,7 @@ impl<'e, 'a> Turn<'e, 'a> {
             let rto = &self.objects[index];
             let stranded = match rto.rtl {
                 None => true,
-                Some(rule) => !self.env.ruleset.exists(rule),
+                Some(rule) => !self.tx.view().ruleset.exists(rule),
             };
             if !stranded {
                 continue;
@@ -524,27 +536,38 @@ impl<'e, 'a> Turn<'e, 'a> {
     /// anyone can re-run this turn's draws, and the next one is committed at once,
     /// before any draw of the next turn.
     pub(super) fn renew_period(&mut self) {
-        if self.random.current.as_ref().map(|p| p.label.as_str()) != Some(TAG) {
+        let random = self.tx.view().random;
+        if random.current.as_ref().map(|p| p.label.as_str()) != Some(TAG) {
             return;
         }
-        let Ok(end) = self.random.end_period() else {
+        let Ok(end) = random.end_period() else {
             return;
         };
-        self.random.apply_event(&end, self.now);
-        if let Some(record) = self.random.past.last() {
-            self.mail.push(record.revealed_mail(TAG));
-        }
-        self.changes.push(Change::Random(end));
+        self.tx.record_shared(SharedEvent::Random(end));
+        let revealed = self
+            .tx
+            .view()
+            .random
+            .past
+            .last()
+            .map(|r| r.revealed_mail(TAG));
+        self.tx.mail_all(revealed);
         // A seed of its own: this instant's entropy may have seeded the period
         // just revealed.
         let mut hasher = Sha256::new();
         hasher.update(self.entropy);
         hasher.update(b"the next rule tag period");
         let seed: [u8; 32] = hasher.finalize().into();
-        if let Ok(Some(start)) = self.random.open_if_idle(TAG, seed, self.now) {
-            let started = self.random.current.as_ref().map(|r| r.started_mail(TAG));
-            self.mail.extend(started);
-            self.changes.push(Change::Random(start));
+        if let Ok(start) = self.tx.view().random.start_period(TAG, seed) {
+            self.tx.record_shared(SharedEvent::Random(start));
+            let started = self
+                .tx
+                .view()
+                .random
+                .current
+                .as_ref()
+                .map(|r| r.started_mail(TAG));
+            self.tx.mail_all(started);
         }
     }
 }

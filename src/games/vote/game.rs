@@ -1,24 +1,16 @@
 //! `[vote]` behind the game interface: how the router, the driver and the shell
-//! reach the ballots. The rules themselves are in the parent module.
+//! reach the ballots. The rules themselves are in `rules`, the state in the
+//! parent module.
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Secrecy, SharedEvent, Tick, Tx};
+use crate::engine::game::{Game, Secrecy, Tick, Tx};
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
-use super::{Change, Command, Event, Params, TAG, Votes, ballot_of_deadline};
+use super::rules;
+use super::{Command, Event, Params, TAG, Votes, ballot_of_deadline};
 
 /// Secret ballots.
 pub struct Vote;
-
-fn record(tx: &mut Tx<'_, Vote>, changes: Vec<Change>) {
-    for change in changes {
-        match change {
-            Change::Vote(event) => tx.record(event),
-            Change::Sealed(event) => tx.record_shared(SharedEvent::Sealed(event)),
-            Change::Schedule(event) => tx.record_shared(SharedEvent::Schedule(event)),
-        }
-    }
-}
 
 impl Game for Vote {
     const NAME: &'static str = "vote";
@@ -33,18 +25,7 @@ impl Game for Vote {
     }
 
     fn apply(tx: &mut Tx<'_, Vote>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
-        let view = tx.view();
-        let done = tx.state().apply(
-            command,
-            ctx,
-            view.players,
-            view.sealed,
-            tx.params(),
-            view.is_moderator(&ctx.sender),
-        )?;
-        record(tx, done.events);
-        tx.mail_all(done.mail);
-        Ok(done.sentence)
+        rules::apply(tx, command, ctx)
     }
 
     fn apply_event(state: &mut Votes, event: &Event, at: Timestamp) {
@@ -57,9 +38,7 @@ impl Game for Vote {
         let Some(number) = ballot_of_deadline(&deadline.id) else {
             return;
         };
-        let (changes, mail) = tx.state().resolve(number, tx.view().sealed, tx.at(), None);
-        record(tx, changes);
-        tx.mail_all(mail);
+        let _tally = rules::resolve(tx, number, None);
     }
 
     fn retire(state: &Votes) -> Option<Votes> {

@@ -9,21 +9,21 @@
 //! reason, and the result says so (DESIGN.md guarantee 5).
 //!
 //! Pure, like the engine: the time, the sender and the entropy come in through
-//! `Ctx`, and a command returns `Change`s — to this game, the sealed box and the
-//! schedule — that the router records. No vote ever reaches a public mail before
-//! the reveal (guarantee 4): a vote is answered privately and sends no mail.
+//! `Ctx`, and a command or a deadline records its events — to this game, the
+//! sealed box and the schedule — into the transaction (`Tx`) it runs in. No vote
+//! ever reaches a public mail before the reveal (guarantee 4): a vote is answered
+//! privately and sends no mail.
 //!
 //! Identifiers: ballot N seals into batch `vote:N`, its deadline is `vote:N`, and
 //! the reminder of player ID is the deadline `vote:N:player:ID`.
 //!
 //! Here the types and the state's events; `parse` reads command lines, `rules`
-//! opens, seals, closes and resolves ballots.
+//! opens, seals, closes and resolves ballots, `game` puts them behind the game
+//! interface.
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::calendar;
 use crate::engine::players::PlayerId;
-use crate::engine::sealed;
 use crate::engine::{Address, Timestamp};
 
 pub mod game;
@@ -98,15 +98,6 @@ pub enum Event {
         number: u32,
         tally: Tally,
     },
-}
-
-/// Every change a command or a resolution makes, across the services it uses; the
-/// router maps each to the World's event enum.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    Vote(Event),
-    Sealed(sealed::Event),
-    Schedule(calendar::Event),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

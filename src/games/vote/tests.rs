@@ -1,12 +1,19 @@
-//! Unit tests of the ballot's whole life on the pure engine: parsing, sealing,
-//! reminders, the tally and every sentence's wording.
+//! Unit tests of the ballot's whole life, played on the pure table the pipeline's
+//! driver runs (`games::table::Table`): parsing, sealing, reminders, the tally and
+//! every sentence's wording.
 
+use std::sync::Arc;
+
+use super::game::Vote;
 use super::rules::box_error;
 use super::*;
-use crate::engine::calendar::Schedule;
-use crate::engine::players::{Event as PlayerEvent, Registry};
-use crate::engine::sealed::{SealError, SealedBox, Stage};
-use crate::engine::{Audience, Ctx, Mail, NotUnderstood, Refusal, Sentence};
+use crate::engine::calendar::{self, Calendar, Deadline};
+use crate::engine::game::{Effect, Game, NoWords, Officers, Tick, Tx};
+use crate::engine::players::{self, PlayerId};
+use crate::engine::sealed::{self, SealError, Stage};
+use crate::engine::{Audience, Mail, Sentence, Status};
+use crate::games::table::Table;
+use crate::games::{self, GameParams, Outcome};
 use jiff::SignedDuration;
 use minijinja::{Environment, UndefinedBehavior};
 
@@ -24,114 +31,140 @@ fn hours(n: i64) -> Timestamp {
     t0().checked_add(SignedDuration::from_hours(n)).unwrap()
 }
 
-/// Everything a vote touches, changed only through the recorded `Change`s.
-#[derive(Default)]
-struct World {
-    votes: Votes,
-    sealed: SealedBox,
-    schedule: Schedule,
-    players: Registry,
-    /// Every sentence answered, to check each has a wording.
+/// A table with Alice (1), Bob (2) and Carol (3), active players, and MODERATOR
+/// the bot's moderator; and every sentence answered, to check each has a wording.
+struct Play {
+    table: Table,
+    /// The world before the first line, which `unretired` replays the log onto.
+    start: games::World,
     sentences: Vec<Sentence>,
 }
 
-impl World {
-    /// Alice (1), Bob (2) and Carol (3), active players.
-    fn new() -> World {
-        let mut world = World::default();
+impl Play {
+    fn new() -> Play {
+        Play::with(Params::default())
+    }
+
+    fn with(vote: Params) -> Play {
+        let mut world = games::World::default();
         for (id, name) in [(1, "Alice"), (2, "Bob"), (3, "Carol")] {
-            world.players.apply_event(
-                &PlayerEvent::Joined {
+            world.apply_event(
+                &games::Event::Players(players::Event::Joined {
                     id,
                     name: name.to_owned(),
                     address: Address::new(&format!("{}@x.org", name.to_lowercase())),
-                },
+                }),
                 ts("2026-01-01T00:00:00Z"),
             );
         }
-        world
-    }
-
-    fn record(&mut self, changes: &[Change], at: Timestamp) {
-        for change in changes {
-            match change {
-                Change::Vote(event) => self.votes.apply_event(event, at),
-                Change::Sealed(event) => self.sealed.apply_event(event),
-                Change::Schedule(event) => self.schedule.apply_event(event, at),
-            }
+        let officers = Officers {
+            moderators: vec![Address::new(MODERATOR)],
+            ..Officers::default()
+        };
+        let params = games::Params::new(
+            players::Params::default(),
+            officers,
+            Calendar::default(),
+            Arc::new(NoWords),
+            GameParams {
+                votes: vote,
+                ..GameParams::default()
+            },
+        );
+        Play {
+            table: Table::new(world.clone(), params),
+            start: world,
+            sentences: Vec::new(),
         }
     }
 
-    /// Applies a line as the router would; returns the done command's changes
-    /// and mail, or the refusal's code.
+    /// Ballot 1 on a question, opened by the moderator at t0.
+    fn with_ballot() -> Play {
+        let mut play = Play::new();
+        play.run(MODERATOR, true, t0(), "open Should rule 326 pass?")
+            .unwrap();
+        play
+    }
+
+    /// A player's standing changes outside the game (before any line is sent).
+    fn players_event(&mut self, event: players::Event, at: Timestamp) {
+        let event = games::Event::Players(event);
+        self.start.apply_event(&event, at);
+        self.table.world.apply_event(&event, at);
+    }
+
+    /// One line under `[vote]`, through the router as the pipeline sends it (every
+    /// deadline due first): its events and mail when done, else the sentence's code.
     fn run(
         &mut self,
         sender: &str,
         public: bool,
         at: Timestamp,
         line: &str,
-    ) -> Result<(Vec<Change>, Vec<Mail>), String> {
-        let ctx = Ctx {
-            now: at,
-            sender: Address::new(sender),
-            sender_name: None,
-            public,
-            entropy: [9; 32],
-        };
-        let command = parse(line).map_err(|NotUnderstood(s)| s.code)?;
-        match self.votes.apply(
-            command,
-            &ctx,
-            &self.players,
-            &self.sealed,
-            &Params::default(),
-            sender == MODERATOR,
-        ) {
-            Ok(done) => {
-                self.sentences.push(done.sentence);
-                self.record(&done.events, at);
-                Ok((done.events, done.mail))
-            }
-            Err(Refusal(sentence)) => {
-                let code = sentence.code.clone();
-                self.sentences.push(sentence);
-                Err(code)
-            }
+    ) -> Result<(Vec<games::Event>, Vec<Mail>), String> {
+        let Outcome { events, mail, .. } = self.table.message(at, sender, public, TAG, &[line]);
+        let report = &self.table.last[0];
+        if report.status != Status::NotUnderstood {
+            self.sentences.push(report.sentence.clone());
+        }
+        match report.status {
+            Status::Done => Ok((events, mail)),
+            _ => Err(report.sentence.code.clone()),
         }
     }
 
-    /// Ballot 1 on a question, opened by the moderator at t0.
-    fn with_ballot() -> World {
-        let mut world = World::new();
-        world
-            .run(MODERATOR, true, t0(), "open Should rule 326 pass?")
-            .unwrap();
-        world
-    }
-
-    /// What the router does when the clock reaches `at`: the sealed box commits
-    /// first, then the schedule fires and each fired ballot deadline resolves.
+    /// The mail the clock sends when it reaches `at`: whatever fell due before
+    /// fires first and is not counted, as in the pipeline.
     fn tick(&mut self, at: Timestamp) -> Vec<Mail> {
-        let (events, mut mail) = self.sealed.tick(at);
-        for event in &events {
-            self.sealed.apply_event(event);
+        if let Ok(before) = at.checked_sub(SignedDuration::from_nanos(1)) {
+            self.table.run_until(before);
         }
-        let (events, reminders) =
-            self.schedule
-                .tick(at, SignedDuration::from_hours(24), &self.players, at);
-        mail.extend(reminders);
-        let fired = self.schedule.fired_in(&events);
-        for event in &events {
-            self.schedule.apply_event(event, at);
-        }
-        for deadline in fired {
-            if let Some(number) = ballot_of_deadline(&deadline.id) {
-                let (changes, more) = self.votes.resolve(number, &self.sealed, at, None);
-                self.record(&changes, at);
-                mail.extend(more);
-            }
-        }
-        mail
+        let mark = self.table.mail.len();
+        self.table.run_until(at);
+        self.table.mail_since(mark).to_vec()
+    }
+
+    fn votes(&self) -> Arc<Votes> {
+        self.table.state::<Vote>()
+    }
+
+    /// The world as the event log has it, before finished history retires from
+    /// the live state (a revealed batch is dropped from the live sealed box).
+    fn unretired(&self) -> games::World {
+        let records: Vec<(Timestamp, &str, &games::Event)> = self
+            .table
+            .events
+            .iter()
+            .map(|(at, cause, event)| (*at, cause.as_str(), event))
+            .collect();
+        games::fold(self.start.clone(), &records)
+    }
+
+    /// What ballot `number`'s deadline records if it fires (again) at `at`, run
+    /// in a transaction as the driver runs it.
+    fn fire(&self, number: u32, at: Timestamp) -> Vec<Effect<Event>> {
+        let params = &self.table.params;
+        let mut tx = Tx::<Vote>::new(
+            self.table.world.shared.clone(),
+            self.votes(),
+            &params.setting,
+            params.game::<Vote>(),
+            at,
+        );
+        let deadline = Deadline {
+            id: batch_id(number),
+            at,
+            owner: TAG.to_owned(),
+            who: None,
+            what: format!("the result of ballot {number}"),
+            remind: false,
+        };
+        let tick = Tick {
+            caught_up_at: at,
+            entropy: [0; 32],
+        };
+        Vote::on_deadline(&mut tx, &deadline, &tick);
+        tx.finish().2
     }
 }
 
@@ -210,36 +243,37 @@ fn parse_forms() {
 
 #[test]
 fn only_a_moderator_opens_a_ballot() {
-    let mut world = World::new();
+    let mut play = Play::new();
     assert_eq!(
-        world.run("alice@x.org", true, t0(), "open Cake?"),
-        Err("moderators_only".to_owned())
+        play.run("alice@x.org", true, t0(), "open Cake?").err(),
+        Some("moderators_only".to_owned())
     );
     assert_eq!(
-        world.run("alice@x.org", false, t0(), "close 1 because I said so"),
-        Err("moderators_only".to_owned())
+        play.run("alice@x.org", false, t0(), "close 1 because I said so")
+            .err(),
+        Some("moderators_only".to_owned())
     );
-    assert!(world.votes.ballots.is_empty());
+    assert!(play.votes().ballots.is_empty());
 }
 
 #[test]
 fn opening_schedules_the_deadline_and_a_reminder_per_active_player() {
-    let mut world = World::new();
+    let mut play = Play::new();
     // Carol is on vacation: not an active player, so not reminded.
-    world.players.apply_event(
-        &PlayerEvent::VacationStarted {
+    play.players_event(
+        players::Event::VacationStarted {
             id: 3,
             until: hours(24 * 30),
         },
         t0(),
     );
-    let (changes, mail) = world
+    let (events, mail) = play
         .run(MODERATOR, true, t0(), "open Should rule 326 pass?")
         .unwrap();
     let deadline = hours(72);
     assert_eq!(
-        changes[0],
-        Change::Vote(Event::Opened {
+        events[0],
+        games::Event::Vote(Event::Opened {
             number: 1,
             question: "Should rule 326 pass?".to_owned(),
             opened_by: Address::new(MODERATOR),
@@ -247,15 +281,15 @@ fn opening_schedules_the_deadline_and_a_reminder_per_active_player() {
         })
     );
     assert_eq!(
-        changes[1],
-        Change::Sealed(sealed::Event::Opened {
+        events[1],
+        games::Event::Sealed(sealed::Event::Opened {
             batch: "vote:1".to_owned(),
             owner: "vote".to_owned(),
             deadline,
         })
     );
-    let scheduled: Vec<(String, Option<PlayerId>, bool)> = world
-        .schedule
+    let schedule = &play.table.world.schedule;
+    let scheduled: Vec<(String, Option<PlayerId>, bool)> = schedule
         .entries
         .iter()
         .map(|e| (e.deadline.id.clone(), e.deadline.who, e.deadline.remind))
@@ -269,8 +303,7 @@ fn opening_schedules_the_deadline_and_a_reminder_per_active_player() {
         ]
     );
     assert!(
-        world
-            .schedule
+        schedule
             .entries
             .iter()
             .all(|e| e.deadline.at == deadline && e.deadline.owner == "vote")
@@ -281,53 +314,59 @@ fn opening_schedules_the_deadline_and_a_reminder_per_active_player() {
     assert!(text.contains("Should rule 326 pass?"), "{text}");
     assert!(text.contains("2026-05-04 12:00 UTC"), "{text}");
     // The next ballot takes the next number; the reminder is due 24 hours before.
-    world.run(MODERATOR, true, t0(), "open Cake?").unwrap();
-    assert_eq!(world.votes.ballots[1].number, 2);
+    play.run(MODERATOR, true, t0(), "open Cake?").unwrap();
+    assert_eq!(play.votes().ballots[1].number, 2);
     assert_eq!(
-        world.schedule.next_due(SignedDuration::from_hours(24)),
+        play.table
+            .world
+            .schedule
+            .next_due(SignedDuration::from_hours(24)),
         Some(hours(48))
     );
 }
 
 #[test]
 fn a_vote_to_the_list_or_from_a_stranger_is_refused() {
-    let mut world = World::with_ballot();
+    let mut play = Play::with_ballot();
     assert_eq!(
-        world.run("alice@x.org", true, hours(1), "1 yes"),
-        Err("vote_public".to_owned())
+        play.run("alice@x.org", true, hours(1), "1 yes").err(),
+        Some("vote_public".to_owned())
     );
     assert_eq!(
-        world.run("mallory@x.org", false, hours(1), "yes"),
-        Err("not_a_player".to_owned())
+        play.run("mallory@x.org", false, hours(1), "yes").err(),
+        Some("not_a_player".to_owned())
     );
-    assert!(world.sealed.batch("vote:1").unwrap().actions.is_empty());
+    let sealed = &play.table.world.sealed;
+    assert!(sealed.batch("vote:1").unwrap().actions.is_empty());
 }
 
 #[test]
 fn a_late_vote_is_refused_naming_the_deadline() {
-    let mut world = World::with_ballot();
+    let mut play = Play::with_ballot();
+    // The ballot's deadline fires before a vote that arrives at it, as in the
+    // pipeline: the vote finds it resolved.
     assert_eq!(
-        world.run("alice@x.org", false, hours(72), "yes"),
-        Err("vote_late".to_owned())
+        play.run("alice@x.org", false, hours(72), "yes").err(),
+        Some("vote_late".to_owned())
     );
-    let refusal = world.sentences.last().unwrap();
+    let refusal = play.sentences.last().unwrap();
     assert_eq!(refusal.args["deadline"], "2026-05-04 12:00 UTC");
     assert_eq!(refusal.args["number"], 1);
     // After the resolution too.
-    world.tick(hours(72));
+    play.tick(hours(72));
     assert_eq!(
-        world.run("alice@x.org", false, hours(73), "1 yes"),
-        Err("vote_late".to_owned())
+        play.run("alice@x.org", false, hours(73), "1 yes").err(),
+        Some("vote_late".to_owned())
     );
 }
 
 #[test]
 fn a_vote_seals_privately_and_cancels_the_reminder() {
-    let mut world = World::with_ballot();
-    let (changes, mail) = world.run("bob@x.org", false, hours(1), "no").unwrap();
+    let mut play = Play::with_ballot();
+    let (events, mail) = play.run("bob@x.org", false, hours(1), "no").unwrap();
     assert!(mail.is_empty(), "a vote sends no mail");
-    match &changes[0] {
-        Change::Sealed(sealed::Event::Sealed { batch, sealed }) => {
+    match &events[0] {
+        games::Event::Sealed(sealed::Event::Sealed { batch, sealed }) => {
             assert_eq!(batch, "vote:1");
             assert_eq!(sealed.action_text, "no");
             assert_eq!(sealed.player, 2);
@@ -336,18 +375,19 @@ fn a_vote_seals_privately_and_cancels_the_reminder() {
         other => panic!("not a sealed action: {other:?}"),
     }
     assert_eq!(
-        changes[1],
-        Change::Schedule(calendar::Event::Cancelled {
+        events[1],
+        games::Event::Schedule(calendar::Event::Cancelled {
             id: "vote:1:player:2".to_owned()
         })
     );
-    assert!(world.schedule.get("vote:1:player:2").is_none());
-    assert!(world.schedule.get("vote:1:player:1").is_some());
-    let sentence = world.sentences.last().unwrap();
+    let schedule = &play.table.world.schedule;
+    assert!(schedule.get("vote:1:player:2").is_none());
+    assert!(schedule.get("vote:1:player:1").is_some());
+    let sentence = play.sentences.last().unwrap();
     assert_eq!(sentence.code, "vote_sealed");
     assert_eq!(sentence.args["choice"], "no");
     // Only Alice and Carol are reminded, 24 hours before.
-    let reminders = world.tick(hours(48));
+    let reminders = play.tick(hours(48));
     let to: Vec<&Audience> = reminders.iter().map(|m| &m.to).collect();
     assert_eq!(
         to,
@@ -360,21 +400,21 @@ fn a_vote_seals_privately_and_cancels_the_reminder() {
 
 #[test]
 fn the_last_vote_counts_and_the_tally_is_right_after_the_deadline() {
-    let mut world = World::with_ballot();
-    world.run("alice@x.org", false, hours(1), "yes").unwrap();
-    world.run("bob@x.org", false, hours(2), "1 yes").unwrap();
+    let mut play = Play::with_ballot();
+    play.run("alice@x.org", false, hours(1), "yes").unwrap();
+    play.run("bob@x.org", false, hours(2), "1 yes").unwrap();
     // Alice changes her mind; no second cancellation is needed.
-    let (changes, _) = world
+    let (events, _) = play
         .run("alice@x.org", false, hours(3), "vote 1 no")
         .unwrap();
-    assert_eq!(changes.len(), 1);
-    assert_eq!(world.sentences.last().unwrap().args["changed"], true);
-    let mail = world.tick(hours(72));
+    assert_eq!(events.len(), 1);
+    assert_eq!(play.sentences.last().unwrap().args["changed"], true);
+    let mail = play.tick(hours(72));
     assert_eq!(
         templates(&mail),
         ["sealed_commitments", "sealed_reveal", "vote_result"]
     );
-    let tally = world.votes.ballot(1).unwrap().closed.clone().unwrap();
+    let tally = play.votes().ballot(1).unwrap().closed.clone().unwrap();
     assert_eq!(
         tally,
         Tally {
@@ -385,8 +425,12 @@ fn the_last_vote_counts_and_the_tally_is_right_after_the_deadline() {
             reason: None,
         }
     );
-    assert_eq!(world.sealed.batch("vote:1").unwrap().stage, Stage::Revealed);
-    assert!(world.schedule.entries.is_empty());
+    let unretired = play.unretired();
+    assert_eq!(
+        unretired.sealed.batch("vote:1").unwrap().stage,
+        Stage::Revealed
+    );
+    assert!(play.table.world.schedule.entries.is_empty());
     let text = render(&mail[2]);
     assert!(text.contains("Should rule 326 pass?"), "{text}");
     assert!(!text.contains("forced"), "{text}");
@@ -397,15 +441,14 @@ fn the_last_vote_counts_and_the_tally_is_right_after_the_deadline() {
         Ok(3)
     );
     // A second firing changes nothing.
-    let (changes, mail) = world.votes.resolve(1, &world.sealed, hours(72), None);
-    assert!(changes.is_empty() && mail.is_empty());
+    assert!(play.fire(1, hours(72)).is_empty());
 }
 
 #[test]
 fn a_forced_close_commits_before_it_reveals_and_names_the_officer() {
-    let mut world = World::with_ballot();
-    world.run("alice@x.org", false, hours(1), "yes").unwrap();
-    let (changes, mail) = world
+    let mut play = Play::with_ballot();
+    play.run("alice@x.org", false, hours(1), "yes").unwrap();
+    let (events, mail) = play
         .run(
             MODERATOR,
             false,
@@ -418,90 +461,79 @@ fn a_forced_close_commits_before_it_reveals_and_names_the_officer() {
         ["sealed_commitments", "sealed_reveal", "vote_result"]
     );
     assert!(matches!(
-        changes[0],
-        Change::Sealed(sealed::Event::Committed { .. })
+        events[0],
+        games::Event::Sealed(sealed::Event::Committed { .. })
     ));
     assert!(matches!(
-        changes[1],
-        Change::Sealed(sealed::Event::Revealed { .. })
+        events[1],
+        games::Event::Sealed(sealed::Event::Revealed { .. })
     ));
-    let tally = world.votes.ballot(1).unwrap().closed.clone().unwrap();
+    let tally = play.votes().ballot(1).unwrap().closed.clone().unwrap();
     assert_eq!((tally.yes, tally.no), (1, 0));
     assert_eq!(tally.forced_by.as_deref(), Some(MODERATOR));
     assert_eq!(tally.reason.as_deref(), Some("the rule was repealed"));
     let text = render(&mail[2]);
     assert!(text.contains(MODERATOR), "{text}");
     assert!(text.contains("the rule was repealed"), "{text}");
-    // Nothing is left to fire or to remind.
-    assert!(world.schedule.entries.is_empty());
-    assert!(world.tick(hours(100)).is_empty());
+    // Nothing is left to fire or to remind, up to and past the old deadline.
+    assert!(play.table.world.schedule.entries.is_empty());
+    let mark = play.table.mail.len();
+    play.table.run_until(hours(100));
+    assert!(play.table.mail_since(mark).is_empty());
     assert_eq!(
-        world.run(MODERATOR, false, hours(6), "close 1 because again"),
-        Err("vote_already_closed".to_owned())
+        play.run(MODERATOR, false, hours(6), "close 1 because again")
+            .err(),
+        Some("vote_already_closed".to_owned())
     );
 }
 
 #[test]
 fn which_ballot_when_several_are_open() {
-    let mut world = World::new();
+    let mut play = Play::new();
     assert_eq!(
-        world.run("alice@x.org", false, t0(), "yes"),
-        Err("vote_none_open".to_owned())
+        play.run("alice@x.org", false, t0(), "yes").err(),
+        Some("vote_none_open".to_owned())
     );
-    world.run(MODERATOR, true, t0(), "open Cake?").unwrap();
-    world.run(MODERATOR, true, t0(), "open Pie?").unwrap();
+    play.run(MODERATOR, true, t0(), "open Cake?").unwrap();
+    play.run(MODERATOR, true, t0(), "open Pie?").unwrap();
     assert_eq!(
-        world.run("alice@x.org", false, hours(1), "yes"),
-        Err("vote_which".to_owned())
+        play.run("alice@x.org", false, hours(1), "yes").err(),
+        Some("vote_which".to_owned())
     );
     assert_eq!(
-        world.run("alice@x.org", false, hours(1), "9 yes"),
-        Err("vote_no_such_ballot".to_owned())
+        play.run("alice@x.org", false, hours(1), "9 yes").err(),
+        Some("vote_no_such_ballot".to_owned())
     );
-    world.run("alice@x.org", false, hours(1), "2 yes").unwrap();
-    world
-        .run("alice@x.org", false, hours(1), "ballots")
-        .unwrap();
-    let listed = &world.sentences.last().unwrap().args["ballots"];
+    play.run("alice@x.org", false, hours(1), "2 yes").unwrap();
+    play.run("alice@x.org", false, hours(1), "ballots").unwrap();
+    let listed = &play.sentences.last().unwrap().args["ballots"];
     assert_eq!(listed.as_array().map(Vec::len), Some(2));
 }
 
 #[test]
 fn every_sentence_has_a_wording() {
-    let mut world = World::new();
-    let _ = world.run("alice@x.org", false, t0(), "yes");
-    let _ = world.run(MODERATOR, true, t0(), "open Cake?");
-    let _ = world.run(MODERATOR, true, t0(), "open Pie?");
-    let _ = world.run("alice@x.org", false, hours(1), "yes");
-    let _ = world.run("alice@x.org", false, hours(1), "9 yes");
-    let _ = world.run("alice@x.org", true, hours(1), "1 yes");
-    let _ = world.run("alice@x.org", false, hours(1), "1 yes");
-    let _ = world.run("alice@x.org", false, hours(1), "ballots");
-    let _ = world.run(MODERATOR, false, hours(2), "close 1 because enough");
-    let _ = world.run(MODERATOR, false, hours(2), "close 1 because enough");
-    let _ = world.run("alice@x.org", false, hours(200), "2 no");
-    let ctx = Ctx {
-        now: t0(),
-        sender: Address::new(MODERATOR),
-        sender_name: None,
-        public: true,
-        entropy: [0; 32],
-    };
-    let bad_days = world.votes.apply(
-        Command::Open {
-            question: "x".to_owned(),
-        },
-        &ctx,
-        &world.players,
-        &world.sealed,
-        &Params { days: 0 },
-        true,
+    let mut play = Play::new();
+    let _ = play.run("alice@x.org", false, t0(), "yes");
+    let _ = play.run(MODERATOR, true, t0(), "open Cake?");
+    let _ = play.run(MODERATOR, true, t0(), "open Pie?");
+    let _ = play.run("alice@x.org", false, hours(1), "yes");
+    let _ = play.run("alice@x.org", false, hours(1), "9 yes");
+    let _ = play.run("alice@x.org", true, hours(1), "1 yes");
+    let _ = play.run("alice@x.org", false, hours(1), "1 yes");
+    let _ = play.run("alice@x.org", false, hours(1), "ballots");
+    let _ = play.run(MODERATOR, false, hours(2), "close 1 because enough");
+    let _ = play.run(MODERATOR, false, hours(2), "close 1 because enough");
+    let _ = play.run("alice@x.org", false, hours(200), "2 no");
+    // A ballot of zero days is refused, naming the parameter.
+    let mut zero_days = Play::with(Params { days: 0 });
+    let bad_days = zero_days.run(MODERATOR, true, t0(), "open x");
+    assert_eq!(
+        bad_days.err(),
+        Some("vote_bad_days".to_owned()),
+        "zero days accepted"
     );
-    let Err(Refusal(bad_days)) = bad_days else {
-        panic!("zero days accepted")
-    };
-    let mut sentences = world.sentences.clone();
-    sentences.push(bad_days);
+    let mut sentences = play.sentences.clone();
+    sentences.extend(zero_days.sentences);
     sentences.push(box_error(&SealError::Exists("vote:1".to_owned())).0);
     let codes: Vec<&str> = sentences
         .iter()
