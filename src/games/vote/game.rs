@@ -64,6 +64,10 @@ impl Game for Vote {
         tx.mail_all(mail);
     }
 
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        super::sample::sample(script);
+    }
+
     fn retire(state: &Votes) -> Option<Votes> {
         state.retire()
     }
