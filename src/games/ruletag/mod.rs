@@ -32,6 +32,7 @@ pub mod game;
 mod parse;
 mod report;
 mod rules;
+mod sample;
 #[cfg(test)]
 mod tests;
 mod turn;
