@@ -13,6 +13,7 @@ mod e2e_ruletag;
 mod ghost;
 mod golden;
 mod ruletag;
+mod samples;
 mod scenarios;
 mod substrate;
 mod support;
