@@ -333,13 +333,18 @@ pub fn init(path: &Path, force: bool) -> Result<String> {
 pub fn check(config: Config) -> Result<String> {
     let templates = Templates::load(&config.resolve(&config.bot.templates))?;
     let n_templates = templates.check_syntax()?;
-    templates::check_samples(&templates)?;
+    let rendered = templates::check_samples(&templates)?
+        .into_iter()
+        .map(|(game, n_mail)| format!("{game} {n_mail}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let dictionary = crate::pipeline::lazy_dictionary(&config)?;
     let words = crate::pipeline::dictionary_words(&dictionary).ok_or_else(|| {
         anyhow::anyhow!("the official dictionary ([bot] dictionary) holds no word")
     })?;
     Ok(format!(
-        "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; official dictionary: {words} words",
+        "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; \
+         every game's sample rendered (its own mail: {rendered}); official dictionary: {words} words",
         config.transport, config.bot.address, config.bot.list
     ))
 }

@@ -1,6 +1,9 @@
 //! `nomicbot demo`: a short scripted exchange played through the real pipeline on
-//! the embedded Maildir transport (messages dropped into the inbox Maildir, one
+//! the embedded Maildir transport (messages dropped into the inbox Maildir, a
 //! `once` pass, mail written to the outbox Maildir), then the mail the bot sent.
+//! `nomic` is the player registry's exchange; any registered game's name plays the
+//! samples' setup and that game's sample (`Game::sample`), a pass at each
+//! message and each wait. It names no game: the registry does.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,9 +12,12 @@ use anyhow::{Context, Result};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::config::{Config, DEFAULT_CONFIG};
+use crate::engine::game::Script;
+use crate::games::Sample;
 use crate::mail::maildir;
 use crate::pipeline::Bot;
 use crate::run::{Transport, once};
+use crate::samples::{self, Stage};
 
 /// (minutes after the start, from, to, subject, extra headers, body)
 const SCRIPT: &[(i64, &str, &str, &str, &str, &str)] = &[
@@ -65,30 +71,41 @@ const SCRIPT: &[(i64, &str, &str, &str, &str, &str)] = &[
     ),
 ];
 
-/// Which scripted exchange `demo` plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Game {
-    /// The player registry: joining, refusals, automatic mail, quoted replies.
-    Nomic,
-    /// A whole nweek of Rule Tag, with both notifications.
-    Ruletag,
-    /// A game of Ghost to a winner, with the referee's report.
-    Ghost,
+/// The demo of the player registry, besides the games'.
+pub const REGISTRY: &str = "nomic";
+
+/// Every demo `demo --game` plays: the registry's, then each registered game's.
+pub fn names() -> Vec<&'static str> {
+    std::iter::once(REGISTRY)
+        .chain(crate::games::game_names())
+        .collect()
 }
 
-pub async fn run(dir: Option<PathBuf>, game: Game) -> Result<String> {
-    let (dir, config) = setup(dir, DEMO_MODERATOR)?;
-    match game {
-        Game::Nomic => nomic(dir, config).await,
-        Game::Ruletag => ruletag(dir, config).await,
-        Game::Ghost => ghost(dir, config).await,
+/// Plays the demo `game` (one of `names()`) in `dir` (default: a fresh temporary
+/// folder) and returns what a newcomer should read.
+pub fn run(dir: Option<PathBuf>, game: &str) -> Result<String> {
+    let sample = crate::games::samples()
+        .into_iter()
+        .find(|sample| sample.name == game);
+    if game != REGISTRY && sample.is_none() {
+        anyhow::bail!("no demo {game:?}; try: {}", names().join(", "));
+    }
+    // The passes run on a runtime of the demo's own: a sample's script is plain
+    // code that waits for each pass.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (dir, config) = setup(dir)?;
+    match sample {
+        Some(sample) => play_sample(dir, config, sample, &runtime),
+        None => runtime.block_on(nomic(dir, config)),
     }
 }
 
-const DEMO_MODERATOR: &str = "mod@nomic.example";
-
-/// A folder with the shipped bot.toml (with a moderator) and the templates.
-fn setup(dir: Option<PathBuf>, moderator: &str) -> Result<(PathBuf, Config)> {
+/// A folder with the shipped bot.toml (with the samples' moderator, who keeps
+/// the rules too) and the templates.
+fn setup(dir: Option<PathBuf>) -> Result<(PathBuf, Config)> {
     let dir = match dir {
         Some(dir) => dir,
         None => std::env::temp_dir().join(format!(
@@ -98,10 +115,13 @@ fn setup(dir: Option<PathBuf>, moderator: &str) -> Result<(PathBuf, Config)> {
         )),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let config_text = DEFAULT_CONFIG.replace(
-        "moderators = []",
-        &format!("moderators = [\"{moderator}\"]"),
-    );
+    let moderator = samples::address(samples::PLAYERS[0]);
+    let config_text = DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{moderator}\"]"),
+        )
+        .replace("\nrules = []", &format!("\nrules = [\"{moderator}\"]"));
     std::fs::write(dir.join("bot.toml"), config_text)?;
     crate::templates::write_defaults(&dir.join("templates"))?;
     let config = Config::load(&dir.join("bot.toml"))?;
@@ -139,7 +159,13 @@ fn deliver(
 fn show(out: &mut String, raw: &[u8]) -> Result<()> {
     writeln!(out, "\n{}", "=".repeat(72))?;
     let text = String::from_utf8_lossy(raw).replace("\r\n", "\n");
-    let headers = text.split("\n\n").next().unwrap_or("");
+    // A long header is folded onto continuation lines: shown on one.
+    let headers = text
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .replace("\n ", " ")
+        .replace("\n\t", " ");
     for line in headers.lines().filter(|l| {
         [
             "From:",
@@ -183,40 +209,6 @@ fn list_sent(bot: &Bot, out: &mut String) -> Result<Vec<crate::store::OutRow>> {
         )?;
     }
     Ok(rows)
-}
-
-/// Plays `script` (time, from, to, subject, body) through one pass of the bot at
-/// `now`, listing the players' mail in `out`.
-async fn play(
-    bot: &mut Bot,
-    config: &Config,
-    out: &mut String,
-    script: &[(Timestamp, String, &str, String, String)],
-    now: Timestamp,
-    first_index: usize,
-) -> Result<()> {
-    for (offset, (at, from, to, subject, body)) in script.iter().enumerate() {
-        deliver(
-            config,
-            first_index + offset,
-            *at,
-            (from, to, subject, "", body),
-        )?;
-        let shown = body.trim_end().replace('\n', " | ");
-        writeln!(
-            out,
-            "  {} {from} -> {to}: {subject}{}",
-            crate::engine::human_time(*at),
-            if shown.is_empty() {
-                String::new()
-            } else {
-                format!("  [{shown}]")
-            }
-        )?;
-    }
-    let mut transport = Transport::new(config);
-    once(bot, &mut transport, now).await?;
-    Ok(())
 }
 
 async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
@@ -271,273 +263,190 @@ async fn nomic(dir: PathBuf, config: Config) -> Result<String> {
     Ok(out)
 }
 
-fn address(name: &str) -> String {
-    format!("{} <{}@nomic.example>", name, name.to_lowercase())
+/// The real pipeline as a sample's stage: each message is delivered into the
+/// inbox Maildir at its time and a pass runs then; a wait is a pass at its time.
+/// The first error stops the script (the rest is skipped) and ends the demo.
+struct OnPipeline<'r> {
+    bot: Bot,
+    config: Config,
+    runtime: &'r tokio::runtime::Runtime,
+    /// The players' mail and the sample's words, as the reader sees them.
+    out: String,
+    delivered: usize,
+    /// The time of the last pass.
+    clock: Timestamp,
+    error: Option<anyhow::Error>,
 }
 
-const LIST: &str = "game-list@nomic.example";
-const BOT: &str = "bot@nomic.example";
+impl OnPipeline<'_> {
+    fn pass(&mut self, at: Timestamp) {
+        if self.error.is_some() {
+            return;
+        }
+        self.clock = self.clock.max(at);
+        let (bot, config) = (&mut self.bot, &self.config);
+        let result = self.runtime.block_on(async move {
+            let mut transport = Transport::new(config);
+            once(bot, &mut transport, at).await
+        });
+        if let Err(error) = result {
+            self.error = Some(error.into());
+        }
+    }
 
-async fn ruletag(dir: PathBuf, config: Config) -> Result<String> {
-    let mut bot = Bot::open(config.clone())?;
-    // Nweek 0 of the shipped calendar runs from 2026-01-05 for ten ndays.
-    let start: Timestamp = "2026-01-05T10:00:00Z".parse()?;
-    let hours = |h: i64| start + SignedDuration::from_hours(h);
-    let mut out = String::new();
+    fn fail(&mut self, error: anyhow::Error) {
+        self.error.get_or_insert(error);
+    }
+
+    fn deliver_one(
+        &mut self,
+        minutes: i64,
+        from: &str,
+        public: bool,
+        tag: &str,
+        lines: &[&str],
+    ) -> Result<()> {
+        let at = samples::at(minutes);
+        let from = format!("{from} <{}>", samples::address(from));
+        let to = if public {
+            self.config.bot.list.clone()
+        } else {
+            self.config.bot.address.clone()
+        };
+        let subject = format!("[{tag}]");
+        let body = format!("{}\n", lines.join("\n"));
+        deliver(
+            &self.config,
+            self.delivered,
+            at,
+            (&from, &to, &subject, "", &body),
+        )?;
+        self.delivered += 1;
+        writeln!(
+            self.out,
+            "  {} {from} -> {to}: {subject}  [{}]",
+            crate::engine::human_time(at),
+            lines.join(" | ")
+        )?;
+        Ok(())
+    }
+}
+
+impl Script for OnPipeline<'_> {
+    fn send(&mut self, minutes: i64, from: &str, public: bool, tag: &str, lines: &[&str]) {
+        if self.error.is_some() {
+            return;
+        }
+        match self.deliver_one(minutes, from, public, tag, lines) {
+            Ok(()) => self.pass(samples::at(minutes)),
+            Err(error) => self.fail(error),
+        }
+    }
+
+    fn wait(&mut self, minutes: i64) {
+        let at = samples::at(minutes);
+        if self.error.is_none() {
+            let _ = writeln!(
+                self.out,
+                "  {} (time passes; every deadline due fires)",
+                crate::engine::human_time(at)
+            );
+        }
+        self.pass(at);
+    }
+
+    fn view(&self, game: &str) -> serde_json::Value {
+        crate::games::state_of(self.bot.world(), self.bot.params(), game, true, self.clock)
+            .map_or(serde_json::Value::Null, |(view, _)| view)
+    }
+
+    fn say(&mut self, text: &str) {
+        let _ = writeln!(self.out, "\n{}", wrap(text, 88));
+    }
+}
+
+impl Stage for OnPipeline<'_> {
+    fn import_rules(&mut self, minutes: i64, text: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let at = samples::at(minutes);
+        match self.bot.import_rules(text, at) {
+            Ok(Ok(_)) => {
+                let _ = writeln!(
+                    self.out,
+                    "  {} the operator: nomicbot import-rules (the samples' rules)",
+                    crate::engine::human_time(at)
+                );
+            }
+            Ok(Err(why)) => self.fail(anyhow::anyhow!("the samples' rules do not import: {why}")),
+            Err(error) => self.fail(error.into()),
+        }
+    }
+}
+
+/// `text` in lines of at most `width` characters (a longer word stands alone).
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines.join("\n")
+}
+
+/// The samples' setup and one game's sample through the real pipeline: the
+/// players' mail as delivered, the bot's mail listed, the sample's in full, and
+/// the game's state at the end.
+fn play_sample(
+    dir: PathBuf,
+    config: Config,
+    sample: Sample,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<String> {
+    let bot = Bot::open(config.clone())?;
+    let mut stage = OnPipeline {
+        bot,
+        config,
+        runtime,
+        out: String::new(),
+        delivered: 0,
+        clock: samples::at(-60),
+        error: None,
+    };
     writeln!(
-        out,
-        "nomicbot demo: a whole nweek of Rule Tag, in {}\n",
+        stage.out,
+        "nomicbot demo --game {}: the game's sample through the real pipeline, in {}\n\n\
+         Players' mail, as delivered to the bot's inbox Maildir (a pass of the bot after each):",
+        sample.name,
         dir.display()
     )?;
-    if let Err(error) = bot.import_rules(crate::samples::DEMO_RULES, hours(-24))? {
-        anyhow::bail!("the demo ruleset does not import: {error}");
+    samples::setup(&mut stage);
+    let setup_done = stage.bot.store.outbox()?.len();
+    (sample.play)(&mut stage);
+    if let Some(error) = stage.error.take() {
+        return Err(error.context(format!("the sample of {} failed", sample.name)));
     }
-    writeln!(
-        out,
-        "The ruleset: four rules (1 Points, 2 Turns, 3 Winning, 4 Reports); the glossary links them\nthrough the terms \"points\", \"turn\" and \"report\".\n\nPlayers' mail, as delivered:"
-    )?;
-    let moderator = format!("Mod <{DEMO_MODERATOR}>");
-    let mut setup: Vec<(Timestamp, String, &str, String, String)> = vec![(
-        hours(0),
-        moderator.clone(),
-        LIST,
-        "[nomic] join Mod".into(),
-        String::new(),
-    )];
-    for (i, name) in ["Alice", "Bob", "Carol", "Dave"].iter().enumerate() {
-        setup.push((
-            hours(0) + SignedDuration::from_mins(i as i64 + 1),
-            address(name),
-            LIST,
-            format!("[nomic] join {name}"),
-            String::new(),
-        ));
-    }
-    setup.push((
-        hours(1),
-        moderator.clone(),
-        LIST,
-        "[rule tag] start".into(),
-        String::new(),
-    ));
-    setup.push((
-        hours(2),
-        moderator.clone(),
-        BOT,
-        "[nomic] starting points".into(),
-        "adjust Alice 20 points because the demo starts everyone with 20\n\
-         adjust Bob 20 points because the demo starts everyone with 20\n\
-         adjust Carol 20 points because the demo starts everyone with 20\n\
-         adjust Dave 20 points because the demo starts everyone with 20\n"
-            .into(),
-    ));
-    play(&mut bot, &config, &mut out, &setup, hours(3), 0).await?;
-
-    // The ball and the goal were placed at random: the players go for them.
-    let rtl = |name: &str| {
-        bot.world()
-            .state::<crate::games::ruletag::game::RuleTag>()
-            .object(name)
-            .and_then(|o| o.rtl)
-            .unwrap_or(1)
-    };
-    let (ball, goal) = (
-        rtl(crate::games::ruletag::BALL),
-        rtl(crate::games::ruletag::GOAL),
-    );
-    let day = |d: i64| start + SignedDuration::from_hours(24 * d);
-    let actions: Vec<(Timestamp, String, &str, String, String)> = vec![
-        (
-            day(1),
-            address("Alice"),
-            BOT,
-            "[rule tag]".into(),
-            format!("element fire\nmove from null to {ball}\ngrab ball 5\n"),
-        ),
-        (
-            day(2),
-            address("Bob"),
-            LIST,
-            "[rule tag]".into(),
-            format!("element water\nmove from null to {ball}\ngrab ball 3\n"),
-        ),
-        (
-            day(3),
-            address("Carol"),
-            BOT,
-            format!("[rule tag] move from null to {goal}"),
-            "element air\nelement earth\n".into(),
-        ),
-        (
-            day(4),
-            address("Dave"),
-            LIST,
-            "[rule tag]".into(),
-            "move to 2\nmove from null to 2\n".into(),
-        ),
-        (
-            day(9),
-            address("Dave"),
-            LIST,
-            "[rule tag]".into(),
-            "move from 2 to 3 via \"turn\"\n".into(),
-        ),
-    ];
-    play(
-        &mut bot,
-        &config,
-        &mut out,
-        &actions,
-        day(9) + SignedDuration::from_hours(1),
-        setup.len(),
-    )
-    .await?;
-    // The end of the nweek: the turn is processed and both notifications go out.
-    let end: Timestamp = "2026-01-15T00:01:00Z".parse()?;
-    let mut transport = Transport::new(&config);
-    once(&mut bot, &mut transport, end).await?;
-
+    let OnPipeline { bot, mut out, .. } = stage;
     let rows = list_sent(&bot, &mut out)?;
     writeln!(
         out,
-        "\nA few of them in full: Alice's answer, the moderator's copy of it, Dave's late move,\nand the two notifications at the end of the nweek."
+        "\nThe mail of the sample in full (the setup's is only listed above):"
     )?;
-    let wanted = |row: &crate::store::OutRow| {
-        let subject = subject(&row.raw);
-        let to = row.recipients.join(",");
-        let answer = row.template == "reply" && subject.starts_with("[rule tag]");
-        (answer && to.contains("alice@"))
-            || (answer && to.contains(DEMO_MODERATOR) && subject.contains("Copy: alice"))
-            || (answer
-                && to.contains("dave@")
-                && crate::mail::parse::text_of(&row.raw).contains("nday 8"))
-            || subject.contains("Rule tag nweek")
-    };
-    for row in rows.iter().filter(|row| wanted(row)) {
+    for row in rows.iter().skip(setup_done) {
         show(&mut out, &row.raw)?;
     }
     writeln!(
         out,
-        "\n{}\n\n{}",
+        "\n{}\n\n`nomicbot state {}` now:\n\n{}",
         "=".repeat(72),
-        crate::cli::state(&bot, Some("ruletag"), false, false)?
-    )?;
-    Ok(out)
-}
-
-async fn ghost(dir: PathBuf, config: Config) -> Result<String> {
-    let mut bot = Bot::open(config.clone())?;
-    let start: Timestamp = "2026-01-05T10:00:00Z".parse()?;
-    let hours = |h: i64| start + SignedDuration::from_hours(h);
-    let mut out = String::new();
-    writeln!(
-        out,
-        "nomicbot demo: a game of Ghost (Ackanomic rule 103) to a winner, in {}\n\nPlayers' mail, as delivered:",
-        dir.display()
-    )?;
-    let mut setup: Vec<(Timestamp, String, &str, String, String)> = Vec::new();
-    for (i, name) in ["Rita", "Alice", "Bob", "Carol"].iter().enumerate() {
-        setup.push((
-            hours(0) + SignedDuration::from_mins(i as i64),
-            address(name),
-            LIST,
-            format!("[nomic] join {name}"),
-            String::new(),
-        ));
-    }
-    setup.push((
-        hours(1),
-        address("Rita"),
-        LIST,
-        "[ghost] start with Alice, Bob, Carol".into(),
-        String::new(),
-    ));
-    play(&mut bot, &config, &mut out, &setup, hours(2), 0).await?;
-
-    // The numbers were drawn at random: the script follows the order of play.
-    let order: Vec<String> = bot
-        .world()
-        .state::<crate::games::ghost::game::Ghost>()
-        .instances
-        .first()
-        .map(|instance| {
-            instance
-                .seats
-                .iter()
-                .map(|seat| seat.name.clone())
-                .collect()
-        })
-        .unwrap_or_default();
-    anyhow::ensure!(order.len() == 3, "the demo game did not start");
-    let p = |n: usize| address(&order[n - 1]);
-    let plays: Vec<(usize, &str)> = vec![
-        (1, "s"),
-        (2, "su"),
-        (3, "sup"),
-        (1, "supe"),
-        (2, "super"),
-        // SUPER is a word of four or more letters: a valid protest, player 2 is out.
-        (3, "protest word"),
-        (1, "x"),
-        (3, "xq"),
-        // XQ is inside no word, says player 1; player 3 answers with one that is none.
-        (1, "protest not inside"),
-        (3, "word xqat"),
-    ];
-    let script: Vec<(Timestamp, String, &str, String, String)> = plays
-        .iter()
-        .enumerate()
-        .map(|(i, (n, play))| {
-            (
-                hours(3 + i as i64),
-                p(*n),
-                LIST,
-                "[ghost 1]".to_owned(),
-                format!("{play}\n"),
-            )
-        })
-        .collect();
-    play(
-        &mut bot,
-        &config,
-        &mut out,
-        &script,
-        hours(3 + plays.len() as i64),
-        setup.len(),
-    )
-    .await?;
-
-    let rows = list_sent(&bot, &mut out)?;
-    writeln!(
-        out,
-        "\nThe start, a turn, a protest's resolution and the referee's report in full:"
-    )?;
-    let list_mail: Vec<&crate::store::OutRow> = rows
-        .iter()
-        .filter(|row| {
-            row.recipients.iter().any(|r| r == LIST) && row.template.starts_with("ghost_")
-        })
-        .collect();
-    let pick = [
-        list_mail.first(),
-        list_mail.get(1),
-        list_mail
-            .iter()
-            .find(|row| crate::mail::parse::text_of(&row.raw).contains("SUPER is a word")),
-        list_mail.last(),
-    ];
-    let mut shown: Vec<i64> = Vec::new();
-    for row in pick.into_iter().flatten() {
-        if !shown.contains(&row.id) {
-            shown.push(row.id);
-            show(&mut out, &row.raw)?;
-        }
-    }
-    writeln!(
-        out,
-        "\n{}\n\n{}",
-        "=".repeat(72),
-        crate::cli::state(&bot, Some("accounts"), false, false)?
+        sample.name,
+        crate::cli::state(&bot, Some(sample.name), false, false)?
     )?;
     Ok(out)
 }

@@ -109,9 +109,14 @@ enum Command {
         /// Where to keep the demo's files (default: a fresh temporary folder).
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// Which exchange: the registry (default), a Rule Tag nweek, or a game of Ghost.
-        #[arg(long, value_enum, default_value = "nomic")]
-        game: demo::Game,
+        /// Which exchange: the player registry (`nomic`, the default), or a
+        /// registered game's sample after the samples' setup.
+        #[arg(
+            long,
+            default_value = demo::REGISTRY,
+            value_parser = clap::builder::PossibleValuesParser::new(demo::names())
+        )]
+        game: String,
     },
 }
 
@@ -261,7 +266,7 @@ fn execute(args: Args) -> Result<ExitCode> {
             println!("{}", cli::check(config)?);
         }
         Command::Demo { dir, game } => {
-            let text = runtime()?.block_on(demo::run(dir, game))?;
+            let text = demo::run(dir, &game)?;
             print!("{text}");
         }
     }

@@ -297,8 +297,10 @@ fn parse_sample(mut text: &str) -> serde_json::Map<String, serde_json::Value> {
     args
 }
 
-/// Renders every template with sample values and fails on the first that breaks.
-pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
+/// Renders every template with sample values and fails on the first that breaks;
+/// for each registered game, how many of its own announcements its sample sent
+/// (all of them rendered).
+pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>, TemplateError> {
     let mut lines: Vec<serde_json::Value> = SENTENCE_SAMPLES
         .iter()
         .map(|(code, args)| {
@@ -355,14 +357,18 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
     ] {
         templates.render(name, &samples)?;
     }
-    // The games' announcements, with the values they really send.
-    let mut rendered = std::collections::BTreeSet::new();
-    for mail in crate::samples::engine_mail() {
-        if rendered.insert(mail.template.clone()) {
-            templates.render(&mail.template, &mail.values)?;
+    // Every game's announcements, with the values its sample really sends.
+    let mut rendered = Vec::new();
+    for (sample, mail) in crate::samples::played() {
+        for one in &mail {
+            templates.render(&one.template, &one.values)?;
         }
+        rendered.push((
+            sample.name,
+            mail.iter().filter(|m| sample.is_own(m)).count(),
+        ));
     }
-    Ok(())
+    Ok(rendered)
 }
 
 #[cfg(test)]
@@ -409,6 +415,7 @@ mod tests {
     #[test]
     fn every_sample_renders_with_the_shipped_templates() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-        super::check_samples(&Templates::load(&dir).unwrap()).unwrap();
+        let rendered = super::check_samples(&Templates::load(&dir).unwrap()).unwrap();
+        assert_eq!(rendered.len(), crate::games::game_names().len());
     }
 }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts;
 use crate::engine::calendar;
-use crate::engine::game::{Effect, Game, Officers, Setting, Shared, SharedEvent, View};
+use crate::engine::game::{Effect, Game, Officers, Script, Setting, Shared, SharedEvent, View};
 use crate::engine::players;
 use crate::engine::random;
 use crate::engine::ruleset;
@@ -439,29 +439,39 @@ pub fn game_names() -> Vec<&'static str> {
     names.0
 }
 
-/// Plays the sample of the registered game `name` (`Game::sample`) on `script`;
-/// `false` when no game has that name.
-pub fn play_sample(name: &str, script: &mut dyn crate::engine::game::Script) -> bool {
-    struct Play<'a> {
-        name: &'a str,
-        script: &'a mut dyn crate::engine::game::Script,
-        played: bool,
+/// A registered game's sample (`Game::sample`): what `check` renders and `demo
+/// --game NAME` plays.
+#[derive(Clone, Copy)]
+pub struct Sample {
+    pub name: &'static str,
+    /// The game's tags, its own first (the tag of its mail).
+    pub tags: &'static [&'static str],
+    pub play: fn(&mut dyn Script),
+}
+
+impl Sample {
+    /// Whether a mail is the game's own: sent under one of its tags (`ghost 2`
+    /// is ghost's).
+    pub fn is_own(&self, mail: &Mail) -> bool {
+        self.tags.contains(&base_tag(&mail.tag))
     }
-    impl Visit for Play<'_> {
+}
+
+/// Every registered game's sample, in the registry's order.
+pub fn samples() -> Vec<Sample> {
+    struct Samples(Vec<Sample>);
+    impl Visit for Samples {
         fn visit<G: Registered>(&mut self) {
-            if !self.played && G::NAME == self.name {
-                G::sample(self.script);
-                self.played = true;
-            }
+            self.0.push(Sample {
+                name: G::NAME,
+                tags: G::TAGS,
+                play: G::sample,
+            });
         }
     }
-    let mut play = Play {
-        name,
-        script,
-        played: false,
-    };
-    each_game(&mut play);
-    play.played
+    let mut samples = Samples(Vec::new());
+    each_game(&mut samples);
+    samples.0
 }
 
 /// The instance a tag names: 2 for `ghost 2`, none for `ghost`.

@@ -61,3 +61,53 @@ fn the_ghost_demo_plays_to_a_winner_and_pays_the_rewards() {
         assert!(out.contains(expected), "{expected:?} in:\n{out}");
     }
 }
+
+/// `demo --game NAME` refuses a name it does not know, listing the names it does:
+/// `nomic` and every registered game, the list the next test plays through.
+#[test]
+fn an_unknown_demo_is_refused_with_every_name() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+        .args(["demo", "--game", "nosuchgame"])
+        .output()
+        .expect("run nomicbot demo");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let names: Vec<&str> = nomicbot::demo::names();
+    assert_eq!(names[0], "nomic");
+    assert_eq!(&names[1..], nomicbot::games::game_names().as_slice());
+    assert!(
+        stderr.contains(&format!("[possible values: {}]", names.join(", "))),
+        "{stderr}"
+    );
+}
+
+/// Every registered game has a demo: the samples' setup and the game's sample
+/// through the real pipeline, with some of the game's own mail in full and its
+/// state at the end.
+#[test]
+fn every_registered_game_plays_its_sample_as_a_demo() {
+    let samples = nomicbot::games::samples();
+    assert!(!samples.is_empty(), "no game is registered");
+    for sample in samples {
+        let out = demo(sample.name);
+        assert!(
+            out.contains(&format!("nomicbot demo --game {}", sample.name)),
+            "{out}"
+        );
+        let own_subjects = sample
+            .tags
+            .iter()
+            .filter(|tag| out.contains(&format!("Subject: [{tag}")))
+            .count();
+        assert!(
+            own_subjects > 0,
+            "no mail of {} in full ({:?}):\n{out}",
+            sample.name,
+            sample.tags
+        );
+        assert!(
+            out.contains(&format!("`nomicbot state {}` now:", sample.name)),
+            "{out}"
+        );
+    }
+}

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use jiff::{SignedDuration, Timestamp};
 use nomicbot::config::{Config, DEFAULT_CONFIG};
 use nomicbot::engine::game::Script;
-use nomicbot::engine::{Audience, Mail};
+use nomicbot::engine::{Audience, Mail, Status};
 use nomicbot::games::driver::{self, Next};
 use nomicbot::games::table::Table;
 use nomicbot::games::{self, World};
@@ -51,7 +51,8 @@ struct Watch {
     start: Timestamp,
     /// Secret lines not yet revealed, with who sent them.
     pending: Vec<String>,
-    /// Secret actions of players, and how many of their overrides were secret too.
+    /// Overrides of players' secret actions carried out, and how many of them were
+    /// secret too.
     secrets: usize,
     overrides: usize,
     leaks: Vec<String>,
@@ -78,12 +79,10 @@ impl Watch {
         while let Next::Deadline(due) =
             driver::next(&self.table.world, &self.table.params, None, at, skip)
         {
-            let outcome = self.table.world.tick(
-                due,
-                &self.table.params,
-                due,
-                Table::entropy(due, "tick"),
-            );
+            let outcome =
+                self.table
+                    .world
+                    .tick(due, &self.table.params, due, Table::entropy(due, "tick"));
             if outcome.events.is_empty() {
                 skip = Some(due);
                 continue;
@@ -109,14 +108,22 @@ impl Script for Watch {
             if from == "Mod" {
                 continue;
             }
-            self.secrets += 1;
             // The same action, carried out by a moderator for the player.
             let line = format!("as {from} because the secrecy test: {secret}");
             let again = self.table.message(at, MODERATOR, public, tag, &[&line]);
-            if !again.secret.is_empty() {
+            self.check(&again.mail, &line);
+            // An override the game refuses (a second element change, say) is
+            // carried out by no one: nothing to keep secret.
+            if again.report.iter().all(|r| r.status != Status::Done) {
+                continue;
+            }
+            self.secrets += 1;
+            if again.secret.is_empty() {
+                self.leaks
+                    .push(format!("{line}: carried out, but not as a secret"));
+            } else {
                 self.overrides += 1;
             }
-            self.check(&again.mail, &line);
         }
     }
 
@@ -143,7 +150,10 @@ impl Script for Watch {
 /// Alice, Bob, Carol and Dave with 20 points each; the samples' four rules.
 fn table(start: Timestamp) -> Table {
     let text = DEFAULT_CONFIG
-        .replace("moderators = []", &format!("moderators = [\"{MODERATOR}\"]"))
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
         .replace("rules = []", &format!("rules = [\"{MODERATOR}\"]"));
     let config = Config::parse(&text, ".".into()).expect("the shipped config parses");
     let lexicon = nomicbot::pipeline::official_dictionary(&config).expect("dictionary");
@@ -175,9 +185,10 @@ fn no_secret_action_nor_any_override_of_one_reaches_public_mail_before_the_revea
     let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
     let mut secrets = 0;
     let mut overrides = 0;
-    let names = games::game_names();
-    assert!(!names.is_empty(), "no game is registered");
-    for name in names {
+    let samples = games::samples();
+    assert!(!samples.is_empty(), "no game is registered");
+    for sample in samples {
+        let name = sample.name;
         let mut watch = Watch {
             table: table(start),
             start: start + SignedDuration::from_mins(10),
@@ -186,7 +197,7 @@ fn no_secret_action_nor_any_override_of_one_reaches_public_mail_before_the_revea
             overrides: 0,
             leaks: Vec::new(),
         };
-        assert!(games::play_sample(name, &mut watch), "{name} has no sample");
+        (sample.play)(&mut watch);
         watch.wait(60 * 24 * 30);
         assert!(
             watch.leaks.is_empty(),

@@ -24,6 +24,7 @@
 mod parse;
 mod report;
 mod rules;
+mod sample;
 #[cfg(test)]
 mod tests;
 
@@ -318,6 +319,10 @@ impl Game for Bogusity {
 
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)
+    }
+
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        sample::sample(script);
     }
 
     /// `describe BOON:` with nothing after the colon takes the lines below it, up

@@ -108,6 +108,10 @@ impl Game for Ghost {
         record(tx, result);
     }
 
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        super::sample::sample(script);
+    }
+
     fn state_text(
         _shown: &serde_json::Value,
         state: &Ghosts,

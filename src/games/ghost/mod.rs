@@ -38,6 +38,7 @@ pub mod game;
 mod parse;
 mod report;
 mod rules;
+mod sample;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -108,6 +108,10 @@ impl Game for RuleTag {
         state.view(view.players, view.accounts, params)
     }
 
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        super::sample::sample(script);
+    }
+
     fn state_text(
         shown: &serde_json::Value,
         _state: &super::RuleTag,

@@ -30,6 +30,7 @@ pub mod game;
 mod parse;
 mod report;
 mod rules;
+mod sample;
 #[cfg(test)]
 mod tests;
 mod turn;

@@ -41,6 +41,10 @@ impl Game for Vote {
         let _tally = rules::resolve(tx, number, None);
     }
 
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        super::sample::sample(script);
+    }
+
     fn retire(state: &Votes) -> Option<Votes> {
         state.retire()
     }

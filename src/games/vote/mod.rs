@@ -29,6 +29,7 @@ use crate::engine::{Address, Timestamp};
 pub mod game;
 mod parse;
 mod rules;
+mod sample;
 #[cfg(test)]
 mod tests;
 
