@@ -13,10 +13,12 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::*;
-use crate::engine::accounts::{Currency, Exactness, Holder};
-use crate::engine::calendar::Calendar;
+use crate::engine::accounts::{Accounts, Currency, Exactness, Holder};
+use crate::engine::calendar::{self, Calendar};
+use crate::engine::dictionary::Lexicon;
 use crate::engine::game::{Officers, Shared};
 use crate::engine::players::{self, Event as PlayerEvent};
+use crate::engine::random;
 use crate::engine::{Audience, LineReport, Mail, Sentence, Status};
 use crate::games::table::Table;
 use crate::games::{self, GameParams, Message, Outcome, base_tag};

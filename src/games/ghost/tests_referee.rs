@@ -9,7 +9,8 @@ use super::tests::*;
 use super::tests_protest::protested_not_inside;
 use super::*;
 use crate::engine::Sentence;
-use crate::engine::accounts::{Currency, Exactness};
+use crate::engine::accounts::{self, Currency, Exactness};
+use crate::engine::{calendar, random};
 use crate::games;
 
 #[test]
