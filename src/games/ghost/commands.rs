@@ -3,6 +3,8 @@
 //! who may do what and hands the work to one `Step` over the transaction it is
 //! given; the state changes only by the events recorded (`Ghosts::apply_event`).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::game::Ghost;
@@ -30,14 +32,22 @@ fn officer_name(ctx: &Ctx, players: &Registry) -> String {
 
 impl Ghosts {
     pub fn instance(&self, number: u32) -> Option<&Instance> {
-        self.instances.iter().find(|i| i.number == number)
+        self.instances
+            .iter()
+            .map(Arc::as_ref)
+            .find(|i| i.number == number)
     }
 
     /// The instances not over, in the order started.
     pub fn open_instances(&self) -> impl Iterator<Item = &Instance> {
-        self.instances.iter().filter(|i| !i.is_over())
+        self.instances
+            .iter()
+            .map(Arc::as_ref)
+            .filter(|i| !i.is_over())
     }
 
+    /// Applies one event: to a new instance, or to a copy of the one it names
+    /// (the others stay shared with the state this one was copied from).
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         if let Event::Started {
             instance,
@@ -48,7 +58,7 @@ impl Ghosts {
         } = event
             && self.instance(*instance).is_none()
         {
-            self.instances.push(Instance {
+            self.instances.push(Arc::new(Instance {
                 number: *instance,
                 duel: *duel,
                 referee: Some(referee.clone()),
@@ -76,13 +86,14 @@ impl Ghosts {
                 winner: None,
                 rewards: None,
                 history: Vec::new(),
-            });
+            }));
         }
         if let Some(instance) = self
             .instances
             .iter_mut()
             .find(|i| i.number == event.instance())
         {
+            let instance = Arc::make_mut(instance);
             instance.apply(event, at);
             instance.history.push(Record {
                 at,

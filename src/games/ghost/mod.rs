@@ -25,6 +25,8 @@
 //! standing), `rules` the clauses `Step` carries out, `report` what the
 //! announcements carry, `game` the `Game` impl that calls the entry points.
 
+use std::sync::Arc;
+
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};
 
@@ -112,7 +114,11 @@ impl Params {
 /// Every instance ever started, running or over.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ghosts {
-    pub instances: Vec<Instance>,
+    /// Each behind an `Arc` (serialised as the instance itself), so that a
+    /// transaction's copy of the state shares every instance and copies only the
+    /// one an event changes: a command costs its own instance, not every game of
+    /// Ghost ever played.
+    pub instances: Vec<Arc<Instance>>,
 }
 
 /// The referee of an instance: whoever started it, or took the vacant post.
