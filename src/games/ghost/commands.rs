@@ -148,8 +148,9 @@ impl Ghosts {
 
 /// Carries out one command in `tx`. `instance` is the N of a `[ghost N]` tag;
 /// `None` means the one open instance (`start` ignores it: it always makes a new
-/// one). A moderator may override rulings like the referee. On `Err` nothing is
-/// recorded that the caller keeps: it drops the transaction.
+/// one). A moderator may override rulings like the referee. On `Err` the caller
+/// drops the transaction with whatever was recorded in it (a random period
+/// opened before a draw that failed).
 pub(super) fn apply(
     tx: &mut Tx<'_, Ghost>,
     instance: Option<u32>,

@@ -10,8 +10,8 @@ use num_rational::BigRational;
 use super::commands::{require_public, require_referee_present};
 use super::game::Ghost;
 use super::{
-    Clock, Event, Ghosts, Grounds, Instance, NewSeat, Payment, Protest, RULE, Referee, Resolution,
-    Rewards, Stage, Vacancy, Why, days, later, tag,
+    Clock, Event, Ghosts, Grounds, Instance, NewSeat, Params, Payment, Protest, RULE, Referee,
+    Resolution, Rewards, Stage, Vacancy, Why, days, later, tag,
 };
 use crate::engine::accounts::Holder;
 use crate::engine::calendar;
@@ -74,7 +74,7 @@ impl<'t, 'a> Step<'t, 'a> {
         self.tx.view().lexicon
     }
 
-    pub(super) fn params(&self) -> &'a super::Params {
+    pub(super) fn params(&self) -> &'a Params {
         self.tx.params()
     }
 

@@ -3,8 +3,8 @@
 //!
 //! Every line reaches the game as a player's mail does: through the router and
 //! the driver of `games::table::Table`, so each deadline due before a line fires
-//! first and a leave or a vacation is the registry's, told to the game as a
-//! change of standing.
+//! first (but for `run_before_deadlines`), and a leave or a vacation is the
+//! registry's, told to the game as a change of standing.
 
 use std::sync::Arc;
 
