@@ -1,19 +1,23 @@
-//! The entry points of `Ghosts`: a command, a deadline that fired, a player who
-//! left, a referee gone, and the recording of an event. Each entry point checks who
-//! may do what and hands the work to one `Step`; it returns changes and never
-//! changes the state itself (only `apply_event` does, as the router records).
+//! The entry points of `[ghost]`: a command, a deadline that fired, a player who
+//! left, a referee gone; and the recording of an event. Each entry point checks
+//! who may do what and hands the work to one `Step` over the transaction it is
+//! given; the state changes only by the events recorded (`Ghosts::apply_event`).
+
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::game::Ghost;
 use super::report::{history_sentence, summary};
 use super::rules::Step;
 use super::{
-    Change, Clock, Command, DeadlineKind, Event, Ghosts, Grounds, Instance, NewSeat, Protest,
-    Record, Referee, Resolution, Seat, Services, Stage, Vacancy, Why, parse_deadline_id, tag,
+    Clock, Command, DeadlineKind, Event, Ghosts, Grounds, Instance, NewSeat, Protest, Record,
+    Referee, Resolution, Seat, Stage, Vacancy, Why, parse_deadline_id, tag,
 };
-use crate::engine::players::{Player, PlayerId, Registry};
+use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::players::{PlayerId, Registry};
 use crate::engine::random;
-use crate::engine::{Audience, Ctx, Done, Mail, Refusal, Sentence, Timestamp, human_time};
+use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
 pub(super) fn random_error(error: &random::DrawError) -> Refusal {
     Refusal(Sentence::new("ghost_random_error").arg("error", error.to_string()))
@@ -28,14 +32,22 @@ fn officer_name(ctx: &Ctx, players: &Registry) -> String {
 
 impl Ghosts {
     pub fn instance(&self, number: u32) -> Option<&Instance> {
-        self.instances.iter().find(|i| i.number == number)
+        self.instances
+            .iter()
+            .map(Arc::as_ref)
+            .find(|i| i.number == number)
     }
 
     /// The instances not over, in the order started.
     pub fn open_instances(&self) -> impl Iterator<Item = &Instance> {
-        self.instances.iter().filter(|i| !i.is_over())
+        self.instances
+            .iter()
+            .map(Arc::as_ref)
+            .filter(|i| !i.is_over())
     }
 
+    /// Applies one event: to a new instance, or to a copy of the one it names
+    /// (the others stay shared with the state this one was copied from).
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         if let Event::Started {
             instance,
@@ -46,7 +58,7 @@ impl Ghosts {
         } = event
             && self.instance(*instance).is_none()
         {
-            self.instances.push(Instance {
+            self.instances.push(Arc::new(Instance {
                 number: *instance,
                 duel: *duel,
                 referee: Some(referee.clone()),
@@ -74,13 +86,14 @@ impl Ghosts {
                 winner: None,
                 rewards: None,
                 history: Vec::new(),
-            });
+            }));
         }
         if let Some(instance) = self
             .instances
             .iter_mut()
             .find(|i| i.number == event.instance())
         {
+            let instance = Arc::make_mut(instance);
             instance.apply(event, at);
             instance.history.push(Record {
                 at,
@@ -91,7 +104,11 @@ impl Ghosts {
 
     /// The instance a command is for: `number` from the tag (`[ghost 2]`), or the one
     /// open instance. Several open and no number: refused, listing them.
-    fn pick(&self, number: Option<u32>, players: &Registry) -> Result<&Instance, Refusal> {
+    pub(super) fn pick(
+        &self,
+        number: Option<u32>,
+        players: &Registry,
+    ) -> Result<&Instance, Refusal> {
         let listed = |instances: Vec<&Instance>| -> Vec<Value> {
             instances
                 .into_iter()
@@ -127,431 +144,421 @@ impl Ghosts {
             }
         }
     }
+}
 
-    /// Carries out one command. `instance` is the N of a `[ghost N]` tag; `None`
-    /// means the one open instance (`start` ignores it: it always makes a new one).
-    /// `is_moderator`: the sender may override rulings like the referee.
-    pub fn apply(
-        &self,
-        instance: Option<u32>,
-        command: Command,
-        ctx: &Ctx,
-        services: Services,
-        is_moderator: bool,
-    ) -> Result<Done<Change>, Refusal> {
-        if let Command::Start { duel, names } = &command {
-            return self.start(*duel, names, ctx, services, is_moderator);
+/// Carries out one command in `tx`. `instance` is the N of a `[ghost N]` tag;
+/// `None` means the one open instance (`start` ignores it: it always makes a new
+/// one). A moderator may override rulings like the referee. On `Err` the caller
+/// drops the transaction with whatever was recorded in it (a random period
+/// opened before a draw that failed).
+pub(super) fn apply(
+    tx: &mut Tx<'_, Ghost>,
+    instance: Option<u32>,
+    command: Command,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let is_moderator = tx.view().is_moderator(&ctx.sender);
+    if let Command::Start { duel, names } = &command {
+        return start(tx, *duel, names, ctx, is_moderator);
+    }
+    let mut step = Step::new(tx);
+    let players = step.players();
+    let inst = step.ghosts().pick(instance, players)?;
+    let n = inst.number;
+    match command {
+        Command::Status | Command::History => {
+            let history = matches!(command, Command::History).then(|| {
+                inst.history
+                    .iter()
+                    .map(|record| history_sentence(inst, record, players))
+                    .collect::<Vec<_>>()
+            });
+            return Ok(Sentence::new("ghost_status")
+                .arg("number", n)
+                .arg("game", summary(inst, players, ctx.now))
+                .arg("history", history));
         }
-        let players = services.players;
-        let inst = self.pick(instance, players)?;
-        let n = inst.number;
-        match command {
-            Command::Status | Command::History => {
-                let history = matches!(command, Command::History).then(|| {
-                    inst.history
-                        .iter()
-                        .map(|record| history_sentence(inst, record, players))
-                        .collect::<Vec<_>>()
-                });
-                return Ok(Done {
-                    events: Vec::new(),
-                    mail: Vec::new(),
-                    sentence: Sentence::new("ghost_status")
-                        .arg("number", n)
-                        .arg("game", summary(inst, players, ctx.now))
-                        .arg("history", history),
-                });
-            }
-            _ if inst.is_over() => {
+        _ if inst.is_over() => {
+            return Err(Refusal(
+                Sentence::new("ghost_over")
+                    .arg("number", n)
+                    .arg("winner", inst.winner.map(|w| inst.name(w, players))),
+            ));
+        }
+        _ => {}
+    }
+    // Each arm checks with `inst` and `players` (the state before the step), then
+    // hands the work to the step, which alone records.
+    match command {
+        Command::Start { .. } | Command::Status | Command::History => {}
+        Command::Begin { letter } => {
+            let seat = playing_seat(inst, ctx, players)?;
+            if let Some(word) = &inst.ghost_word {
                 return Err(Refusal(
-                    Sentence::new("ghost_over")
+                    Sentence::new("ghost_word_exists")
                         .arg("number", n)
-                        .arg("winner", inst.winner.map(|w| inst.name(w, players))),
+                        .arg("word", word),
                 ));
             }
-            _ => {}
+            step.play(n, seat, &letter)?;
         }
-        let mut step = Step::new(self, services, ctx.now);
-        match command {
-            Command::Start { .. } | Command::Status | Command::History => {}
-            Command::Begin { letter } => {
-                let seat = self.playing_seat(inst, ctx, services)?;
-                if let Some(word) = &inst.ghost_word {
-                    return Err(Refusal(
-                        Sentence::new("ghost_word_exists")
+        Command::Play { letters } => {
+            // The protested player of a "not inside" protest who posts a bare
+            // word is answering it ("three days to post a word containing the
+            // ghost word"), not playing.
+            let answering = matches!(
+                &inst.stage,
+                Stage::Protest { protest }
+                    if protest.grounds == Grounds::NotInside
+                        && protest.against.is_some()
+                        && protest.against == sender_seat(inst, ctx, players).ok()
+            );
+            if answering {
+                require_public(inst, ctx)?;
+                let seat = sender_seat(inst, ctx, players)?;
+                require_referee_present(inst)?;
+                step.answer(n, seat, &letters)?;
+            } else {
+                let seat = playing_seat(inst, ctx, players)?;
+                step.play(n, seat, &letters)?;
+            }
+        }
+        Command::Protest { grounds } => {
+            let seat = playing_seat(inst, ctx, players)?;
+            step.protest(n, seat, grounds)?;
+        }
+        Command::Answer { word } => {
+            require_public(inst, ctx)?;
+            let seat = sender_seat(inst, ctx, players)?;
+            require_referee_present(inst)?;
+            step.answer(n, seat, &word)?;
+        }
+        Command::Resign => {
+            require_public(inst, ctx)?;
+            let seat = sender_seat(inst, ctx, players)?;
+            if inst.turn() != Some(seat) {
+                return Err(not_your_turn(inst, players));
+            }
+            step.remove(n, seat, Why::Resigned);
+        }
+        Command::Leave => {
+            require_public(inst, ctx)?;
+            let seat = sender_seat(inst, ctx, players)?;
+            step.remove(n, seat, Why::Left);
+        }
+        Command::AddMe => step.add(n, ctx)?,
+        Command::ProtestAddition { name } => {
+            require_public(inst, ctx)?;
+            let seat = sender_seat(inst, ctx, players)?;
+            require_referee_present(inst)?;
+            step.protest_addition(n, seat, &name)?;
+        }
+        Command::TakeReferee => step.take_referee(n, ctx, is_moderator)?,
+        Command::ResignReferee => {
+            if !inst.is_referee(ctx, players) {
+                return Err(referee_only(inst));
+            }
+            step.suspend(n, Vacancy::Resigned);
+        }
+        Command::Rule { valid, reason } => {
+            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            let Stage::Protest { .. } = inst.stage else {
+                return Err(Refusal(Sentence::new("ghost_no_protest").arg("number", n)));
+            };
+            step.cancel_pending(n);
+            step.resolve_protest(n, valid, Resolution::Override { officer, reason });
+        }
+        Command::Remove { name, reason } => {
+            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            let seat = inst
+                .seat_named(&name, players)
+                .filter(|s| s.removed.is_none())
+                .ok_or_else(|| {
+                    Refusal(
+                        Sentence::new("ghost_no_such_seat")
                             .arg("number", n)
-                            .arg("word", word),
-                    ));
-                }
-                step.play(n, seat, &letter)?;
-            }
-            Command::Play { letters } => {
-                // The protested player of a "not inside" protest who posts a bare
-                // word is answering it ("three days to post a word containing the
-                // ghost word"), not playing.
-                let answering = matches!(
-                    &inst.stage,
-                    Stage::Protest { protest }
-                        if protest.grounds == Grounds::NotInside
-                            && protest.against.is_some()
-                            && protest.against == sender_seat(inst, ctx, players).ok()
-                );
-                if answering {
-                    require_public(inst, ctx)?;
-                    let seat = sender_seat(inst, ctx, players)?;
-                    require_referee_present(inst)?;
-                    step.answer(n, seat, &letters)?;
-                } else {
-                    let seat = self.playing_seat(inst, ctx, services)?;
-                    step.play(n, seat, &letters)?;
-                }
-            }
-            Command::Protest { grounds } => {
-                let seat = self.playing_seat(inst, ctx, services)?;
-                step.protest(n, seat, grounds)?;
-            }
-            Command::Answer { word } => {
-                require_public(inst, ctx)?;
-                let seat = sender_seat(inst, ctx, players)?;
-                require_referee_present(inst)?;
-                step.answer(n, seat, &word)?;
-            }
-            Command::Resign => {
-                require_public(inst, ctx)?;
-                let seat = sender_seat(inst, ctx, players)?;
-                if inst.turn() != Some(seat) {
-                    return Err(not_your_turn(inst, players));
-                }
-                step.remove(n, seat, Why::Resigned);
-            }
-            Command::Leave => {
-                require_public(inst, ctx)?;
-                let seat = sender_seat(inst, ctx, players)?;
-                step.remove(n, seat, Why::Left);
-            }
-            Command::AddMe => step.add(n, ctx)?,
-            Command::ProtestAddition { name } => {
-                require_public(inst, ctx)?;
-                let seat = sender_seat(inst, ctx, players)?;
-                require_referee_present(inst)?;
-                step.protest_addition(n, seat, &name)?;
-            }
-            Command::TakeReferee => step.take_referee(n, ctx, is_moderator)?,
-            Command::ResignReferee => {
-                if !inst.is_referee(ctx, players) {
-                    return Err(referee_only(inst));
-                }
-                step.suspend(n, Vacancy::Resigned);
-            }
-            Command::Rule { valid, reason } => {
-                let officer = require_officer(inst, ctx, players, is_moderator)?;
-                let Stage::Protest { .. } = inst.stage else {
-                    return Err(Refusal(Sentence::new("ghost_no_protest").arg("number", n)));
-                };
-                step.cancel_pending(n);
-                step.resolve_protest(n, valid, Resolution::Override { officer, reason });
-            }
-            Command::Remove { name, reason } => {
-                let officer = require_officer(inst, ctx, players, is_moderator)?;
-                let seat = inst
-                    .seat_named(&name, players)
-                    .filter(|s| s.removed.is_none())
-                    .ok_or_else(|| {
-                        Refusal(
-                            Sentence::new("ghost_no_such_seat")
-                                .arg("number", n)
-                                .arg("name", name.trim()),
-                        )
-                    })?;
-                step.remove(n, seat.number, Why::Override { officer, reason });
-            }
-            Command::SetWord { word, reason } => {
-                let officer = require_officer(inst, ctx, players, is_moderator)?;
-                if let Stage::Protest { protest } = &inst.stage {
-                    return Err(protest_pending(inst, protest, players));
-                }
-                step.record(Event::WordSet {
-                    instance: n,
-                    word,
-                    previous: inst.ghost_word.clone(),
-                    officer,
-                    reason,
-                });
-            }
+                            .arg("name", name.trim()),
+                    )
+                })?;
+            let seat = seat.number;
+            step.remove(n, seat, Why::Override { officer, reason });
         }
-        let sentence = Sentence::new("ghost_done")
-            .arg("number", n)
-            .arg("happened", step.happened(n))
-            .arg("game", step.summary(n));
-        let (events, mail) = step.finish();
-        Ok(Done {
-            events,
-            mail,
-            sentence,
-        })
-    }
-
-    /// The sender's seat, for a play in their turn: public, in the game, the
-    /// instance not suspended, no protest pending, their turn and not late.
-    fn playing_seat(&self, inst: &Instance, ctx: &Ctx, services: Services) -> Result<u32, Refusal> {
-        let players = services.players;
-        require_public(inst, ctx)?;
-        let seat = sender_seat(inst, ctx, players)?;
-        require_referee_present(inst)?;
-        match &inst.stage {
-            Stage::Protest { protest } => Err(protest_pending(inst, protest, players)),
-            Stage::Turn {
-                seat: turn, clock, ..
-            } if *turn == seat => match clock.deadline() {
-                Some(deadline) if ctx.now >= deadline => Err(Refusal(
-                    Sentence::new("ghost_late")
-                        .arg("number", inst.number)
-                        .arg("deadline", human_time(deadline)),
-                )),
-                _ => Ok(seat),
-            },
-            _ => Err(not_your_turn(inst, players)),
+        Command::SetWord { word, reason } => {
+            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            if let Stage::Protest { protest } = &inst.stage {
+                return Err(protest_pending(inst, protest, players));
+            }
+            let previous = inst.ghost_word.clone();
+            step.record(Event::WordSet {
+                instance: n,
+                word,
+                previous,
+                officer,
+                reason,
+            });
         }
     }
+    let sentence = Sentence::new("ghost_done")
+        .arg("number", n)
+        .arg("happened", step.happened(n))
+        .arg("game", step.summary(n));
+    step.finish();
+    Ok(sentence)
+}
 
-    /// `start`: checks the players, draws their numbers and begins turn 1.
-    fn start(
-        &self,
-        duel: bool,
-        names: &[String],
-        ctx: &Ctx,
-        services: Services,
-        is_moderator: bool,
-    ) -> Result<Done<Change>, Refusal> {
-        let players = services.players;
-        let starter = players
-            .active_by_address(&ctx.sender)
-            .filter(|p| p.is_active_at(ctx.now));
-        if starter.is_none() && !is_moderator {
+/// The sender's seat, for a play in their turn: public, in the game, the
+/// instance not suspended, no protest pending, their turn and not late.
+fn playing_seat(inst: &Instance, ctx: &Ctx, players: &Registry) -> Result<u32, Refusal> {
+    require_public(inst, ctx)?;
+    let seat = sender_seat(inst, ctx, players)?;
+    require_referee_present(inst)?;
+    match &inst.stage {
+        Stage::Protest { protest } => Err(protest_pending(inst, protest, players)),
+        Stage::Turn {
+            seat: turn, clock, ..
+        } if *turn == seat => match clock.deadline() {
+            Some(deadline) if ctx.now >= deadline => Err(Refusal(
+                Sentence::new("ghost_late")
+                    .arg("number", inst.number)
+                    .arg("deadline", human_time(deadline)),
+            )),
+            _ => Ok(seat),
+        },
+        _ => Err(not_your_turn(inst, players)),
+    }
+}
+
+/// `start`: checks the players, draws their numbers and begins turn 1.
+fn start(
+    tx: &mut Tx<'_, Ghost>,
+    duel: bool,
+    names: &[String],
+    ctx: &Ctx,
+    is_moderator: bool,
+) -> Result<Sentence, Refusal> {
+    let mut step = Step::new(tx);
+    let players = step.players();
+    let params = step.params();
+    let starter = players
+        .active_by_address(&ctx.sender)
+        .filter(|p| p.is_active_at(ctx.now));
+    if starter.is_none() && !is_moderator {
+        return Err(Refusal(
+            Sentence::new("ghost_start_who").arg("address", ctx.sender.as_str()),
+        ));
+    }
+    let referee = Referee {
+        address: ctx.sender.clone(),
+        player: starter.map(|p| p.id),
+        name: starter.map_or_else(|| ctx.sender.to_string(), |p| p.name.clone()),
+    };
+    let mut chosen: Vec<(PlayerId, String)> = Vec::new();
+    for name in names {
+        let player = players.by_name(name).ok_or_else(|| {
+            Refusal(Sentence::new("ghost_no_such_player").arg("name", name.trim()))
+        })?;
+        if !player.is_active_at(ctx.now) {
             return Err(Refusal(
-                Sentence::new("ghost_start_who").arg("address", ctx.sender.as_str()),
+                Sentence::new("ghost_player_inactive").arg("name", &player.name),
             ));
         }
-        let referee = Referee {
-            address: ctx.sender.clone(),
-            player: starter.map(|p| p.id),
-            name: starter.map_or_else(|| ctx.sender.to_string(), |p| p.name.clone()),
-        };
-        let mut chosen: Vec<&Player> = Vec::new();
-        for name in names {
-            let player = players.by_name(name).ok_or_else(|| {
-                Refusal(Sentence::new("ghost_no_such_player").arg("name", name.trim()))
-            })?;
-            if !player.is_active_at(ctx.now) {
-                return Err(Refusal(
-                    Sentence::new("ghost_player_inactive").arg("name", &player.name),
-                ));
-            }
-            if chosen.iter().any(|p| p.id == player.id) {
-                return Err(Refusal(
-                    Sentence::new("ghost_named_twice").arg("name", &player.name),
-                ));
-            }
-            if referee.player == Some(player.id) {
-                return Err(Refusal(
-                    Sentence::new("ghost_referee_plays").arg("name", &player.name),
-                ));
-            }
-            chosen.push(player);
-        }
-        let n_players = chosen.len();
-        let max = players.active_at(ctx.now).count();
-        let min_players = services.params.min_players.max(2);
-        if n_players < min_players {
+        if chosen.iter().any(|(id, _)| *id == player.id) {
             return Err(Refusal(
-                Sentence::new("ghost_too_few")
-                    .arg("n", n_players)
-                    .arg("min", min_players),
+                Sentence::new("ghost_named_twice").arg("name", &player.name),
             ));
         }
-        if duel && n_players != 2 {
-            return Err(Refusal(Sentence::new("ghost_duel_two").arg("n", n_players)));
-        }
-        if n_players > max {
+        if referee.player == Some(player.id) {
             return Err(Refusal(
-                Sentence::new("ghost_too_many")
-                    .arg("n", n_players)
-                    .arg("max", max),
+                Sentence::new("ghost_referee_plays").arg("name", &player.name),
             ));
         }
-        let number = self.instances.iter().map(|i| i.number).max().unwrap_or(0) + 1;
-        let mut step = Step::new(self, services, ctx.now);
-        let mut new_label = None;
-        let label = tag(number);
-        if let Some(event) = step
-            .random
-            .open_if_idle(&label, ctx.entropy, ctx.now)
-            .map_err(|e| random_error(&e))?
-        {
-            step.changes.push(Change::Random(event));
-            new_label = Some(label);
-        }
-        let listed: Vec<String> = chosen.iter().map(|p| p.name.clone()).collect();
-        let purpose = format!(
-            "Ghost {number}: the players' numbers, a shuffle of {} as listed",
-            listed.join(", ")
-        );
-        let (order, event) = step
-            .random
-            .shuffle(
-                u32::try_from(n_players).unwrap_or(u32::MAX),
-                &purpose,
-                ctx.now,
-            )
+        chosen.push((player.id, player.name.clone()));
+    }
+    let n_players = chosen.len();
+    let max = players.active_at(ctx.now).count();
+    let min_players = params.min_players.max(2);
+    if n_players < min_players {
+        return Err(Refusal(
+            Sentence::new("ghost_too_few")
+                .arg("n", n_players)
+                .arg("min", min_players),
+        ));
+    }
+    if duel && n_players != 2 {
+        return Err(Refusal(Sentence::new("ghost_duel_two").arg("n", n_players)));
+    }
+    if n_players > max {
+        return Err(Refusal(
+            Sentence::new("ghost_too_many")
+                .arg("n", n_players)
+                .arg("max", max),
+        ));
+    }
+    let number = step
+        .ghosts()
+        .instances
+        .iter()
+        .map(|i| i.number)
+        .max()
+        .unwrap_or(0)
+        + 1;
+    // The numbering is drawn in the running random period, or in one the
+    // instance opens (and ends when it ends).
+    let mut new_label = None;
+    let label = tag(number);
+    if step.random().current.is_none() {
+        let event = step
+            .random()
+            .start_period(&label, ctx.entropy)
             .map_err(|e| random_error(&e))?;
-        let draw_index = step
-            .random
-            .current
-            .as_ref()
-            .map_or(0, |period| period.draws.len());
-        step.random.apply_event(&event, ctx.now);
-        step.changes.push(Change::Random(event));
-        // Entry k of the shuffle is which listed player comes k-th: number k + 1.
-        let seats: Vec<NewSeat> = (1u32..)
-            .zip(&order)
-            .filter_map(|(number, listed_at)| {
-                let player = chosen.get(usize::try_from(*listed_at).ok()?)?;
-                Some(NewSeat {
-                    number,
-                    player: player.id,
-                    name: player.name.clone(),
-                })
+        step.record_shared(SharedEvent::Random(event));
+        new_label = Some(label);
+    }
+    let listed: Vec<String> = chosen.iter().map(|(_, name)| name.clone()).collect();
+    let purpose = format!(
+        "Ghost {number}: the players' numbers, a shuffle of {} as listed",
+        listed.join(", ")
+    );
+    let (order, event) = step
+        .random()
+        .shuffle(
+            u32::try_from(n_players).unwrap_or(u32::MAX),
+            &purpose,
+            ctx.now,
+        )
+        .map_err(|e| random_error(&e))?;
+    let draw_index = step
+        .random()
+        .current
+        .as_ref()
+        .map_or(0, |period| period.draws.len());
+    step.record_shared(SharedEvent::Random(event));
+    // Entry k of the shuffle is which listed player comes k-th: number k + 1.
+    let seats: Vec<NewSeat> = (1u32..)
+        .zip(&order)
+        .filter_map(|(number, listed_at)| {
+            let (player, name) = chosen.get(usize::try_from(*listed_at).ok()?)?;
+            Some(NewSeat {
+                number,
+                player: *player,
+                name: name.clone(),
             })
-            .collect();
-        step.record(Event::Started {
-            instance: number,
-            duel,
-            referee: referee.clone(),
-            seats,
-            random_label: new_label.clone(),
-        });
-        step.quiet.push(number);
-        step.begin_turn(number, 1);
-        let game = step.summary(number);
-        let (label, commitment) = step
-            .random
-            .current
-            .as_ref()
-            .map(|p| (p.label.clone(), p.commitment.clone()))
-            .unwrap_or_default();
-        let mail = Mail::new(
-            Audience::List,
-            &tag(number),
-            "ghost_started",
-            json!({
-                "number": number,
-                "at": human_time(ctx.now),
-                "referee": referee.name,
-                "duel": duel,
-                "listed": listed,
-                "label": label,
-                "commitment": commitment,
-                "new_period": new_label.is_some(),
-                "purpose": purpose,
-                "draw_index": draw_index,
-                "days": services.params.turn_days,
-                "answer_days": services.params.answer_days,
-                "addition_protest_days": services.params.addition_protest_days,
-                "game": game,
-            }),
-        );
-        let sentence = Sentence::new("ghost_started")
-            .arg("number", number)
-            .arg("game", game)
-            .arg("label", &label)
-            .arg("commitment", &commitment);
-        let (events, mut mails) = step.finish();
-        mails.insert(0, mail);
-        Ok(Done {
-            events,
-            mail: mails,
-            sentence,
         })
-    }
+        .collect();
+    step.record(Event::Started {
+        instance: number,
+        duel,
+        referee: referee.clone(),
+        seats,
+        random_label: new_label.clone(),
+    });
+    step.quiet.push(number);
+    step.begin_turn(number, 1);
+    let game = step.summary(number);
+    let (label, commitment) = step
+        .random()
+        .current
+        .as_ref()
+        .map(|p| (p.label.clone(), p.commitment.clone()))
+        .unwrap_or_default();
+    // The start's own announcement comes before anything else the step sends.
+    step.mail(Mail::new(
+        Audience::List,
+        &tag(number),
+        "ghost_started",
+        json!({
+            "number": number,
+            "at": human_time(ctx.now),
+            "referee": referee.name,
+            "duel": duel,
+            "listed": listed,
+            "label": label,
+            "commitment": commitment,
+            "new_period": new_label.is_some(),
+            "purpose": purpose,
+            "draw_index": draw_index,
+            "days": params.turn_days,
+            "answer_days": params.answer_days,
+            "addition_protest_days": params.addition_protest_days,
+            "game": game,
+        }),
+    ));
+    let sentence = Sentence::new("ghost_started")
+        .arg("number", number)
+        .arg("game", game)
+        .arg("label", &label)
+        .arg("commitment", &commitment);
+    step.finish();
+    Ok(sentence)
+}
 
-    /// A deadline of this game fired (owner "ghost", id `ghost:N:turn:K` or
-    /// `ghost:N:protest:K`): the player whose turn it was is assumed to have
-    /// resigned, or the unanswered protest is valid. A deadline that is no longer the
-    /// instance's pending one (already played, moved, suspended) does nothing, so a
-    /// repeated or stale firing is harmless.
-    pub fn deadline_fired(
-        &self,
-        id: &str,
-        at: Timestamp,
-        services: Services,
-    ) -> (Vec<Change>, Vec<Mail>) {
-        let Some((n, kind, index)) = parse_deadline_id(id) else {
-            return (Vec::new(), Vec::new());
-        };
-        let Some(inst) = self.instance(n) else {
-            return (Vec::new(), Vec::new());
-        };
-        if inst.pending_deadline().is_none_or(|d| d.id != id) {
-            return (Vec::new(), Vec::new());
-        }
-        let mut step = Step::new(self, services, at);
-        step.gone.push(id.to_owned());
-        match (&inst.stage, kind) {
-            (Stage::Turn { seat, index: i, .. }, DeadlineKind::Turn) if *i == index => {
-                step.remove(n, *seat, Why::TimedOut);
-            }
-            (Stage::Protest { protest }, DeadlineKind::Answer) if protest.index == index => {
-                step.resolve_protest(n, true, Resolution::NoAnswer);
-            }
-            _ => {}
-        }
-        step.finish()
+/// A deadline of this game fired (owner "ghost", id `ghost:N:turn:K` or
+/// `ghost:N:protest:K`): the player whose turn it was is assumed to have
+/// resigned, or the unanswered protest is valid. A deadline that is no longer the
+/// instance's pending one (already played, moved, suspended) does nothing, so a
+/// repeated or stale firing is harmless.
+pub(super) fn deadline_fired(tx: &mut Tx<'_, Ghost>, id: &str) {
+    let Some((n, kind, index)) = parse_deadline_id(id) else {
+        return;
+    };
+    let mut step = Step::new(tx);
+    let Some(inst) = step.inst(n) else {
+        return;
+    };
+    if inst.pending_deadline().is_none_or(|d| d.id != id) {
+        return;
     }
+    let timed_out = match &inst.stage {
+        Stage::Turn { seat, index: i, .. } if kind == DeadlineKind::Turn && *i == index => {
+            Some(*seat)
+        }
+        _ => None,
+    };
+    let unanswered = matches!(
+        &inst.stage,
+        Stage::Protest { protest } if kind == DeadlineKind::Answer && protest.index == index
+    );
+    step.gone.push(id.to_owned());
+    if let Some(seat) = timed_out {
+        step.remove(n, seat, Why::TimedOut);
+    } else if unanswered {
+        step.resolve_protest(n, true, Resolution::NoAnswer);
+    }
+    step.finish();
+}
 
-    /// A player left the nomic (call it once the registry records the leave): in
-    /// every running instance they are removed as if they had posted `leave` (a
-    /// resignation if it was their turn), and every instance they referee is
-    /// suspended until someone takes the post. So for a leave, call this alone, not
-    /// `referee_gone` as well.
-    pub fn player_left_nomic(
-        &self,
-        player: PlayerId,
-        now: Timestamp,
-        services: Services,
-    ) -> (Vec<Change>, Vec<Mail>) {
-        let mut step = Step::new(self, services, now);
-        let open: Vec<u32> = self.open_instances().map(|i| i.number).collect();
-        for n in open {
-            let seat = step.inst(n).and_then(|i| i.seat_of_player(player));
-            if let Some(seat) = seat {
-                step.remove(n, seat, Why::LeftNomic);
-            }
-            if step.referee_player(n) == Some(player) {
-                step.suspend(n, Vacancy::LeftNomic);
-            }
+/// A player left the nomic (the registry has recorded the leave): in every
+/// running instance they are removed as if they had posted `leave` (a
+/// resignation if it was their turn), and every instance they referee is
+/// suspended until someone takes the post. So for a leave, call this alone, not
+/// `referee_gone` as well.
+pub(super) fn player_left_nomic(tx: &mut Tx<'_, Ghost>, player: PlayerId) {
+    let mut step = Step::new(tx);
+    let open: Vec<u32> = step.ghosts().open_instances().map(|i| i.number).collect();
+    for n in open {
+        let seat = step.inst(n).and_then(|i| i.seat_of_player(player));
+        if let Some(seat) = seat {
+            step.remove(n, seat, Why::LeftNomic);
         }
-        step.finish()
+        if step.referee_player(n) == Some(player) {
+            step.suspend(n, Vacancy::LeftNomic);
+        }
     }
+    step.finish();
+}
 
-    /// The player is no longer referee of anything they referee (vacation, or
-    /// `why` otherwise): each such running instance is suspended, its clocks stopped
-    /// with the time they had left, until a nomic player not in it takes the post.
-    pub fn referee_gone(
-        &self,
-        player: PlayerId,
-        why: Vacancy,
-        now: Timestamp,
-        services: Services,
-    ) -> (Vec<Change>, Vec<Mail>) {
-        let mut step = Step::new(self, services, now);
-        let open: Vec<u32> = self.open_instances().map(|i| i.number).collect();
-        for n in open {
-            if step.referee_player(n) == Some(player) {
-                step.suspend(n, why);
-            }
+/// The player is no longer referee of anything they referee (vacation, or
+/// `why` otherwise): each such running instance is suspended, its clocks stopped
+/// with the time they had left, until a nomic player not in it takes the post.
+pub(super) fn referee_gone(tx: &mut Tx<'_, Ghost>, player: PlayerId, why: Vacancy) {
+    let mut step = Step::new(tx);
+    let open: Vec<u32> = step.ghosts().open_instances().map(|i| i.number).collect();
+    for n in open {
+        if step.referee_player(n) == Some(player) {
+            step.suspend(n, why);
         }
-        step.finish()
     }
+    step.finish();
 }
 
 pub(super) fn require_public(inst: &Instance, ctx: &Ctx) -> Result<(), Refusal> {

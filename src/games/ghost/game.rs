@@ -4,14 +4,15 @@
 //! rules themselves are in the parent module.
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, SharedEvent, Standing, Tick, Tx, View};
+use crate::engine::game::{Game, Standing, Tick, Tx, View};
 use std::fmt::Write as _;
 
 use crate::engine::players::Registry;
-use crate::engine::{Ctx, Mail, NotUnderstood, Refusal, Sentence, Timestamp};
+use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 use crate::games::instance_number;
 
-use super::{Change, Command, Event, Ghosts, Params, Services, TAG, Vacancy, is_bare_play};
+use super::commands;
+use super::{Command, Event, Ghosts, Params, TAG, Vacancy, is_bare_play};
 
 /// Ghost (Ackanomic rule 103), every instance.
 pub struct Ghost;
@@ -21,28 +22,6 @@ pub struct Ghost;
 pub struct Play {
     pub instance: Option<u32>,
     pub command: Command,
-}
-
-fn services<'a>(view: &View<'a>, params: &'a Params) -> Services<'a> {
-    Services {
-        players: view.players,
-        accounts: view.accounts,
-        random: view.random,
-        lexicon: view.lexicon,
-        params,
-    }
-}
-
-fn record(tx: &mut Tx<'_, Ghost>, (changes, mail): (Vec<Change>, Vec<Mail>)) {
-    for change in changes {
-        match change {
-            Change::Ghost(event) => tx.record(event),
-            Change::Schedule(event) => tx.record_shared(SharedEvent::Schedule(event)),
-            Change::Random(event) => tx.record_shared(SharedEvent::Random(event)),
-            Change::Accounts(event) => tx.record_shared(SharedEvent::Accounts(event)),
-        }
-    }
-    tx.mail_all(mail);
 }
 
 impl Game for Ghost {
@@ -68,16 +47,7 @@ impl Game for Ghost {
     }
 
     fn apply(tx: &mut Tx<'_, Ghost>, play: Play, ctx: &Ctx) -> Result<Sentence, Refusal> {
-        let view = tx.view();
-        let done = tx.state().apply(
-            play.instance,
-            play.command,
-            ctx,
-            services(&view, tx.params()),
-            view.is_moderator(&ctx.sender),
-        )?;
-        record(tx, (done.events, done.mail));
-        Ok(done.sentence)
+        commands::apply(tx, play.instance, play.command, ctx)
     }
 
     fn apply_event(state: &mut Ghosts, event: &Event, at: Timestamp) {
@@ -85,27 +55,17 @@ impl Game for Ghost {
     }
 
     fn on_deadline(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, _tick: &Tick) {
-        let view = tx.view();
-        let result = tx
-            .state()
-            .deadline_fired(&deadline.id, tx.at(), services(&view, tx.params()));
-        record(tx, result);
+        commands::deadline_fired(tx, &deadline.id);
     }
 
     /// A player who leaves the nomic leaves every instance (and its referee post);
     /// a referee on vacation leaves the post.
     fn standing_changed(tx: &mut Tx<'_, Ghost>, change: &Standing) {
-        let view = tx.view();
-        let services = services(&view, tx.params());
-        let result = match *change {
-            Standing::Left(id) => tx.state().player_left_nomic(id, tx.at(), services),
-            Standing::Vacation(id) => {
-                tx.state()
-                    .referee_gone(id, Vacancy::Vacation, tx.at(), services)
-            }
-            Standing::Gaoled(_) => return,
-        };
-        record(tx, result);
+        match *change {
+            Standing::Left(id) => commands::player_left_nomic(tx, id),
+            Standing::Vacation(id) => commands::referee_gone(tx, id, Vacancy::Vacation),
+            Standing::Gaoled(_) => {}
+        }
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {

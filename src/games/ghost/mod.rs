@@ -9,10 +9,11 @@
 //! the referee and the winner. The referee (or a moderator) may override any ruling,
 //! with a reason, announced on the list.
 //!
-//! Pure, like the engine: time, sender and entropy come in through `Ctx`, the other
-//! services through `Services`; a command returns `Change`s (to this game, the
-//! schedule, the random officer and the accounts) that the router records. Nothing
-//! here reads the clock or a file.
+//! Pure, like the engine: time, sender and entropy come in through `Ctx`, the rest
+//! of the world through the transaction (`Tx`) a command or a deadline runs in; a
+//! step records its events (of this game, the schedule, the random officer and the
+//! accounts) into that transaction, which the router keeps or drops. Nothing here
+//! reads the clock or a file.
 //!
 //! Identifiers: instance N mails under the tag `ghost N`; the turn deadlines of
 //! instance N are `ghost:N:turn:K` (K counts the turns of the instance from 1), the
@@ -20,17 +21,17 @@
 //! random period the instance starts itself is labelled `ghost N`.
 //!
 //! Layout: this file holds the types and the identifiers; `parse` reads command
-//! lines, `commands` holds the entry points of `Ghosts`, `rules` the clauses `Step`
-//! carries out, `report` what the announcements carry.
+//! lines, `commands` holds the entry points (a command, a deadline, a change of
+//! standing), `rules` the clauses `Step` carries out, `report` what the
+//! announcements carry, `game` the `Game` impl that calls the entry points.
+
+use std::sync::Arc;
 
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::accounts::{self, Accounts};
-use crate::engine::calendar::{self, Deadline};
-use crate::engine::dictionary::Lexicon;
+use crate::engine::calendar::Deadline;
 use crate::engine::players::{PlayerId, Registry};
-use crate::engine::random::{self, RandomOfficer};
 use crate::engine::{Address, Ctx, Timestamp};
 
 mod commands;
@@ -111,21 +112,14 @@ impl Params {
     }
 }
 
-/// Everything besides the ghost state that a command or a resolution reads.
-#[derive(Debug, Clone, Copy)]
-pub struct Services<'a> {
-    pub players: &'a Registry,
-    pub accounts: &'a Accounts,
-    pub random: &'a RandomOfficer,
-    /// The official dictionary.
-    pub lexicon: &'a dyn Lexicon,
-    pub params: &'a Params,
-}
-
 /// Every instance ever started, running or over.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ghosts {
-    pub instances: Vec<Instance>,
+    /// Each behind an `Arc` (serialised as the instance itself), so that a
+    /// transaction's copy of the state shares every instance and copies only the
+    /// one an event changes: a command costs its own instance, not every game of
+    /// Ghost ever played.
+    pub instances: Vec<Arc<Instance>>,
 }
 
 /// The referee of an instance: whoever started it, or took the vacant post.
@@ -499,16 +493,6 @@ pub enum Resolution {
         officer: String,
         reason: String,
     },
-}
-
-/// Every change a command or a resolution makes, across the services it uses; the
-/// router maps each to the World's event enum.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    Ghost(Event),
-    Schedule(calendar::Event),
-    Random(random::Event),
-    Accounts(accounts::Event),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::rules::Step;
-use super::{Change, Clock, Event, Instance, Payment, Record, Resolution, Stage, Why, tag};
+use super::{Clock, Event, Instance, Payment, Record, Resolution, Stage, Why, tag};
 use crate::engine::players::Registry;
 use crate::engine::{Audience, Mail, Sentence, Timestamp, human_time};
 
@@ -18,7 +18,7 @@ fn remaining_json(seconds: i64) -> Value {
     })
 }
 
-impl<'a> Step<'a> {
+impl Step<'_, '_> {
     /// The records this step added to instance `n`'s history.
     fn records(&self, n: u32) -> &[Record] {
         let Some(inst) = self.inst(n) else {
@@ -46,7 +46,7 @@ impl<'a> Step<'a> {
                     Event::TurnBegan { .. } | Event::Started { .. } | Event::Finished { .. }
                 )
             })
-            .map(|record| history_sentence(inst, record, self.services.players))
+            .map(|record| history_sentence(inst, record, self.players()))
             .collect()
     }
 
@@ -71,14 +71,13 @@ impl<'a> Step<'a> {
     }
 
     pub(super) fn summary(&self, n: u32) -> Value {
-        self.inst(n).map_or(Value::Null, |inst| {
-            summary(inst, self.services.players, self.at)
-        })
+        self.inst(n)
+            .map_or(Value::Null, |inst| summary(inst, self.players(), self.at()))
     }
 
-    /// The changes, and one announcement on the list per instance touched (then the
+    /// Ends the step: one announcement on the list per instance touched (then the
     /// seed of its random period, if it ended).
-    pub(super) fn finish(self) -> (Vec<Change>, Vec<Mail>) {
+    pub(super) fn finish(mut self) {
         let mut mail = Vec::new();
         for (n, _) in &self.touched {
             if self.quiet.contains(n) {
@@ -92,7 +91,7 @@ impl<'a> Step<'a> {
                 "ghost_news",
                 json!({
                     "number": n,
-                    "at": human_time(self.at),
+                    "at": human_time(self.at()),
                     "happened": self.happened(*n),
                     "officer": officer.as_ref().map(|(o, _)| o.clone()),
                     "reason": officer.as_ref().map(|(_, r)| r.clone()),
@@ -101,7 +100,7 @@ impl<'a> Step<'a> {
                     "history": self.inst(*n).filter(|i| i.is_over()).map(|inst| {
                         inst.history
                             .iter()
-                            .map(|record| history_sentence(inst, record, self.services.players))
+                            .map(|record| history_sentence(inst, record, self.players()))
                             .collect::<Vec<_>>()
                     }),
                 }),
@@ -113,7 +112,9 @@ impl<'a> Step<'a> {
                     .map(|(_, m)| m.clone()),
             );
         }
-        (self.changes, mail)
+        for one in mail {
+            self.mail(one);
+        }
     }
 }
 

@@ -1,30 +1,31 @@
-//! The clauses of rule 103 as `Step` carries them out on its scratch copy: turns,
+//! The clauses of rule 103 as `Step` carries them out in the transaction: turns,
 //! plays, protests, removals, additions, the referee's post and the rewards. It
-//! decides and records events; the announcements a step sends are built in
-//! `report`, and it never touches the state it was copied from.
+//! decides and records events, each applied to the transaction's scratch state
+//! at once, so a later decision sees an earlier one; the announcements a step
+//! sends are built in `report`.
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::commands::{require_public, require_referee_present};
+use super::game::Ghost;
 use super::{
-    Change, Clock, Event, Ghosts, Grounds, Instance, NewSeat, Payment, Protest, RULE, Referee,
-    Resolution, Rewards, Services, Stage, Vacancy, Why, days, later, tag,
+    Clock, Event, Ghosts, Grounds, Instance, NewSeat, Params, Payment, Protest, RULE, Referee,
+    Resolution, Rewards, Stage, Vacancy, Why, days, later, tag,
 };
 use crate::engine::accounts::Holder;
 use crate::engine::calendar;
-use crate::engine::players::PlayerId;
+use crate::engine::dictionary::Lexicon;
+use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::players::{PlayerId, Registry};
 use crate::engine::random::RandomOfficer;
 use crate::engine::{Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
-/// The work of one command or one firing: a scratch copy of the state that each
-/// event is applied to as it is recorded, so that later decisions see earlier ones.
-pub(super) struct Step<'a> {
-    ghosts: Ghosts,
-    pub(super) random: RandomOfficer,
-    pub(super) services: Services<'a>,
-    pub(super) at: Timestamp,
-    pub(super) changes: Vec<Change>,
+/// The work of one command or one firing, in its transaction: the state, the
+/// world and the recording are the transaction's; the step keeps only what its
+/// announcements need.
+pub(super) struct Step<'t, 'a> {
+    tx: &'t mut Tx<'a, Ghost>,
     /// The instances touched, with the length of their history before this step.
     pub(super) touched: Vec<(u32, usize)>,
     /// Instances whose announcement the caller makes itself (the start).
@@ -36,14 +37,10 @@ pub(super) struct Step<'a> {
     pub(super) gone: Vec<String>,
 }
 
-impl<'a> Step<'a> {
-    pub(super) fn new(ghosts: &Ghosts, services: Services<'a>, at: Timestamp) -> Step<'a> {
+impl<'t, 'a> Step<'t, 'a> {
+    pub(super) fn new(tx: &'t mut Tx<'a, Ghost>) -> Step<'t, 'a> {
         Step {
-            ghosts: ghosts.clone(),
-            random: services.random.clone(),
-            services,
-            at,
-            changes: Vec::new(),
+            tx,
             touched: Vec::new(),
             quiet: Vec::new(),
             reveals: Vec::new(),
@@ -51,8 +48,34 @@ impl<'a> Step<'a> {
         }
     }
 
+    /// The moment of the step: the message's arrival, or the deadline.
+    pub(super) fn at(&self) -> Timestamp {
+        self.tx.at()
+    }
+
+    pub(super) fn ghosts(&self) -> &Ghosts {
+        self.tx.state()
+    }
+
     pub(super) fn inst(&self, n: u32) -> Option<&Instance> {
-        self.ghosts.instance(n)
+        self.ghosts().instance(n)
+    }
+
+    pub(super) fn players(&self) -> &Registry {
+        self.tx.view().players
+    }
+
+    pub(super) fn random(&self) -> &RandomOfficer {
+        self.tx.view().random
+    }
+
+    /// The official dictionary.
+    fn lexicon(&self) -> &dyn Lexicon {
+        self.tx.view().lexicon
+    }
+
+    pub(super) fn params(&self) -> &'a Params {
+        self.tx.params()
     }
 
     pub(super) fn referee_player(&self, n: u32) -> Option<PlayerId> {
@@ -62,14 +85,24 @@ impl<'a> Step<'a> {
             .and_then(|r| r.player)
     }
 
+    /// Records an event of the game, noting the instance's history before it
+    /// for the announcement.
     pub(super) fn record(&mut self, event: Event) {
         let n = event.instance();
         if !self.touched.iter().any(|(t, _)| *t == n) {
             let before = self.inst(n).map_or(0, |i| i.history.len());
             self.touched.push((n, before));
         }
-        self.ghosts.apply_event(&event, self.at);
-        self.changes.push(Change::Ghost(event));
+        self.tx.record(event);
+    }
+
+    /// Records an event of the shared world (schedule, random officer, accounts).
+    pub(super) fn record_shared(&mut self, event: SharedEvent) {
+        self.tx.record_shared(event);
+    }
+
+    pub(super) fn mail(&mut self, mail: Mail) {
+        self.tx.mail(mail);
     }
 
     pub(super) fn cancel_pending(&mut self, n: u32) {
@@ -78,17 +111,17 @@ impl<'a> Step<'a> {
         };
         if !self.gone.contains(&deadline.id) {
             self.gone.push(deadline.id.clone());
-            self.changes
-                .push(Change::Schedule(calendar::Event::Cancelled {
-                    id: deadline.id,
-                }));
+            self.record_shared(SharedEvent::Schedule(calendar::Event::Cancelled {
+                id: deadline.id,
+            }));
         }
     }
 
     fn schedule_pending(&mut self, n: u32) {
         if let Some(deadline) = self.inst(n).and_then(Instance::pending_deadline) {
-            self.changes
-                .push(Change::Schedule(calendar::Event::Scheduled { deadline }));
+            self.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+                deadline,
+            }));
         }
     }
 
@@ -96,14 +129,14 @@ impl<'a> Step<'a> {
     /// referee, a stopped clock holding a whole turn).
     pub(super) fn begin_turn(&mut self, n: u32, seat: u32) {
         let Some(inst) = self.inst(n) else { return };
-        let length = days(self.services.params.turn_days);
+        let length = days(self.params().turn_days);
         let clock = if inst.is_suspended() {
             Clock::Stopped {
                 remaining_seconds: length.as_secs(),
             }
         } else {
             Clock::Running {
-                deadline: later(self.at, length),
+                deadline: later(self.at(), length),
             }
         };
         let event = Event::TurnBegan {
@@ -240,12 +273,9 @@ impl<'a> Step<'a> {
     /// payment the accounts refuse (say, a currency not configured) is not made and
     /// the result says why; it does not stop the game from ending.
     fn pay(&mut self, n: u32, winner: u32) -> Option<Rewards> {
-        let Services {
-            players,
-            accounts,
-            params,
-            ..
-        } = self.services;
+        let players = self.players();
+        let accounts = self.tx.view().accounts;
+        let params = self.params();
         let inst = self.inst(n)?;
         let winner_seat = inst.seat(winner)?;
         let began = inst.began;
@@ -261,7 +291,7 @@ impl<'a> Step<'a> {
                     &why,
                 ) {
                     Ok(event) => {
-                        transfers.push(Change::Accounts(event));
+                        transfers.push(event);
                         Payment {
                             to: Some(name),
                             amount,
@@ -310,7 +340,9 @@ impl<'a> Step<'a> {
                 format!("{RULE}: the winner of Ghost {n}, which {began} players began"),
             )
         };
-        self.changes.extend(transfers);
+        for event in transfers {
+            self.record_shared(SharedEvent::Accounts(event));
+        }
         Some(Rewards {
             began,
             referee,
@@ -324,19 +356,15 @@ impl<'a> Step<'a> {
         let Some(label) = self.inst(n).and_then(|i| i.random_label.clone()) else {
             return;
         };
-        if self
-            .random
-            .current
-            .as_ref()
-            .is_none_or(|p| p.label != label)
-        {
+        let random = self.random();
+        if random.current.as_ref().is_none_or(|p| p.label != label) {
             return;
         }
-        if let Ok(event) = self.random.end_period() {
-            self.random.apply_event(&event, self.at);
-            self.changes.push(Change::Random(event));
-            if let Some(record) = self.random.past.last() {
-                self.reveals.push((n, record.revealed_mail(&tag(n))));
+        if let Ok(event) = random.end_period() {
+            self.record_shared(SharedEvent::Random(event));
+            if let Some(record) = self.random().past.last() {
+                let revealed = record.revealed_mail(&tag(n));
+                self.reveals.push((n, revealed));
             }
         }
     }
@@ -410,13 +438,12 @@ impl<'a> Step<'a> {
         }
         let against_in_game = against.is_some_and(|a| inst.is_in_game(a));
         let index = inst.protests_made + 1;
-        let lexicon = self.services.lexicon;
+        let lexicon = self.lexicon();
         // Only a protest that the protested player must answer waits; the others are
         // looked up at once.
         let (clock, immediate) = match grounds {
             Grounds::IsAWord => {
-                let found =
-                    word.len() >= self.services.params.word_min_letters && lexicon.is_word(&word);
+                let found = word.len() >= self.params().word_min_letters && lexicon.is_word(&word);
                 (None, Some((found, found)))
             }
             Grounds::NotInside if !against_in_game => {
@@ -425,7 +452,7 @@ impl<'a> Step<'a> {
             }
             Grounds::NotInside => (
                 Some(Clock::Running {
-                    deadline: later(self.at, days(self.services.params.answer_days)),
+                    deadline: later(self.at(), days(self.params().answer_days)),
                 }),
                 None,
             ),
@@ -439,7 +466,7 @@ impl<'a> Step<'a> {
                 against,
                 grounds,
                 word,
-                made_at: self.at,
+                made_at: self.at(),
                 clock,
             },
         });
@@ -468,11 +495,11 @@ impl<'a> Step<'a> {
             return Err(Refusal(
                 Sentence::new("ghost_not_protested").arg("number", n).arg(
                     "against",
-                    protest.against.map(|s| inst.name(s, self.services.players)),
+                    protest.against.map(|s| inst.name(s, self.players())),
                 ),
             ));
         }
-        if self.at >= deadline {
+        if self.at() >= deadline {
             return Err(Refusal(
                 Sentence::new("ghost_late")
                     .arg("number", n)
@@ -488,7 +515,7 @@ impl<'a> Step<'a> {
                     .arg("deadline", human_time(deadline)),
             ));
         }
-        let in_dictionary = self.services.lexicon.is_word(word);
+        let in_dictionary = self.lexicon().is_word(word);
         self.cancel_pending(n);
         self.resolve_protest(
             n,
@@ -503,7 +530,7 @@ impl<'a> Step<'a> {
 
     /// `add me`: a nomic player joins with the next number.
     pub(super) fn add(&mut self, n: u32, ctx: &Ctx) -> Result<(), Refusal> {
-        let players = self.services.players;
+        let players = self.players();
         let Some(inst) = self.inst(n) else {
             return Ok(());
         };
@@ -543,7 +570,7 @@ impl<'a> Step<'a> {
                 player: player.id,
                 name: player.name.clone(),
             },
-            protest_until: later(self.at, days(self.services.params.addition_protest_days)),
+            protest_until: later(self.at(), days(self.params().addition_protest_days)),
         });
         Ok(())
     }
@@ -555,7 +582,7 @@ impl<'a> Step<'a> {
         seat: u32,
         name: &str,
     ) -> Result<(), Refusal> {
-        let players = self.services.players;
+        let players = self.players();
         let Some(inst) = self.inst(n) else {
             return Ok(());
         };
@@ -570,10 +597,10 @@ impl<'a> Step<'a> {
                 )
             })?;
         let newcomer_name = inst.name(newcomer.number, players);
-        let until = newcomer.addition_protest_until.unwrap_or(self.at);
+        let until = newcomer.addition_protest_until.unwrap_or(self.at());
         let final_because = if newcomer.first_turn_at.is_some() {
             Some("turn")
-        } else if self.at >= until {
+        } else if self.at() >= until {
             Some("time")
         } else {
             None
@@ -607,7 +634,7 @@ impl<'a> Step<'a> {
         ctx: &Ctx,
         is_moderator: bool,
     ) -> Result<(), Refusal> {
-        let players = self.services.players;
+        let players = self.players();
         let Some(inst) = self.inst(n) else {
             return Ok(());
         };

@@ -1,15 +1,27 @@
-//! Unit tests of `[ghost]`: the test world and its helpers, reading command lines,
+//! Unit tests of `[ghost]`: the test table and its helpers, reading command lines,
 //! and rule 103 §2 to §4(2). More in `tests_protest` and `tests_referee`.
+//!
+//! Every line reaches the game as a player's mail does: through the router and
+//! the driver of `games::table::Table`, so each deadline due before a line fires
+//! first (but for `run_before_deadlines`), and a leave or a vacation is the
+//! registry's, told to the game as a change of standing.
+
+use std::sync::Arc;
 
 use minijinja::{Environment, UndefinedBehavior};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::*;
-use crate::engine::accounts::{Currency, Exactness, Holder};
-use crate::engine::calendar::Schedule;
-use crate::engine::players::Event as PlayerEvent;
-use crate::engine::{Audience, Mail, NotUnderstood, Refusal, Sentence};
+use crate::engine::accounts::{Accounts, Currency, Exactness, Holder};
+use crate::engine::calendar::{self, Calendar};
+use crate::engine::dictionary::Lexicon;
+use crate::engine::game::{Officers, Shared};
+use crate::engine::players::{self, Event as PlayerEvent};
+use crate::engine::random;
+use crate::engine::{Audience, LineReport, Mail, Sentence, Status};
+use crate::games::table::Table;
+use crate::games::{self, GameParams, Message, Outcome, base_tag};
 
 fn ts(text: &str) -> Timestamp {
     text.parse().unwrap()
@@ -55,81 +67,62 @@ pub(super) fn address(who: &str) -> Address {
     Address::new(&format!("{}@x.org", who.to_lowercase()))
 }
 
-/// Everything a game of Ghost touches, changed only through the recorded changes.
-pub(super) struct World {
-    pub(super) ghosts: Ghosts,
-    pub(super) players: Registry,
-    pub(super) accounts: Accounts,
-    pub(super) random: RandomOfficer,
-    pub(super) schedule: Schedule,
-    lexicon: TestLexicon,
-    params: Params,
-    /// Every sentence answered, and every mail sent, rendered.
-    sentences: Vec<Sentence>,
+/// A table with Ghost on it: the nomic's players, and every ghost mail and
+/// reminder sent so far, rendered as the shell renders it.
+pub(super) struct GhostTable {
+    pub(super) table: Table,
     pub(super) texts: Vec<(Mail, String)>,
+    /// The events of the last line run, every part of the world's.
+    pub(super) last_events: Vec<games::Event>,
 }
 
-impl World {
+impl GhostTable {
     /// Rita (the referee, id 1), then the named players, ids from 2, all active;
-    /// accounts with points and A$.
-    pub(super) fn new(names: &[&str]) -> World {
-        let mut world = World {
-            ghosts: Ghosts::default(),
-            players: Registry::default(),
-            accounts: Accounts::with_currencies(vec![
+    /// accounts with points and A$; `mod@x.org` is a moderator.
+    pub(super) fn new(names: &[&str]) -> GhostTable {
+        GhostTable::with_currencies(
+            names,
+            vec![
                 Currency::new("points", &["point"], Exactness::Integer),
                 Currency::new("A$", &[], Exactness::Integer),
-            ]),
-            random: RandomOfficer::default(),
-            schedule: Schedule::default(),
-            lexicon: lexicon(),
-            params: Params::default(),
-            sentences: Vec::new(),
-            texts: Vec::new(),
-        };
+            ],
+        )
+    }
+
+    pub(super) fn with_currencies(names: &[&str], currencies: Vec<Currency>) -> GhostTable {
+        let mut world = games::World::default();
         for (id, name) in (1..).zip(std::iter::once(&"Rita").chain(names)) {
-            world.players.apply_event(
-                &PlayerEvent::Joined {
-                    id,
-                    name: (*name).to_owned(),
-                    address: address(name),
-                },
-                ts("2026-01-01T00:00:00Z"),
-            );
+            let joined = PlayerEvent::Joined {
+                id,
+                name: (*name).to_owned(),
+                address: address(name),
+            };
+            world.apply_event(&games::Event::Players(joined), ts("2026-01-01T00:00:00Z"));
         }
-        world
-    }
-
-    pub(super) fn services(&self) -> Services<'_> {
-        Services {
-            players: &self.players,
-            accounts: &self.accounts,
-            random: &self.random,
-            lexicon: &self.lexicon,
-            params: &self.params,
-        }
-    }
-
-    pub(super) fn record(&mut self, changes: &[Change], at: Timestamp) {
-        for change in changes {
-            match change {
-                Change::Ghost(event) => self.ghosts.apply_event(event, at),
-                Change::Schedule(event) => self.schedule.apply_event(event, at),
-                Change::Random(event) => self.random.apply_event(event, at),
-                Change::Accounts(event) => self.accounts.apply_event(event, at),
-            }
+        *Arc::make_mut(&mut world.shared.accounts) = Accounts::with_currencies(currencies);
+        let officers = Officers {
+            moderators: vec![address("mod")],
+            ..Officers::default()
+        };
+        let params = games::Params::new(
+            players::Params::default(),
+            officers,
+            Calendar::default(),
+            Arc::new(lexicon()),
+            GameParams::default(),
+        );
+        GhostTable {
+            table: Table::new(world, params),
+            texts: Vec::new(),
+            last_events: Vec::new(),
         }
     }
+}
 
-    pub(super) fn keep(&mut self, mail: &[Mail]) {
-        for one in mail {
-            let text = render(one);
-            self.texts.push((one.clone(), text));
-        }
-    }
-
-    /// Applies a line from `who` ("Alice", "mod" for the moderator) as the router
-    /// would; returns the mail, or the refusal's code.
+impl GhostTable {
+    /// Applies a line from `who` ("Alice"; "mod" is the moderator) under `[ghost]`,
+    /// or `[ghost N]` for `instance` N, once every deadline due by `at` has fired;
+    /// returns the mail of the line, or the code of its refusal.
     pub(super) fn run_as(
         &mut self,
         who: &str,
@@ -138,32 +131,60 @@ impl World {
         instance: Option<u32>,
         line: &str,
     ) -> Result<Vec<Mail>, String> {
+        let mark = self.table.mail.len();
+        let tag = instance.map_or_else(|| TAG.to_owned(), tag);
+        let outcome = self
+            .table
+            .message(at, address(who).as_str(), public, &tag, &[line]);
+        self.keep(mark);
+        self.answer(outcome)
+    }
+
+    /// The same line applied at `at` before the deadlines due by then have fired.
+    /// The driver never lets a mail overtake a deadline; this reaches the rules'
+    /// own check that a turn is over at its deadline.
+    pub(super) fn run_before_deadlines(
+        &mut self,
+        who: &str,
+        at: Timestamp,
+        line: &str,
+    ) -> Result<Vec<Mail>, String> {
         let ctx = Ctx {
             now: at,
             sender: address(who),
             sender_name: None,
-            public,
-            entropy: [9; 32],
+            public: true,
+            entropy: Table::entropy(at, line),
         };
-        let command = parse(line).map_err(|NotUnderstood(s)| s.code)?;
-        let result = self
-            .ghosts
-            .apply(instance, command, &ctx, self.services(), who == "mod");
-        match result {
-            Ok(done) => {
-                check_sentence(&done.sentence);
-                self.sentences.push(done.sentence);
-                self.record(&done.events, at);
-                self.keep(&done.mail);
-                Ok(done.mail)
-            }
-            Err(Refusal(sentence)) => {
-                check_sentence(&sentence);
-                let code = sentence.code.clone();
-                self.sentences.push(sentence);
-                Err(code)
-            }
+        let message = Message {
+            tag: TAG.to_owned(),
+            subject_rest: String::new(),
+            body_lines: vec![line.to_owned()],
+        };
+        let mark = self.table.mail.len();
+        let outcome = self.table.world.handle(&message, &ctx, &self.table.params);
+        self.table.record(at, &outcome.events);
+        self.table.mail.extend(outcome.mail.iter().cloned());
+        self.table.last.clone_from(&outcome.report);
+        self.keep(mark);
+        self.answer(outcome)
+    }
+
+    /// The mail of a one-line message, or the code of its refusal; the sentence
+    /// of a ghost answer must render.
+    fn answer(&mut self, outcome: Outcome) -> Result<Vec<Mail>, String> {
+        let LineReport {
+            status, sentence, ..
+        } = self.table.last.last().expect("one line, one answer");
+        if sentence.code.starts_with("ghost_") {
+            render_sentence(sentence);
         }
+        let result = match status {
+            Status::Done => Ok(outcome.mail),
+            Status::Refused | Status::NotUnderstood => Err(sentence.code.clone()),
+        };
+        self.last_events = outcome.events;
+        result
     }
 
     /// A public line to the one open instance.
@@ -176,40 +197,72 @@ impl World {
         self.run_as(who, true, at, None, line)
     }
 
-    /// What the router does when the clock reaches `at`: the schedule reminds and
-    /// fires, and each fired ghost deadline goes to the game.
-    pub(super) fn tick(&mut self, at: Timestamp) -> Vec<Mail> {
-        let (events, mut mail) =
-            self.schedule
-                .tick(at, SignedDuration::from_hours(24), &self.players, at);
-        let fired = self.schedule.fired_in(&events);
-        for event in &events {
-            self.schedule.apply_event(event, at);
-        }
-        for deadline in fired {
-            assert_eq!(deadline.owner, TAG);
-            let (changes, more) = self
-                .ghosts
-                .deadline_fired(&deadline.id, at, self.services());
-            self.record(&changes, at);
-            mail.extend(more);
-        }
-        self.keep(&mail);
-        mail
+    /// A `[nomic]` line of the registry's from `who`, which must be done: what
+    /// the games do about a change of standing comes with it. Returns the events
+    /// and the mail of the line.
+    pub(super) fn nomic(
+        &mut self,
+        who: &str,
+        at: Timestamp,
+        line: &str,
+    ) -> (Vec<games::Event>, Vec<Mail>) {
+        let mark = self.table.mail.len();
+        let outcome = self
+            .table
+            .message(at, address(who).as_str(), true, players::TAG, &[line]);
+        assert_eq!(
+            self.table.last.last().map(|r| r.status),
+            Some(Status::Done),
+            "{who}: {line}: {:?}",
+            self.table.last
+        );
+        self.keep(mark);
+        (outcome.events, outcome.mail)
     }
 
+    /// The clock reaches `at`: every reminder and deadline on the way fires, one
+    /// instant at a time, as the driver fires them. Returns the mail sent.
+    pub(super) fn tick(&mut self, at: Timestamp) -> Vec<Mail> {
+        let mark = self.table.mail.len();
+        self.table.run_until(at);
+        self.keep(mark);
+        self.table.mail_since(mark).to_vec()
+    }
+
+    /// `name` leaves the nomic (`[nomic] leave`); returns the games' mail about it.
     pub(super) fn left_nomic(&mut self, name: &str, at: Timestamp) -> Vec<Mail> {
-        let id = self.players.by_name(name).unwrap().id;
-        self.players.apply_event(&PlayerEvent::Left { id }, at);
-        let (changes, mail) = self.ghosts.player_left_nomic(id, at, self.services());
-        self.record(&changes, at);
-        self.keep(&mail);
-        mail
+        let (_events, mail) = self.nomic(name, at, "leave");
+        ghost_mail(mail)
+    }
+
+    /// Renders the ghost mail sent since mark `from` (the registry's is worded
+    /// elsewhere).
+    fn keep(&mut self, from: usize) {
+        for one in self.table.mail_since(from) {
+            if base_tag(&one.tag) == TAG {
+                self.texts.push((one.clone(), render(one)));
+            }
+        }
+    }
+
+    pub(super) fn shared(&self) -> &Shared {
+        &self.table.world.shared
+    }
+
+    pub(super) fn ghosts(&self) -> &Ghosts {
+        &self.table.world.games.ghosts
     }
 
     pub(super) fn inst(&self, number: u32) -> &Instance {
-        self.ghosts.instance(number).unwrap()
+        self.ghosts().instance(number).unwrap()
     }
+}
+
+/// The mail of `[ghost]` among a step's (the registry's announcements left out).
+pub(super) fn ghost_mail(mail: Vec<Mail>) -> Vec<Mail> {
+    mail.into_iter()
+        .filter(|m| base_tag(&m.tag) == TAG)
+        .collect()
 }
 
 impl Instance {
@@ -223,7 +276,7 @@ impl Instance {
     }
 }
 
-impl World {
+impl GhostTable {
     /// The players' names by number: `order(1)[0]` is player 1 of instance 1.
     pub(super) fn order(&self, number: u32) -> Vec<String> {
         self.inst(number)
@@ -234,12 +287,13 @@ impl World {
     }
 
     pub(super) fn last_sentence(&self) -> &Sentence {
-        self.sentences.last().unwrap()
+        &self.table.last.last().unwrap().sentence
     }
 
     /// The ghost deadlines in the schedule.
     pub(super) fn deadlines(&self) -> Vec<(String, Timestamp)> {
-        self.schedule
+        self.shared()
+            .schedule
             .entries
             .iter()
             .filter(|e| e.deadline.owner == TAG)
@@ -248,14 +302,15 @@ impl World {
     }
 
     pub(super) fn balance(&self, name: &str, currency: &str) -> BigRational {
-        let id = self
+        let shared = self.shared();
+        let id = shared
             .players
             .players
             .iter()
             .find(|p| p.name == name)
             .unwrap()
             .id;
-        self.accounts.balance(Holder::Player(id), currency)
+        shared.accounts.balance(Holder::Player(id), currency)
     }
 
     /// Plays `lines` in turn order from the player whose turn it is, one hour
@@ -349,15 +404,9 @@ pub(super) fn render_sentence(sentence: &Sentence) -> String {
     text
 }
 
-fn check_sentence(sentence: &Sentence) {
-    if sentence.code.starts_with("ghost_") {
-        render_sentence(sentence);
-    }
-}
-
 /// Rita starts instance 1 with these players, privately, at `at`.
-pub(super) fn started(names: &[&str], line: &str, at: Timestamp) -> World {
-    let mut world = World::new(names);
+pub(super) fn started(names: &[&str], line: &str, at: Timestamp) -> GhostTable {
+    let mut world = GhostTable::new(names);
     world.run_as("Rita", false, at, None, line).unwrap();
     world
 }
@@ -533,7 +582,7 @@ fn parse_forms() {
 
 #[test]
 fn rule_2_players_from_two_to_the_number_of_active_players() {
-    let mut world = World::new(&["Alice", "Bob", "Carol"]);
+    let mut world = GhostTable::new(&["Alice", "Bob", "Carol"]);
     let mut refused =
         |who: &str, line: &str| world.run_as(who, false, t0(), None, line).expect_err(line);
     assert_eq!(refused("Rita", "start with Alice"), "ghost_too_few");
@@ -558,20 +607,14 @@ fn rule_2_players_from_two_to_the_number_of_active_players() {
         "ghost_duel_two"
     );
     // A player on vacation is not an active player.
-    world.players.apply_event(
-        &PlayerEvent::VacationStarted {
-            id: 3,
-            until: hours(24 * 30),
-        },
-        t0(),
-    );
+    world.nomic("Bob", t0(), "vacation until 2026-05-31");
     assert_eq!(
         world
             .run_as("Rita", false, t0(), None, "start with Alice, Bob")
             .unwrap_err(),
         "ghost_player_inactive"
     );
-    assert!(world.ghosts.instances.is_empty());
+    assert!(world.ghosts().instances.is_empty());
     // A moderator who is not a player may referee; every active player may play.
     world
         .run_as("mod", false, t0(), None, "start with Alice, Carol, Rita")
@@ -599,7 +642,7 @@ fn rule_2_players_from_two_to_the_number_of_active_players() {
 
 #[test]
 fn rule_3_the_start_is_announced_with_random_numbers_and_their_commitment() {
-    let mut world = World::new(&["Alice", "Bob", "Carol"]);
+    let mut world = GhostTable::new(&["Alice", "Bob", "Carol"]);
     let mail = world
         .run_as("Rita", false, t0(), None, "start with Alice, Bob, Carol")
         .unwrap();
@@ -613,7 +656,7 @@ fn rule_3_the_start_is_announced_with_random_numbers_and_their_commitment() {
     names.sort();
     assert_eq!(names, ["Alice", "Bob", "Carol"]);
     // The numbers are the officer's draw, and can be re-run from the seed.
-    let period = world.random.current.clone().unwrap();
+    let period = world.shared().random.current.clone().unwrap();
     assert_eq!(period.label, "ghost 1");
     assert_eq!(period.draws.len(), 1);
     let seed = random::parse_seed(&period.seed).unwrap();
@@ -632,11 +675,11 @@ fn rule_3_the_start_is_announced_with_random_numbers_and_their_commitment() {
         world.deadlines(),
         [("ghost:1:turn:1".to_owned(), hours(72))]
     );
-    let entry = world.schedule.get("ghost:1:turn:1").unwrap();
+    let entry = world.shared().schedule.get("ghost:1:turn:1").unwrap();
     assert!(entry.deadline.remind);
     assert_eq!(
         entry.deadline.who,
-        world.players.by_name(expected[0]).map(|p| p.id)
+        world.shared().players.by_name(expected[0]).map(|p| p.id)
     );
     let sentence = world.last_sentence();
     assert_eq!(sentence.code, "ghost_started");
@@ -711,7 +754,9 @@ fn rule_4_plays_are_public_in_turn_and_by_players_only() {
     );
     // At the deadline the turn is over, even before the clock has fired.
     assert_eq!(
-        world.run(&order[0], hours(72), "s").unwrap_err(),
+        world
+            .run_before_deadlines(&order[0], hours(72), "s")
+            .unwrap_err(),
         "ghost_late"
     );
     assert!(world.inst(1).ghost_word.is_none());
@@ -749,11 +794,30 @@ fn rule_4_a_turn_lasts_three_days_then_the_player_is_assumed_to_have_resigned() 
     assert!(text.contains("did not play within their turn"), "{text}");
     assert!(text.contains("the ghost word S is destroyed"), "{text}");
     // The old deadline firing again changes nothing.
-    let (changes, mail) =
-        world
-            .ghosts
-            .deadline_fired("ghost:1:turn:2", hours(80), world.services());
-    assert!(changes.is_empty() && mail.is_empty());
+    let stale = calendar::Deadline {
+        id: "ghost:1:turn:2".to_owned(),
+        at: hours(80),
+        owner: TAG.to_owned(),
+        who: None,
+        what: "a turn already over".to_owned(),
+        remind: false,
+    };
+    let scheduled = calendar::Event::Scheduled { deadline: stale };
+    world
+        .table
+        .record(hours(79), &[games::Event::Schedule(scheduled)]);
+    let events = world.table.events.len();
+    let ghosts = world.ghosts().clone();
+    assert!(world.tick(hours(80)).is_empty());
+    assert_eq!(world.ghosts(), &ghosts);
+    let fired = calendar::Event::Fired {
+        id: "ghost:1:turn:2".to_owned(),
+    };
+    let after: Vec<&games::Event> = world.table.events[events..]
+        .iter()
+        .map(|(_, _, e)| e)
+        .collect();
+    assert_eq!(after, [&games::Event::Schedule(fired)]);
 }
 
 #[test]

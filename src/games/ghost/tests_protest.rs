@@ -7,7 +7,7 @@ use crate::engine::Audience;
 
 /// Six plays by three players make UPERSO (or SPRONC), last by player 3; then
 /// player 1 protests that it is not inside any word.
-pub(super) fn protested_not_inside(word_letters: [&str; 6]) -> (World, Vec<String>) {
+pub(super) fn protested_not_inside(word_letters: [&str; 6]) -> (GhostTable, Vec<String>) {
     let mut world = started(
         &["Alice", "Bob", "Carol"],
         "start with Alice, Bob, Carol",
@@ -210,7 +210,7 @@ fn rule_4_4_a_resignation_destroys_the_word_and_leaving_in_turn_is_one() {
     let names = ["Alice", "Bob", "Carol", "Dave", "Eve"];
     let mut world = started(&names, "start with Alice, Bob, Carol, Dave, Eve", t0());
     let order = world.order(1);
-    let why = |world: &World, seat: u32| world.inst(1).removed_why(seat);
+    let why = |world: &GhostTable, seat: u32| world.inst(1).removed_why(seat);
     let mut at = t0();
     world.plays(1, &mut at, &["s", "st"]);
     world.run(&order[2], hours(3), "resign").unwrap();
@@ -355,10 +355,11 @@ fn rule_4_an_addition_protested_away() {
     let inst = world.inst(1);
     assert_eq!(inst.removed_why(4), Some(Why::AdditionProtested { by: 2 }));
     assert_eq!(world.turn_name(1), Some(order[0].clone()));
-    // Eve's addition: too late after three days.
+    // Eve's addition: too late after three days (said before player 1's turn,
+    // over at 72 hours, has fired).
     assert_eq!(
         world
-            .run(&order[0], hours(73), "protest addition Eve")
+            .run_before_deadlines(&order[0], hours(73), "protest addition Eve")
             .unwrap_err(),
         "ghost_addition_final"
     );

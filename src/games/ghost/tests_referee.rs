@@ -9,8 +9,9 @@ use super::tests::*;
 use super::tests_protest::protested_not_inside;
 use super::*;
 use crate::engine::Sentence;
-use crate::engine::accounts::{Currency, Exactness};
-use crate::engine::players::Event as PlayerEvent;
+use crate::engine::accounts::{self, Currency, Exactness};
+use crate::engine::{calendar, random};
+use crate::games;
 
 #[test]
 fn rule_5_a_four_player_game_to_a_winner_with_the_exact_rewards() {
@@ -34,6 +35,8 @@ fn rule_5_a_four_player_game_to_a_winner_with_the_exact_rewards() {
     world
         .run(&order[0], hours(11), "protest not inside")
         .unwrap();
+    // The clock fires the day-before reminder on its way to the deadline.
+    assert_eq!(templates(&world.tick(hours(11 + 48))), ["reminder"]);
     let mail = world.tick(hours(11 + 72));
     assert_eq!(templates(&mail), ["ghost_news", "random_period_revealed"]);
     assert_eq!(mail[1].tag, "ghost 1");
@@ -51,7 +54,7 @@ fn rule_5_a_four_player_game_to_a_winner_with_the_exact_rewards() {
     assert_eq!(world.balance(&order[0], "points"), integer(4));
     assert_eq!(world.balance(&order[0], "A$"), integer(0));
     assert!(
-        world.random.current.is_none(),
+        world.shared().random.current.is_none(),
         "the numbering's period is over"
     );
     assert!(world.deadlines().is_empty());
@@ -71,7 +74,7 @@ fn rule_5_a_four_player_game_to_a_winner_with_the_exact_rewards() {
     assert!(text.contains("The history of the game:"), "{text}");
     assert!(text.contains("2026-05-01 13:00 UTC:"), "{text}");
     // Only these two payments were made.
-    assert_eq!(world.accounts.balances.len(), 2);
+    assert_eq!(world.shared().accounts.balances.len(), 2);
     // Nothing more may be played; with no game open, the number is needed.
     assert_eq!(
         world
@@ -84,17 +87,18 @@ fn rule_5_a_four_player_game_to_a_winner_with_the_exact_rewards() {
         "ghost_none_open"
     );
     // The state survives a JSON round trip and a replay of its history.
-    let json = serde_json::to_string(&world.ghosts).unwrap();
-    assert_eq!(serde_json::from_str::<Ghosts>(&json).unwrap(), world.ghosts);
+    let ghosts = world.ghosts();
+    let json = serde_json::to_string(ghosts).unwrap();
+    assert_eq!(&serde_json::from_str::<Ghosts>(&json).unwrap(), ghosts);
     let mut replayed = Ghosts::default();
-    for record in &world.ghosts.instances[0].history {
+    for record in &ghosts.instances[0].history {
         replayed.apply_event(&record.event, record.at);
     }
-    assert_eq!(replayed, world.ghosts);
+    assert_eq!(&replayed, ghosts);
 }
 
 /// Rita starts a game of `n` players (from ten), then all but player 1 leave.
-fn rewards_after(n: usize, duel: bool) -> (World, Rewards, Vec<Change>) {
+fn rewards_after(n: usize, duel: bool) -> (GhostTable, Rewards, Vec<games::Event>) {
     let names = [
         "Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi", "Ivan", "Judy",
     ];
@@ -108,20 +112,8 @@ fn rewards_after(n: usize, duel: bool) -> (World, Rewards, Vec<Change>) {
     let order = world.order(1);
     let mut last = Vec::new();
     for name in &order[1..] {
-        let ctx = Ctx {
-            now: hours(1),
-            sender: address(name),
-            sender_name: None,
-            public: true,
-            entropy: [9; 32],
-        };
-        let done = world
-            .ghosts
-            .apply(None, Command::Leave, &ctx, world.services(), false)
-            .unwrap();
-        world.record(&done.events, hours(1));
-        world.keep(&done.mail);
-        last = done.events;
+        world.run(name, hours(1), "leave").unwrap();
+        last = world.last_events.clone();
     }
     let rewards = world.inst(1).rewards.clone().unwrap();
     (world, rewards, last)
@@ -141,7 +133,9 @@ fn rule_5_rewards_for_three_four_nine_players_and_a_duel() {
     let reasons: Vec<&str> = changes
         .iter()
         .filter_map(|c| match c {
-            Change::Accounts(accounts::Event::Transferred { reason, .. }) => Some(reason.as_str()),
+            games::Event::Accounts(accounts::Event::Transferred { reason, .. }) => {
+                Some(reason.as_str())
+            }
             _ => None,
         })
         .collect();
@@ -168,8 +162,10 @@ fn rule_5_rewards_for_three_four_nine_players_and_a_duel() {
 
 #[test]
 fn rule_5_a_referee_who_is_no_player_is_not_paid_and_a_refused_payment_is_reported() {
-    let mut world = World::new(&["Alice", "Bob"]);
-    world.accounts = Accounts::with_currencies(vec![Currency::new("A$", &[], Exactness::Integer)]);
+    let mut world = GhostTable::with_currencies(
+        &["Alice", "Bob"],
+        vec![Currency::new("A$", &[], Exactness::Integer)],
+    );
     world
         .run_as("mod", false, t0(), None, "start with Alice, Bob")
         .unwrap();
@@ -181,7 +177,7 @@ fn rule_5_a_referee_who_is_no_player_is_not_paid_and_a_refused_payment_is_report
         rewards.winner.unpaid.as_deref(),
         Some("accounts_unknown_currency")
     );
-    assert!(world.accounts.balances.is_empty());
+    assert!(world.shared().accounts.balances.is_empty());
     let text = render(&mail[0]);
     assert!(
         text.contains("mod@x.org refereed, but is not a player of the nomic"),
@@ -276,26 +272,18 @@ fn rule_6_a_referee_vacancy_freezes_the_clock_until_someone_takes_the_post() {
     );
     world.run("Dave", hours(11), "add me").unwrap_err();
     // Rita goes on vacation at +20h: 62 hours of the turn are left.
-    let rita = world.players.by_name("Rita").unwrap().id;
-    world.players.apply_event(
-        &PlayerEvent::VacationStarted {
-            id: rita,
-            until: hours(24 * 30),
-        },
-        hours(20),
-    );
-    let (changes, mail) =
-        world
-            .ghosts
-            .referee_gone(rita, Vacancy::Vacation, hours(20), world.services());
+    let (events, mail) = world.nomic("Rita", hours(20), "vacation until 2026-05-31");
+    let reaction: Vec<&games::Event> = events
+        .iter()
+        .filter(|e| !matches!(e, games::Event::Players(_)))
+        .collect();
     assert_eq!(
-        changes[0],
-        Change::Schedule(calendar::Event::Cancelled {
+        reaction[0],
+        &games::Event::Schedule(calendar::Event::Cancelled {
             id: "ghost:1:turn:2".to_owned()
         })
     );
-    world.record(&changes, hours(20));
-    world.keep(&mail);
+    let mail = ghost_mail(mail);
     assert_eq!(templates(&mail), ["ghost_news"]);
     let text = &world.texts.last().unwrap().1;
     assert!(
@@ -355,9 +343,7 @@ fn rule_6_a_referee_vacancy_freezes_the_clock_until_someone_takes_the_post() {
     // Eve resigns the post; Rita, back, takes it again.
     world.run("Eve", hours(122), "resign referee").unwrap();
     assert!(world.deadlines().is_empty());
-    world
-        .players
-        .apply_event(&PlayerEvent::VacationEnded { id: rita }, hours(130));
+    world.nomic("Rita", hours(130), "back");
     world.run("Rita", hours(130), "referee").unwrap();
     assert_eq!(
         world.deadlines(),
@@ -494,7 +480,7 @@ fn rule_6_the_referee_and_moderators_override_with_a_reason() {
 
 #[test]
 fn several_instances_at_once_need_the_number() {
-    let mut world = World::new(&["Alice", "Bob", "Carol", "Dave"]);
+    let mut world = GhostTable::new(&["Alice", "Bob", "Carol", "Dave"]);
     assert_eq!(
         world.run("Alice", t0(), "s").unwrap_err(),
         "ghost_none_open"
@@ -509,7 +495,12 @@ fn several_instances_at_once_need_the_number() {
     // The second game draws in the period the first opened.
     assert_eq!(mail[0].values["new_period"], false);
     assert_eq!(
-        world.random.current.as_ref().map(|p| p.draws.len()),
+        world
+            .shared()
+            .random
+            .current
+            .as_ref()
+            .map(|p| p.draws.len()),
         Some(2)
     );
     let first = world.order(1)[0].clone();
@@ -544,7 +535,7 @@ fn several_instances_at_once_need_the_number() {
         .run_as(&second, true, hours(2), Some(1), "leave")
         .unwrap();
     assert_eq!(templates(&mail), ["ghost_news", "random_period_revealed"]);
-    assert!(world.random.current.is_none());
+    assert!(world.shared().random.current.is_none());
     let next = world.turn_name(2).unwrap();
     world.run(&next, hours(3), "qu").unwrap();
     let last = world.order(2)[0].clone();
@@ -639,19 +630,16 @@ fn random_play_keeps_every_game_consistent() {
         let mut rng = crate::engine::random::Stream::new(&format!("random ghost {seed}"));
         let n_players = 2 + rng.below(4);
         let names = &everyone[..n_players];
-        let mut world = World::new(&["Alice", "Bob", "Carol", "Dave", "Eve", "Zed"]);
+        let mut world = GhostTable::new(&["Alice", "Bob", "Carol", "Dave", "Eve", "Zed"]);
         let start = format!("start with {}", names.join(", "));
         world.run_as("Rita", true, t0(), None, &start).unwrap();
         let mut at = t0();
-        let lead = SignedDuration::from_hours(24);
         for _ in 0..80 {
             at = at
                 .checked_add(SignedDuration::from_mins(1 + rng.below(3000) as i64))
                 .unwrap();
             // The clock reaches `at`: every reminder and deadline on the way fires.
-            while let Some(due) = world.schedule.next_due(lead).filter(|due| *due <= at) {
-                world.tick(due);
-            }
+            world.tick(at);
             let word = world.inst(1).ghost_word.clone().unwrap_or_default();
             let letter = char::from(b'a' + rng.below(26) as u8);
             let line = match rng.below(16) {
@@ -683,7 +671,7 @@ fn random_play_keeps_every_game_consistent() {
         }
     }
 
-    fn check_invariants(world: &World, seed: u64, line: &str) {
+    fn check_invariants(world: &GhostTable, seed: u64, line: &str) {
         let inst = world.inst(1);
         let in_game: Vec<u32> = inst.in_game().map(|s| s.number).collect();
         let context = || format!("seed {seed}, after {line:?}: {inst:#?}");
