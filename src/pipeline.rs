@@ -30,6 +30,9 @@ pub enum PipelineError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Another nomicbot is applying or sending for the same database.
+    #[error(transparent)]
+    Lock(#[from] crate::store::lock::LockError),
     #[error("cannot create {path}: {source}")]
     Io {
         path: PathBuf,
@@ -78,10 +81,30 @@ pub struct Bot {
     clock: Option<Timestamp>,
     /// The bot's own secret, from the database (see `Store::secret`).
     secret: [u8; 32],
+    /// The database's lock, for a bot that applies or sends (`open_exclusive`).
+    _lock: Option<crate::store::lock::DatabaseLock>,
 }
 
 impl Bot {
+    /// Opens the bot to read, or to apply and send in a process that holds the
+    /// database's lock otherwise (tests, the demo). See `open_exclusive`.
     pub fn open(config: Config) -> Result<Bot> {
+        let database = Bot::database(&config)?;
+        Bot::open_at(config, &database, None)
+    }
+
+    /// Opens the bot to apply and send: first takes the database's lock (waiting
+    /// up to `wait` for another process to finish), so that no two processes
+    /// apply the same message. Held until the bot is dropped. The lock comes
+    /// before the state is read, so the state read is the last one committed.
+    pub fn open_exclusive(config: Config, wait: std::time::Duration) -> Result<Bot> {
+        let database = Bot::database(&config)?;
+        let lock = crate::store::lock::acquire(&database, wait)?;
+        Bot::open_at(config, &database, Some(lock))
+    }
+
+    /// The database file, its folder created if missing.
+    fn database(config: &Config) -> Result<PathBuf> {
         let database = config.resolve(&config.bot.database);
         if let Some(parent) = database.parent() {
             std::fs::create_dir_all(parent).map_err(|source| PipelineError::Io {
@@ -89,7 +112,15 @@ impl Bot {
                 source,
             })?;
         }
-        let mut store = Store::open(&database)?;
+        Ok(database)
+    }
+
+    fn open_at(
+        config: Config,
+        database: &std::path::Path,
+        lock: Option<crate::store::lock::DatabaseLock>,
+    ) -> Result<Bot> {
+        let mut store = Store::open(database)?;
         let secret = store.secret()?;
         let templates = Templates::load(&config.resolve(&config.bot.templates))?;
         templates.check_syntax()?;
@@ -109,6 +140,7 @@ impl Bot {
             world: World::default(),
             clock,
             secret,
+            _lock: lock,
         };
         bot.world = match snapshot {
             Some(world) => world,

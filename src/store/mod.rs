@@ -4,6 +4,7 @@
 //! a step or none of it.
 
 pub mod events;
+pub mod lock;
 mod schema;
 
 use std::path::Path;
@@ -719,12 +720,21 @@ impl Store {
         {
             return Ok(bytes);
         }
+        // Two processes opening a new database at once (a reader beside the one
+        // that holds the lock) must agree on one secret: the first write wins, and
+        // everyone reads it back.
         let bytes = fresh_secret();
         self.conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?1)",
+            "INSERT INTO meta (key, value) VALUES ('secret', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE length(value) != 64",
             params![crate::engine::random::hex(&bytes)],
         )?;
-        Ok(bytes)
+        let stored: String =
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
+                    row.get(0)
+                })?;
+        Ok(crate::engine::random::parse_seed(&stored).unwrap_or(bytes))
     }
 
     /// Did the bot itself send a message with this Message-ID? (Loop safety that

@@ -83,7 +83,14 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         .enumerate()
         .skip(usize::try_from(version).unwrap_or(0))
     {
-        let tx = conn.transaction()?;
+        // IMMEDIATE: the write lock first, then the version read again, so that a
+        // second process opening the same database at once (a reader beside the
+        // bot) waits and then skips what the first one did.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let done: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if done > i64::try_from(index).unwrap_or(i64::MAX) {
+            continue;
+        }
         tx.execute_batch(sql)?;
         tx.pragma_update(
             None,
