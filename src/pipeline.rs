@@ -49,12 +49,25 @@ fn is_void(event: &games::Event) -> bool {
     )
 }
 
-/// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`):
-/// the process says so on stderr and waits to be killed, so the test can SIGKILL
-/// it exactly there. Never set in production.
+/// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`,
+/// or `name:N` for the N-th time the process reaches it): the process says so on
+/// stderr and waits to be killed, so the test can SIGKILL it exactly there. Never
+/// set in production.
 pub fn failpoint(name: &str) {
-    if std::env::var("NOMICBOT_FAILPOINT").is_ok_and(|v| v == name) {
-        eprintln!("failpoint {name} reached");
+    static REACHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Ok(wanted) = std::env::var("NOMICBOT_FAILPOINT") else {
+        return;
+    };
+    let (wanted_name, nth) = match wanted.split_once(':') {
+        Some((wanted_name, nth)) => (wanted_name, nth.parse::<usize>().unwrap_or(1)),
+        None => (wanted.as_str(), 1),
+    };
+    if wanted_name != name {
+        return;
+    }
+    let reached = REACHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    if reached == nth {
+        eprintln!("failpoint {wanted} reached");
         loop {
             std::thread::park();
         }

@@ -204,12 +204,12 @@ fn subject_of(message: &str) -> &str {
         .unwrap_or("")
 }
 
-fn is_from_bot(message: &str) -> bool {
+pub fn is_from_bot(message: &str) -> bool {
     message.contains("X-Nomicbot:")
 }
 
 /// Runs the bot until `stderr` says `marker`, then kills it with SIGKILL.
-fn run_until_failpoint(mut command: Command, failpoint: &str) {
+pub fn run_until_failpoint(mut command: Command, failpoint: &str) {
     command
         .env("NOMICBOT_FAILPOINT", failpoint)
         .stderr(Stdio::piped())

@@ -5,8 +5,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use jiff::Timestamp;
+use nomicbot::mail::imap;
 use serde_json::Value;
 
+use crate::e2e::{ImapBot, is_from_bot, run_until_failpoint};
 use crate::support::{LocalBot, at, message};
 
 const LIST: &str = "game-list@nomic.example";
@@ -214,4 +217,254 @@ fn run_refuses_to_start_beside_a_running_one() {
     assert!(status.success(), "{status}");
     // The lock goes with the daemon.
     bot.cli_ok(&["once", "--lock-wait", "0"]);
+}
+
+/// The Message-ID of a raw message, without angle brackets.
+fn message_id_of(raw: &str) -> Option<String> {
+    raw.lines()
+        .take_while(|line| !line.is_empty())
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("message-id")
+                .then(|| value.trim().trim_matches(['<', '>']).to_owned())
+        })
+}
+
+/// `n` players' joins waiting in the bot's mailbox (put there by IMAP APPEND).
+async fn joins_waiting(bot: &ImapBot, n: usize) -> Vec<String> {
+    let account = bot.imap(&format!("bot-{}", bot.name), "INBOX");
+    let mut session = imap::connect_no_select(&account, &bot.servers.password)
+        .await
+        .expect("login");
+    let mut players = Vec::new();
+    for index in 0..n {
+        let player = bot.player(&format!("p{index}"));
+        let raw = message(
+            &player,
+            &bot.list(),
+            &format!("[nomic] join P{index}"),
+            &format!("p{index}-{}@players.test", bot.name),
+            "",
+        );
+        session
+            .append("INBOX", raw.as_bytes(), None)
+            .await
+            .expect("append");
+        players.push(player);
+    }
+    session.logout().await;
+    players
+}
+
+/// How often each of the bot's messages arrived in the players' and the list's
+/// mailboxes, once `unique` different ones have (or 30 s have passed).
+async fn deliveries(
+    bot: &ImapBot,
+    players: &[String],
+    unique: usize,
+) -> std::collections::BTreeMap<String, usize> {
+    let give_up = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut seen = std::collections::BTreeMap::new();
+        for address in players.iter().chain([&bot.list()]) {
+            for raw in bot.mailbox_of(address).await {
+                if is_from_bot(&raw)
+                    && let Some(id) = message_id_of(&raw)
+                {
+                    *seen.entry(id).or_insert(0) += 1;
+                }
+            }
+        }
+        if seen.len() >= unique || Instant::now() > give_up {
+            // A duplicate still on its way is given a moment to arrive too.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let mut settled = std::collections::BTreeMap::new();
+            for address in players.iter().chain([&bot.list()]) {
+                for raw in bot.mailbox_of(address).await {
+                    if is_from_bot(&raw)
+                        && let Some(id) = message_id_of(&raw)
+                    {
+                        *settled.entry(id).or_insert(0) += 1;
+                    }
+                }
+            }
+            return settled;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The outbox rows with this status, by Message-ID (without angle brackets).
+fn outbox_ids(bot: &ImapBot, status: &str) -> Vec<String> {
+    let outbox: Value = serde_json::from_str(&bot.cli(&["outbox", "--json"])).expect("json");
+    outbox
+        .as_array()
+        .expect("outbox rows")
+        .iter()
+        .filter(|row| row["status"] == status)
+        .filter_map(|row| row["message_id"].as_str())
+        .map(|id| id.trim_matches(['<', '>']).to_owned())
+        .collect()
+}
+
+/// Hardening: "SMTP sends twice after a crash". The bot is killed right after the
+/// server accepted its fifth message: the four accepted before are marked sent
+/// already (not at the end of a batch of eight), so the restarted bot sends none
+/// of them again. Only the messages in flight at the kill may arrive twice.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_sends_twice_after_a_crash() {
+    let bot = ImapBot::new("smtp-twice");
+    let players = joins_waiting(&bot, 8).await;
+    // Applied and queued (an answer and an announcement each), nothing sent.
+    run_until_failpoint(bot.command(&["once"]), "before-send");
+    assert_eq!(outbox_ids(&bot, "pending").len(), 16);
+
+    run_until_failpoint(bot.command(&["once"]), "accepted:5");
+    let sent = outbox_ids(&bot, "sent");
+    assert_eq!(
+        sent.len(),
+        4,
+        "each message is marked sent as soon as the server accepts it"
+    );
+
+    let later = (Timestamp::now() + jiff::SignedDuration::from_hours(1)).to_string();
+    let out = bot.cli(&["once", "--now", &later]);
+    assert!(out.contains("sent 12"), "{out}");
+    let delivered = deliveries(&bot, &players, 16).await;
+    assert_eq!(delivered.len(), 16, "nothing lost: {delivered:#?}");
+    for id in &sent {
+        assert_eq!(delivered.get(id), Some(&1), "{id} arrived once");
+    }
+    // The fifth, and at most the three others of its batch of eight that the
+    // server may have accepted before the kill, are the at-least-once window.
+    let twice = delivered.values().filter(|n| **n > 1).count();
+    assert!(twice <= 4, "{delivered:#?}");
+}
+
+/// Runs the bot until it reaches `failpoint`, then SIGKILLs it; `false` if it
+/// ended by itself first.
+fn kill_at(mut command: Command, failpoint: &str) -> bool {
+    command
+        .env("NOMICBOT_FAILPOINT", failpoint)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null());
+    let mut child = command.spawn().expect("spawn nomicbot");
+    let stderr = child.stderr.take().expect("stderr");
+    let marker = format!("failpoint {failpoint} reached");
+    let reached = BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.contains(&marker));
+    let _ = child.kill();
+    let status = child.wait().expect("reap");
+    assert!(
+        reached || status.success(),
+        "the bot failed without reaching {failpoint}: {status}"
+    );
+    reached
+}
+
+/// Hardening: "SMTP sends twice after a crash", measured: the bot is killed over
+/// and over right after the server accepted a message chosen at random (1st to
+/// 16th of the pass) until the outbox is empty. Nothing is lost; the duplicates
+/// are counted and printed (`--nocapture`). HARDENING_KILL_ROUNDS sets the number
+/// of rounds of 20 joins (40 messages) each.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_killed_at_random_loses_nothing_and_counts_its_duplicates() {
+    let rounds: usize = std::env::var("HARDENING_KILL_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    // xorshift: the same "random" kills on every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut kills, mut messages, mut duplicates) = (0, 0, 0);
+    for round in 0..rounds {
+        let bot = ImapBot::new(&format!("smtp-kills{round}"));
+        let players = joins_waiting(&bot, 20).await;
+        run_until_failpoint(bot.command(&["once"]), "before-send");
+        let later = (Timestamp::now() + jiff::SignedDuration::from_hours(1)).to_string();
+        for _ in 0..200 {
+            if outbox_ids(&bot, "pending").is_empty() {
+                break;
+            }
+            let nth = random() % 16 + 1;
+            if kill_at(
+                bot.command(&["once", "--now", &later]),
+                &format!("accepted:{nth}"),
+            ) {
+                kills += 1;
+            }
+        }
+        assert!(outbox_ids(&bot, "pending").is_empty(), "the outbox empties");
+        let delivered = deliveries(&bot, &players, 40).await;
+        assert_eq!(delivered.len(), 40, "nothing lost: {delivered:#?}");
+        messages += delivered.len();
+        duplicates += delivered.values().map(|n| n - 1).sum::<usize>();
+    }
+    println!(
+        "smtp kills: {kills} kill(s) right after an acceptance, {messages} message(s), {duplicates} duplicate deliveries"
+    );
+}
+
+/// Hardening: "SMTP sends twice after a crash", measured as the hostile player
+/// did: each pass is SIGKILLed at a random moment of its run (between its start
+/// and the time the last pass that ran to its end took), over and over until the
+/// outbox is empty. Nothing is lost; the duplicates are
+/// counted and printed (`--nocapture`). HARDENING_KILL_ROUNDS sets the rounds.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_killed_at_random_moments_loses_nothing_and_counts_its_duplicates() {
+    let rounds: usize = std::env::var("HARDENING_KILL_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut kills, mut messages, mut duplicates) = (0, 0, 0);
+    for round in 0..rounds {
+        let bot = ImapBot::new(&format!("smtp-moments{round}"));
+        let players = joins_waiting(&bot, 20).await;
+        run_until_failpoint(bot.command(&["once"]), "before-send");
+        let later = (Timestamp::now() + jiff::SignedDuration::from_hours(1)).to_string();
+        let mut typical = Duration::from_millis(400);
+        for _ in 0..400 {
+            if outbox_ids(&bot, "pending").is_empty() {
+                break;
+            }
+            let started = Instant::now();
+            let mut child = bot
+                .command(&["once", "--now", &later])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn nomicbot");
+            let span = u64::try_from(typical.as_millis()).unwrap_or(400).max(1);
+            std::thread::sleep(Duration::from_millis(random() % span));
+            if child.try_wait().expect("try_wait").is_none() {
+                let _ = child.kill();
+                kills += 1;
+            } else {
+                typical = started.elapsed();
+            }
+            let _ = child.wait();
+        }
+        assert!(outbox_ids(&bot, "pending").is_empty(), "the outbox empties");
+        let delivered = deliveries(&bot, &players, 40).await;
+        assert_eq!(delivered.len(), 40, "nothing lost: {delivered:#?}");
+        messages += delivered.len();
+        duplicates += delivered.values().map(|n| n - 1).sum::<usize>();
+    }
+    println!(
+        "smtp kills: {kills} kill(s) at random moments, {messages} message(s), {duplicates} duplicate deliveries"
+    );
 }
