@@ -360,8 +360,8 @@ impl Store {
                 None => (InboxStatus::Pending, None),
             };
             tx.execute(
-                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     source,
                     uidvalidity,
@@ -372,7 +372,8 @@ impl Store {
                     now.to_string(),
                     message.raw,
                     status.as_str(),
-                    reason
+                    reason,
+                    schema::arrival_ns(message.received_at)
                 ],
             )?;
             let id = tx.last_insert_rowid();
@@ -410,10 +411,12 @@ impl Store {
             }))
     }
 
-    /// The oldest message not yet handled, in arrival order.
+    /// The oldest message not yet handled, in arrival order: by the arrival time
+    /// as a number (its text does not sort as time within a second), then in the
+    /// order stored.
     pub fn next_pending(&self) -> Result<Option<InboxRow>> {
         self.inbox_query(
-            "WHERE status = 'pending' ORDER BY received_at, id LIMIT 1",
+            "WHERE status = 'pending' ORDER BY arrival_ns, id LIMIT 1",
             [],
         )
         .map(|mut rows| rows.pop())

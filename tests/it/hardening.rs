@@ -468,3 +468,48 @@ async fn smtp_killed_at_random_moments_loses_nothing_and_counts_its_duplicates()
         "smtp kills: {kills} kill(s) at random moments, {messages} message(s), {duplicates} duplicate deliveries"
     );
 }
+
+/// Hardening: "Arrival order breaks within one second". Two players ask for the
+/// same name a fraction of a second apart, the first on the whole second: the
+/// first to arrive gets it, though its time sorts after the other's as text
+/// (`...:00Z` after `...:00.3Z`).
+#[test]
+fn arrival_order_breaks_within_one_second() {
+    let bot = LocalBot::new();
+    let first = "alice@nomic.example";
+    let second = "alice.impostor@nomic.example";
+    for (name, from, when) in [
+        ("first", first, "2026-01-05T10:00:00Z"),
+        ("second", second, "2026-01-05T10:00:00.3Z"),
+    ] {
+        let raw = message(
+            from,
+            LIST,
+            "[nomic] join Alice",
+            &format!("{name}@players.test"),
+            "",
+        );
+        bot.deliver(name, &raw, at(when));
+    }
+    let pass = bot.once(at("2026-01-05T11:00:00Z"));
+    assert_eq!(figure(&pass, "applied"), 2, "{pass}");
+    let state = bot.state_json();
+    let alice = state["players"]["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .find(|p| p["name"] == "Alice")
+        .expect("Alice")
+        .clone();
+    assert_eq!(alice["address"], first, "{alice}");
+    let refused = bot
+        .sent_mail()
+        .into_iter()
+        .find(|m| m.is_to(second))
+        .expect("the second player is answered");
+    assert!(
+        !refused.body.contains("Welcome"),
+        "the name was taken already: {}",
+        refused.body
+    );
+}
