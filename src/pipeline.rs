@@ -74,6 +74,13 @@ pub fn failpoint(name: &str) {
     }
 }
 
+/// The time a message is applied at: its arrival, but never later than `now`. A
+/// server clock, an IMAP APPEND or a Maildir file dated in the future must not
+/// fire the deadlines before that date now, nor set the world's clock ahead.
+fn arrival(row: &InboxRow, now: Timestamp) -> Timestamp {
+    row.received_at.min(now)
+}
+
 /// What one `process` pass did, for the log and the CLI.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Processed {
@@ -372,7 +379,7 @@ impl Bot {
                 .next_deadline(&self.params)
                 .filter(|at| Some(*at) != stuck);
             let horizon = match &pending {
-                Some(row) => row.received_at,
+                Some(row) => arrival(row, now),
                 None => now,
             };
             match deadline {
@@ -421,11 +428,18 @@ impl Bot {
     /// Handles one stored message: applied and answered, or kept aside with the reason.
     fn handle(&mut self, row: &InboxRow, now: Timestamp) -> Result<(bool, usize)> {
         let envelope = parse::parse(&row.raw, &self.parse_options);
+        let arrived = arrival(row, now);
+        if arrived != row.received_at {
+            tracing::warn!(
+                inbox = row.id,
+                arrival = %row.received_at,
+                %now,
+                "a message's arrival time is later than now: taken as now"
+            );
+        }
         // Invariant: the world's time never runs backwards, even for a message whose
         // server time is older than a deadline already fired.
-        let at = self
-            .clock
-            .map_or(row.received_at, |c| c.max(row.received_at));
+        let at = self.clock.map_or(arrived, |c| c.max(arrived));
         let cause = format!("mail:{}", row.dedup_key);
         match self.classify(&envelope)? {
             Err(reason) => self.keep_aside(row, at, &cause, reason, now),

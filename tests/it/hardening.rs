@@ -513,3 +513,52 @@ fn arrival_order_breaks_within_one_second() {
         refused.body
     );
 }
+
+/// Hardening: "A future arrival time fires future deadlines now". A ballot opens
+/// with three days to run; a message whose file is dated next month comes in: it
+/// is applied now (with a warning in the log), the ballot stays open, and it
+/// closes at its own deadline, not before.
+#[test]
+fn a_future_arrival_time_fires_future_deadlines_now() {
+    let bot = moderated_bot();
+    let opened = at("2026-01-05T10:00:00Z");
+    let open = message(
+        MODERATOR,
+        LIST,
+        "[vote] open Shall we?",
+        "open@players.test",
+        "",
+    );
+    bot.deliver("open", &open, opened);
+    bot.once(at("2026-01-05T10:05:00Z"));
+
+    let join = message(BOB, LIST, "[nomic] join Bob", "bob@players.test", "");
+    bot.deliver("join", &join, at("2026-02-05T10:00:00Z"));
+    let now = at("2026-01-06T10:00:00Z");
+    let output = bot.cli(&["once", "--now", &now.to_string()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("arrival time is later than now"),
+        "a warning in the log: {stderr}"
+    );
+    let log = bot.log_json();
+    let joined = log
+        .iter()
+        .find(|r| r["event"]["kind"] == "joined")
+        .expect("Bob joined");
+    assert_eq!(joined["at"], now.to_string().as_str(), "applied now");
+    assert!(
+        log.iter().all(|r| r["event"]["kind"] != "closed"),
+        "the ballot is still open: {log:#?}"
+    );
+
+    // Its deadline comes: it closes then, at its own time.
+    bot.once(at("2026-01-08T12:00:00Z"));
+    let log = bot.log_json();
+    let closed = log
+        .iter()
+        .find(|r| r["event"]["kind"] == "closed")
+        .expect("the ballot closed");
+    assert_eq!(closed["at"], "2026-01-08T10:00:00Z");
+}
