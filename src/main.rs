@@ -2,14 +2,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use jiff::Timestamp;
 
 use nomicbot::config::Config;
-use nomicbot::pipeline::Bot;
+use nomicbot::pipeline::{Bot, PipelineError};
 use nomicbot::store::InboxStatus;
+use nomicbot::store::lock::LockError;
 use nomicbot::{cli, demo, run};
 
 #[derive(Parser)]
@@ -40,6 +42,8 @@ enum Command {
         /// Take this as the current time (RFC 3339), e.g. for tests.
         #[arg(long)]
         now: Option<Timestamp>,
+        #[command(flatten)]
+        lock: LockWait,
     },
     /// Apply raw messages (.eml files or mbox archives) without a mail server.
     Ingest {
@@ -49,6 +53,8 @@ enum Command {
         received: Option<Timestamp>,
         #[arg(long)]
         now: Option<Timestamp>,
+        #[command(flatten)]
+        lock: LockWait,
     },
     /// The current state (all of it, or one part: players).
     State {
@@ -94,6 +100,8 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         now: Option<Timestamp>,
+        #[command(flatten)]
+        lock: LockWait,
     },
     /// Write a commented bot.toml (and the default templates) for a new game.
     Init {
@@ -120,6 +128,26 @@ enum Command {
     },
 }
 
+/// One process at a time applies or sends for a database (its lock file,
+/// `<database>.lock`): how long a second one waits for the first to finish.
+#[derive(clap::Args)]
+struct LockWait {
+    /// Seconds to wait for another nomicbot busy with the same database
+    /// (a cron job's previous pass, the daemon) before giving up with exit code 75.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    lock_wait: u64,
+}
+
+impl LockWait {
+    fn duration(&self) -> Duration {
+        Duration::from_secs(self.lock_wait)
+    }
+}
+
+/// The exit code when another nomicbot holds the database's lock: EX_TEMPFAIL of
+/// sysexits.h, "try again later", which is what a cron job should do.
+const EXIT_LOCKED: u8 = 75;
+
 fn main() -> ExitCode {
     let args = Args::parse();
     tracing_subscriber::fmt()
@@ -133,14 +161,37 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("nomicbot: {error:#}");
-            ExitCode::FAILURE
+            if is_locked(&error) {
+                ExitCode::from(EXIT_LOCKED)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
 
+/// Opens the bot to read: no lock.
 fn open(config: &std::path::Path) -> Result<Bot> {
     let config = Config::load(config)?;
     Ok(Bot::open(config)?)
+}
+
+/// Opens the bot to apply or send: holds the database's lock until it exits.
+fn open_exclusive(config: &std::path::Path, wait: Duration) -> Result<Bot> {
+    let config = Config::load(config)?;
+    Ok(Bot::open_exclusive(config, wait)?)
+}
+
+fn is_locked(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<PipelineError>(),
+            Some(PipelineError::Lock(LockError::Busy { .. }))
+        ) || matches!(
+            cause.downcast_ref::<LockError>(),
+            Some(LockError::Busy { .. })
+        )
+    })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -153,7 +204,9 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 fn execute(args: Args) -> Result<ExitCode> {
     match args.command {
         Command::Run => {
-            let mut bot = open(&args.config)?;
+            // A second daemon beside a running one refuses at once.
+            let mut bot = open_exclusive(&args.config, Duration::ZERO)
+                .context("not starting a second daemon")?;
             runtime()?.block_on(async {
                 let stop = run::stop_signal().context("cannot listen for signals")?;
                 // Said once SIGTERM and ctrl-c are in hand, so a stop from now on is clean.
@@ -162,8 +215,8 @@ fn execute(args: Args) -> Result<ExitCode> {
             })?;
             tracing::info!("nomicbot stopped");
         }
-        Command::Once { now } => {
-            let mut bot = open(&args.config)?;
+        Command::Once { now, lock } => {
+            let mut bot = open_exclusive(&args.config, lock.duration())?;
             let now = now.unwrap_or_else(Timestamp::now);
             // The transport (its SMTP pool) must be dropped inside the runtime.
             let pass = runtime()?.block_on(async {
@@ -184,8 +237,9 @@ fn execute(args: Args) -> Result<ExitCode> {
             files,
             received,
             now,
+            lock,
         } => {
-            let mut bot = open(&args.config)?;
+            let mut bot = open_exclusive(&args.config, lock.duration())?;
             let now = now.unwrap_or_else(Timestamp::now);
             let report = cli::ingest(&mut bot, &files, received.unwrap_or(now), now)?;
             println!("{report}");
@@ -246,8 +300,8 @@ fn execute(args: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
         }
-        Command::ImportRules { file, now } => {
-            let mut bot = open(&args.config)?;
+        Command::ImportRules { file, now, lock } => {
+            let mut bot = open_exclusive(&args.config, lock.duration())?;
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             match bot.import_rules(&text, now.unwrap_or_else(Timestamp::now))? {

@@ -31,6 +31,9 @@ pub enum PipelineError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Another nomicbot is applying or sending for the same database.
+    #[error(transparent)]
+    Lock(#[from] crate::store::lock::LockError),
     #[error("cannot create {path}: {source}")]
     Io {
         path: PathBuf,
@@ -47,16 +50,36 @@ fn is_void(event: &games::Event) -> bool {
     )
 }
 
-/// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`):
-/// the process says so on stderr and waits to be killed, so the test can SIGKILL
-/// it exactly there. Never set in production.
+/// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`,
+/// or `name:N` for the N-th time the process reaches it): the process says so on
+/// stderr and waits to be killed, so the test can SIGKILL it exactly there. Never
+/// set in production.
 pub fn failpoint(name: &str) {
-    if std::env::var("NOMICBOT_FAILPOINT").is_ok_and(|v| v == name) {
-        eprintln!("failpoint {name} reached");
+    static REACHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Ok(wanted) = std::env::var("NOMICBOT_FAILPOINT") else {
+        return;
+    };
+    let (wanted_name, nth) = match wanted.split_once(':') {
+        Some((wanted_name, nth)) => (wanted_name, nth.parse::<usize>().unwrap_or(1)),
+        None => (wanted.as_str(), 1),
+    };
+    if wanted_name != name {
+        return;
+    }
+    let reached = REACHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    if reached == nth {
+        eprintln!("failpoint {wanted} reached");
         loop {
             std::thread::park();
         }
     }
+}
+
+/// The time a message is applied at: its arrival, but never later than `now`. A
+/// server clock, an IMAP APPEND or a Maildir file dated in the future must not
+/// fire the deadlines before that date now, nor set the world's clock ahead.
+fn arrival(row: &InboxRow, now: Timestamp) -> Timestamp {
+    row.received_at.min(now)
 }
 
 /// What one `process` pass did, for the log and the CLI.
@@ -79,10 +102,30 @@ pub struct Bot {
     clock: Option<Timestamp>,
     /// The bot's own secret, from the database (see `Store::secret`).
     secret: [u8; 32],
+    /// The database's lock, for a bot that applies or sends (`open_exclusive`).
+    _lock: Option<crate::store::lock::DatabaseLock>,
 }
 
 impl Bot {
+    /// Opens the bot to read, or to apply and send in a process that holds the
+    /// database's lock otherwise (tests, the demo). See `open_exclusive`.
     pub fn open(config: Config) -> Result<Bot> {
+        let database = Bot::database(&config)?;
+        Bot::open_at(config, &database, None)
+    }
+
+    /// Opens the bot to apply and send: first takes the database's lock (waiting
+    /// up to `wait` for another process to finish), so that no two processes
+    /// apply the same message. Held until the bot is dropped. The lock comes
+    /// before the state is read, so the state read is the last one committed.
+    pub fn open_exclusive(config: Config, wait: std::time::Duration) -> Result<Bot> {
+        let database = Bot::database(&config)?;
+        let lock = crate::store::lock::acquire(&database, wait)?;
+        Bot::open_at(config, &database, Some(lock))
+    }
+
+    /// The database file, its folder created if missing.
+    fn database(config: &Config) -> Result<PathBuf> {
         let database = config.resolve(&config.bot.database);
         if let Some(parent) = database.parent() {
             std::fs::create_dir_all(parent).map_err(|source| PipelineError::Io {
@@ -90,7 +133,15 @@ impl Bot {
                 source,
             })?;
         }
-        let mut store = Store::open(&database)?;
+        Ok(database)
+    }
+
+    fn open_at(
+        config: Config,
+        database: &std::path::Path,
+        lock: Option<crate::store::lock::DatabaseLock>,
+    ) -> Result<Bot> {
+        let mut store = Store::open(database)?;
         let secret = store.secret()?;
         let templates = Templates::load(&config.resolve(&config.bot.templates))?;
         templates.check_syntax()?;
@@ -110,6 +161,7 @@ impl Bot {
             world: World::default(),
             clock,
             secret,
+            _lock: lock,
         };
         bot.world = match snapshot {
             Some(world) => world,
@@ -323,7 +375,7 @@ impl Bot {
         let mut stuck: Option<Timestamp> = None;
         loop {
             let pending = self.store.next_pending()?;
-            let arrival = pending.as_ref().map(|row| row.received_at);
+            let arrival = pending.as_ref().map(|row| arrival(row, now));
             match games::driver::next(&self.world, &self.params, arrival, now, stuck) {
                 Next::Deadline(at) => match self.fire(at, now)? {
                     Some(queued) => {
@@ -369,11 +421,18 @@ impl Bot {
     /// Handles one stored message: applied and answered, or kept aside with the reason.
     fn handle(&mut self, row: &InboxRow, now: Timestamp) -> Result<(bool, usize)> {
         let envelope = parse::parse(&row.raw, &self.parse_options);
+        let arrived = arrival(row, now);
+        if arrived != row.received_at {
+            tracing::warn!(
+                inbox = row.id,
+                arrival = %row.received_at,
+                %now,
+                "a message's arrival time is later than now: taken as now"
+            );
+        }
         // Invariant: the world's time never runs backwards, even for a message whose
         // server time is older than a deadline already fired.
-        let at = self
-            .clock
-            .map_or(row.received_at, |c| c.max(row.received_at));
+        let at = self.clock.map_or(arrived, |c| c.max(arrived));
         let cause = format!("mail:{}", row.dedup_key);
         match self.classify(&envelope)? {
             Err(reason) => self.keep_aside(row, at, &cause, reason, now),

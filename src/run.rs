@@ -13,7 +13,7 @@ use crate::mail::imap::{Inbound, Wake};
 use crate::mail::maildir;
 use crate::mail::smtp::Outbound;
 use crate::pipeline::{Bot, Processed, failpoint};
-use crate::store::{Origin, Received, Stored};
+use crate::store::{Origin, OutRow, Received, Store, Stored};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -112,6 +112,8 @@ impl Transport {
     }
 
     /// Sends every outgoing message that is due; failures are retried with backoff.
+    /// Each message is marked sent the moment the server accepts it, so a crash
+    /// can send again only the messages in flight at that moment.
     pub async fn send(
         &mut self,
         bot: &mut Bot,
@@ -122,30 +124,18 @@ impl Transport {
             return Ok((0, 0));
         }
         failpoint("before-send");
-        let (mut sent, mut failed) = (0, 0);
+        let mut tally = Tally {
+            now,
+            retry_max: self.retry_max(),
+            sent: 0,
+            failed: 0,
+            server_trouble: None,
+        };
         let batches = send_batches(&due);
         let mut chunks = batches.iter().map(|range| &due[range.clone()]);
         for chunk in chunks.by_ref() {
-            let results = self.deliver(chunk).await;
-            let mut server_trouble = None;
-            for (row, result) in chunk.iter().zip(results) {
-                match result {
-                    Ok(()) => {
-                        bot.store.mark_sent(row.id, now)?;
-                        sent += 1;
-                    }
-                    Err((error, retry)) => {
-                        let retry_at = retry.then(|| now + backoff(row.attempts, self.retry_max()));
-                        tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
-                        bot.store.mark_failed(row.id, &error, retry_at)?;
-                        failed += 1;
-                        if let Some(at) = retry_at {
-                            server_trouble = Some((error, at));
-                        }
-                    }
-                }
-            }
-            if let Some((error, retry_at)) = server_trouble {
+            self.deliver(chunk, &mut bot.store, &mut tally).await?;
+            if let Some((error, retry_at)) = tally.server_trouble.take() {
                 // The server is down or refusing: the rest would fail the same way.
                 // They wait for the same retry, without an attempt counted against them.
                 self.smtp = None;
@@ -155,43 +145,48 @@ impl Transport {
                 break;
             }
         }
-        Ok((sent, failed))
+        Ok((tally.sent, tally.failed))
     }
 
-    /// One attempt at each message, several at once over SMTP. `Err` carries the
-    /// error and whether a later attempt may succeed.
-    async fn deliver(&mut self, rows: &[crate::store::OutRow]) -> Vec<Result<(), (String, bool)>> {
+    /// One attempt at each message of a batch, several at once over SMTP. Each
+    /// attempt is recorded (sent, or failed with its retry) as soon as it ends,
+    /// whatever the others of the batch are still doing.
+    async fn deliver(
+        &mut self,
+        rows: &[OutRow],
+        store: &mut Store,
+        tally: &mut Tally,
+    ) -> Result<(), RunError> {
         match self.config.transport {
-            TransportKind::Maildir => rows
-                .iter()
-                .map(|row| {
-                    maildir::deliver(&self.outbox_dir(), &row.message_id, &row.raw)
+            TransportKind::Maildir => {
+                let dir = self.outbox_dir();
+                for row in rows {
+                    let result = maildir::deliver(&dir, &row.message_id, &row.raw)
                         .map(|_| ())
-                        .map_err(|e| (e.to_string(), true))
-                })
-                .collect(),
+                        .map_err(|e| (e.to_string(), true));
+                    tally.record(store, row, result)?;
+                }
+            }
             TransportKind::Imap => {
                 let outbound = match self.outbound() {
                     Ok(outbound) => outbound,
-                    Err(e) => return rows.iter().map(|_| Err((e.to_string(), true))).collect(),
+                    Err(e) => {
+                        for row in rows {
+                            tally.record(store, row, Err((e.to_string(), true)))?;
+                        }
+                        return Ok(());
+                    }
                 };
-                let sends = rows.iter().map(|row| async move {
-                    outbound
-                        .send(&row.envelope_from, &row.recipients, &row.raw)
-                        .await
-                        .map_err(|e| {
-                            // Only a refusal of this very message is final; a bad
-                            // password or certificate is the operator's to fix, and
-                            // the mail must still go once it is fixed.
-                            if e.kind() == crate::mail::smtp::ErrorKind::Operator {
-                                tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
-                            }
-                            (e.to_string(), e.kind() != crate::mail::smtp::ErrorKind::Permanent)
-                        })
-                });
-                futures::future::join_all(sends).await
+                let mut sends: futures::stream::FuturesUnordered<_> = rows
+                    .iter()
+                    .map(|row| async move { (row, attempt(outbound, row).await) })
+                    .collect();
+                while let Some((row, result)) = futures::StreamExt::next(&mut sends).await {
+                    tally.record(store, row, result)?;
+                }
             }
         }
+        Ok(())
     }
 
     fn retry_max(&self) -> u64 {
@@ -244,6 +239,65 @@ impl Transport {
                 self.imap = Some(session);
             }
             _ => tokio::time::sleep(timeout.min(Duration::from_secs(1))).await,
+        }
+        Ok(())
+    }
+}
+
+/// One SMTP attempt at one message. `Err` carries the error and whether a later
+/// attempt may succeed.
+async fn attempt(outbound: &Outbound, row: &OutRow) -> Result<(), (String, bool)> {
+    outbound
+        .send(&row.envelope_from, &row.recipients, &row.raw)
+        .await
+        .map_err(|e| {
+            // Only a refusal of this very message is final; a bad password or
+            // certificate is the operator's to fix, and the mail must still go once
+            // it is fixed.
+            if e.kind() == crate::mail::smtp::ErrorKind::Operator {
+                tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
+            }
+            (
+                e.to_string(),
+                e.kind() != crate::mail::smtp::ErrorKind::Permanent,
+            )
+        })
+}
+
+/// What the sending of one pass came to, recorded row by row.
+struct Tally {
+    now: Timestamp,
+    retry_max: u64,
+    sent: usize,
+    failed: usize,
+    /// A failure that a later attempt may get past: the server's, not the message's.
+    server_trouble: Option<(String, Timestamp)>,
+}
+
+impl Tally {
+    /// Records one attempt in the outbox at once: the at-least-once window of a
+    /// message is from the server's acceptance to this commit.
+    fn record(
+        &mut self,
+        store: &mut Store,
+        row: &OutRow,
+        result: Result<(), (String, bool)>,
+    ) -> Result<(), RunError> {
+        match result {
+            Ok(()) => {
+                failpoint("accepted");
+                store.mark_sent(row.id, self.now)?;
+                self.sent += 1;
+            }
+            Err((error, retry)) => {
+                let retry_at = retry.then(|| self.now + backoff(row.attempts, self.retry_max));
+                tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
+                store.mark_failed(row.id, &error, retry_at)?;
+                self.failed += 1;
+                if let Some(at) = retry_at {
+                    self.server_trouble = Some((error, at));
+                }
+            }
         }
         Ok(())
     }
@@ -316,7 +370,7 @@ const SMTP_PARALLEL: usize = 8;
 /// batch ends after a message a deadline caused, so such a message (the
 /// commitments of sealed actions) is accepted by the server before anything that
 /// came after it (their reveal) is even handed over.
-fn send_batches(due: &[crate::store::OutRow]) -> Vec<std::ops::Range<usize>> {
+fn send_batches(due: &[OutRow]) -> Vec<std::ops::Range<usize>> {
     let mut batches = Vec::new();
     let mut start = 0;
     for (index, row) in due.iter().enumerate() {

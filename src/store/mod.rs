@@ -4,6 +4,7 @@
 //! a step or none of it.
 
 pub mod events;
+pub mod lock;
 mod schema;
 
 use std::path::Path;
@@ -359,8 +360,8 @@ impl Store {
                 None => (InboxStatus::Pending, None),
             };
             tx.execute(
-                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     source,
                     uidvalidity,
@@ -371,7 +372,8 @@ impl Store {
                     now.to_string(),
                     message.raw,
                     status.as_str(),
-                    reason
+                    reason,
+                    schema::arrival_ns(message.received_at)
                 ],
             )?;
             let id = tx.last_insert_rowid();
@@ -409,10 +411,12 @@ impl Store {
             }))
     }
 
-    /// The oldest message not yet handled, in arrival order.
+    /// The oldest message not yet handled, in arrival order: by the arrival time
+    /// as a number (its text does not sort as time within a second), then in the
+    /// order stored.
     pub fn next_pending(&self) -> Result<Option<InboxRow>> {
         self.inbox_query(
-            "WHERE status = 'pending' ORDER BY received_at, id LIMIT 1",
+            "WHERE status = 'pending' ORDER BY arrival_ns, id LIMIT 1",
             [],
         )
         .map(|mut rows| rows.pop())
@@ -719,12 +723,21 @@ impl Store {
         {
             return Ok(bytes);
         }
+        // Two processes opening a new database at once (a reader beside the one
+        // that holds the lock) must agree on one secret: the first write wins, and
+        // everyone reads it back.
         let bytes = fresh_secret();
         self.conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?1)",
+            "INSERT INTO meta (key, value) VALUES ('secret', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE length(value) != 64",
             params![crate::engine::random::hex(&bytes)],
         )?;
-        Ok(bytes)
+        let stored: String =
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
+                    row.get(0)
+                })?;
+        Ok(crate::engine::random::parse_seed(&stored).unwrap_or(bytes))
     }
 
     /// Did the bot itself send a message with this Message-ID? (Loop safety that

@@ -62,7 +62,45 @@ const MIGRATIONS: &[&str] = &[
     // (`store::events`, `STATE_FORMAT`). Every row written before is format 1.
     "ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE state ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
+    // 4: arrival order as a number. `received_at` is RFC 3339 text, whose order is
+    // not time's within a second (`...:00.3Z` sorts before `...:00Z`). The column
+    // is filled for the rows already there by `finish`.
+    "ALTER TABLE inbox ADD COLUMN arrival_ns INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX inbox_pending;
+    CREATE INDEX inbox_pending ON inbox (status, arrival_ns, id);",
 ];
+
+/// What a migration needs beyond its SQL, in the same transaction: `version` is
+/// the schema version it brings the database to.
+fn finish(version: usize, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    if version != 4 {
+        return Ok(());
+    }
+    let rows: Vec<(i64, String)> = tx
+        .prepare("SELECT id, received_at FROM inbox")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut update = tx.prepare("UPDATE inbox SET arrival_ns = ?2 WHERE id = ?1")?;
+    for (id, received_at) in rows {
+        let at: jiff::Timestamp = received_at.parse().map_err(|error| {
+            rusqlite::Error::FromSqlConversionFailure(
+                1,
+                rusqlite::types::Type::Text,
+                Box::new(error),
+            )
+        })?;
+        update.execute(rusqlite::params![id, arrival_ns(at)])?;
+    }
+    Ok(())
+}
+
+/// An arrival time as the number it is ordered by: nanoseconds since 1970 (UTC),
+/// held at the ends of `i64` (the years 1677 and 2262); beyond, arrivals tie and
+/// are taken in the order they were stored.
+pub fn arrival_ns(at: jiff::Timestamp) -> i64 {
+    let nanos = at.as_nanosecond();
+    i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX })
+}
 
 /// The schema this binary creates and reads.
 pub fn current() -> i64 {
@@ -83,8 +121,16 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         .enumerate()
         .skip(usize::try_from(version).unwrap_or(0))
     {
-        let tx = conn.transaction()?;
+        // IMMEDIATE: the write lock first, then the version read again, so that a
+        // second process opening the same database at once (a reader beside the
+        // bot) waits and then skips what the first one did.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let done: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if done > i64::try_from(index).unwrap_or(i64::MAX) {
+            continue;
+        }
         tx.execute_batch(sql)?;
+        finish(index + 1, &tx)?;
         tx.pragma_update(
             None,
             "user_version",
@@ -137,6 +183,51 @@ mod tests {
             )
             .expect("formats");
         assert_eq!((format, state_format), (1, 1));
+    }
+
+    /// Hardening: "Arrival order breaks within one second", in a database written
+    /// before the fix (schema 3): its pending messages are taken in time order.
+    #[test]
+    fn a_schema_3_inbox_is_ordered_by_time_after_the_upgrade() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        {
+            let conn = Connection::open(&path).expect("open");
+            for sql in &MIGRATIONS[..3] {
+                conn.execute_batch(sql).expect("schema");
+            }
+            conn.pragma_update(None, "user_version", 3)
+                .expect("version");
+            // Stored in time order; as text, the later two sort first.
+            for (n, received_at) in [
+                "2026-01-05T10:00:00Z",
+                "2026-01-05T10:00:00.25Z",
+                "2026-01-05T10:00:00.3Z",
+            ]
+            .iter()
+            .enumerate()
+            {
+                conn.execute(
+                    "INSERT INTO inbox (source, source_key, dedup_key, received_at, stored_at, raw, status)
+                     VALUES ('file', ?1, ?1, ?2, ?2, x'', 'pending')",
+                    rusqlite::params![format!("m{n}"), received_at],
+                )
+                .expect("inbox row");
+            }
+        }
+        let store = crate::store::Store::open(&path).expect("opens and migrates");
+        let mut order = Vec::new();
+        while let Some(row) = store.next_pending().expect("next") {
+            order.push(row.dedup_key.clone());
+            store
+                .conn
+                .execute(
+                    "UPDATE inbox SET status = 'applied' WHERE id = ?1",
+                    [row.id],
+                )
+                .expect("done");
+        }
+        assert_eq!(order, ["m0", "m1", "m2"]);
     }
 
     #[test]

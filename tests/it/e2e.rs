@@ -13,7 +13,7 @@ use nomicbot::config::{ImapConfig, SmtpConfig, Tls};
 use nomicbot::mail::imap::{self, Fetched};
 use nomicbot::mail::smtp::Outbound;
 
-use crate::support::{Servers, message};
+use crate::support::{OwnServers, Servers, message};
 
 /// A bot on the IMAP+SMTP transport, with its own bot and list mailboxes.
 pub struct ImapBot {
@@ -204,12 +204,12 @@ fn subject_of(message: &str) -> &str {
         .unwrap_or("")
 }
 
-fn is_from_bot(message: &str) -> bool {
+pub fn is_from_bot(message: &str) -> bool {
     message.contains("X-Nomicbot:")
 }
 
 /// Runs the bot until `stderr` says `marker`, then kills it with SIGKILL.
-fn run_until_failpoint(mut command: Command, failpoint: &str) {
+pub fn run_until_failpoint(mut command: Command, failpoint: &str) {
     command
         .env("NOMICBOT_FAILPOINT", failpoint)
         .stderr(Stdio::piped())
@@ -473,43 +473,6 @@ async fn an_auto_replied_message_with_a_bad_command_gets_no_answer() {
     );
 }
 
-/// Stops the second pair of servers when the test ends, however it ends, so a
-/// later run (or a neighbouring checkout) finds the ports free.
-struct StopOnDrop(PathBuf);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        let stop = crate::support::repo_root().join("../shared/mailtest/stop");
-        let _ = Command::new(stop).env("MAILTEST_DIR", &self.0).output();
-    }
-}
-
-/// A second pair of servers of our own, so that stopping its SMTP server leaves
-/// the other tests' server alone.
-fn outage_servers() -> Servers {
-    let dir = crate::support::repo_root().join("target/mailtest-outage");
-    let start = crate::support::repo_root().join("../shared/mailtest/start");
-    let output = Command::new(start)
-        .env("MAILTEST_DIR", &dir)
-        .env("MAILTEST_IMAP_PORT", "11143")
-        .env("MAILTEST_SMTP_PORT", "11025")
-        .env("MAILTEST_IMAPS_PORT", "11993")
-        .env("MAILTEST_SMTPS_PORT", "11465")
-        .env("MAILTEST_TLS", "0")
-        .output()
-        .expect("mailtest start");
-    assert!(
-        output.status.success(),
-        "second mailtest: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let mut servers = Servers::from_env();
-    servers.imap_port = 11143;
-    servers.smtp_port = 11025;
-    servers.dir = std::fs::canonicalize(&dir).expect("dir");
-    servers
-}
-
 fn postfix(dir: &Path, verb: &str) {
     let status = Command::new("/usr/sbin/postfix")
         .arg("-c")
@@ -528,16 +491,21 @@ fn smtp_answers(port: u16) -> bool {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn with_the_smtp_server_down_every_announcement_is_delivered_once_it_is_back() {
-    let servers = outage_servers();
+    // A pair of servers of our own, so that stopping its SMTP server leaves the
+    // other tests' server alone.
+    let own = tokio::task::spawn_blocking(|| OwnServers::start("outage", false))
+        .await
+        .expect("start the servers");
+    let servers = own.servers();
     let dir = servers.dir.clone();
-    let _stop = StopOnDrop(dir.clone());
+    let smtp_port = servers.smtp_port;
     let bot = ImapBot::on(servers, "outage", "INBOX");
     postfix(&dir, "stop");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while smtp_answers(11025) && Instant::now() < deadline {
+    while smtp_answers(smtp_port) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(!smtp_answers(11025), "postfix did not stop");
+    assert!(!smtp_answers(smtp_port), "postfix did not stop");
 
     // Players' mail still reaches the bot's mailbox (delivered by IMAP APPEND,
     // as SMTP is down); the bot applies it and cannot send.
@@ -567,7 +535,7 @@ async fn with_the_smtp_server_down_every_announcement_is_delivered_once_it_is_ba
 
     postfix(&dir, "start");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !smtp_answers(11025) && Instant::now() < deadline {
+    while !smtp_answers(smtp_port) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // The retries fall due (backoff is capped at 2 s in this config).

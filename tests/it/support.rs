@@ -233,3 +233,88 @@ impl LocalBot {
         self.cli_ok(&["inbox", "--status", status])
     }
 }
+
+/// A TCP port free on loopback right now: bound with port 0, read, released.
+/// (Another process may take it before we use it; the start script then says so.)
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port on 127.0.0.1")
+}
+
+/// Mail servers of a test's own: `../shared/mailtest/start` with a MAILTEST_DIR
+/// of its own and free ports, never fixed ones, so that test runs in several
+/// checkouts at once do not collide. Stopped, and their files removed, on drop.
+pub struct OwnServers {
+    pub dir: PathBuf,
+    /// The `export NAME=value` lines the start script printed.
+    exports: Vec<(String, String)>,
+}
+
+impl OwnServers {
+    /// `tls`: STARTTLS on both ports plus the implicit-TLS ports.
+    pub fn start(name: &str, tls: bool) -> OwnServers {
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = repo_root().join(format!("target/mailtest-{name}-{}-{n}", std::process::id()));
+        let output = std::process::Command::new(repo_root().join("../shared/mailtest/start"))
+            .env("MAILTEST_DIR", &dir)
+            .env("MAILTEST_IMAP_PORT", free_port().to_string())
+            .env("MAILTEST_SMTP_PORT", free_port().to_string())
+            .env("MAILTEST_IMAPS_PORT", free_port().to_string())
+            .env("MAILTEST_SMTPS_PORT", free_port().to_string())
+            .env("MAILTEST_TLS", if tls { "1" } else { "0" })
+            .output()
+            .expect("run ../shared/mailtest/start");
+        let servers = OwnServers {
+            dir,
+            exports: String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter_map(|line| line.strip_prefix("export "))
+                .filter_map(|line| line.split_once('='))
+                .map(|(name, value)| (name.to_owned(), value.trim_matches('\'').to_owned()))
+                .collect(),
+        };
+        assert!(
+            output.status.success(),
+            "mailtest start ({name}) failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        servers
+    }
+
+    /// A value the start script exported (`MAILTEST_IMAP_PORT`, ...).
+    pub fn get(&self, name: &str) -> String {
+        self.exports
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+            .unwrap_or_else(|| panic!("mailtest start printed no {name}: {:?}", self.exports))
+    }
+
+    pub fn port(&self, name: &str) -> u16 {
+        self.get(name).parse().expect("a port")
+    }
+
+    /// As `Servers`, for the helpers that take one.
+    pub fn servers(&self) -> Servers {
+        Servers {
+            host: self.get("MAILTEST_HOST"),
+            imap_port: self.port("MAILTEST_IMAP_PORT"),
+            smtp_port: self.port("MAILTEST_SMTP_PORT"),
+            password: self.get("MAILTEST_PASSWORD"),
+            domain: self.get("MAILTEST_DOMAIN"),
+            dir: PathBuf::from(self.get("MAILTEST_DIR")),
+        }
+    }
+}
+
+impl Drop for OwnServers {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(repo_root().join("../shared/mailtest/stop"))
+            .env("MAILTEST_DIR", &self.dir)
+            .env("MAILTEST_CLEAN", "1")
+            .output();
+    }
+}

@@ -4,7 +4,6 @@
 //! left over from an earlier run.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use nomicbot::config::{ImapConfig, SmtpConfig, Tls};
@@ -457,13 +456,13 @@ async fn smtp_refused_recipient_is_permanent() {
 }
 
 /// The TLS instance of mailtest: the one in the environment if it has TLS on,
-/// else one of our own on other ports, stopped when the guard drops.
+/// else one of our own on free ports, stopped when the guard drops.
 struct TlsServers {
     servers: Servers,
     imaps_port: u16,
     smtps_port: u16,
     ca: PathBuf,
-    stop_dir: Option<PathBuf>,
+    _own: Option<crate::support::OwnServers>,
 }
 
 impl TlsServers {
@@ -474,62 +473,24 @@ impl TlsServers {
                 imaps_port: port(&env("MAILTEST_IMAPS_PORT")),
                 smtps_port: port(&env("MAILTEST_SMTPS_PORT")),
                 ca: PathBuf::from(env("MAILTEST_TLS_CA")),
-                stop_dir: None,
+                _own: None,
             };
         }
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mailtest-tls");
-        let output = Command::new(mailtest_script("start"))
-            .env("MAILTEST_TLS", "1")
-            .env("MAILTEST_DIR", &dir)
-            .env("MAILTEST_IMAP_PORT", "12143")
-            .env("MAILTEST_SMTP_PORT", "12025")
-            .env("MAILTEST_IMAPS_PORT", "12993")
-            .env("MAILTEST_SMTPS_PORT", "12465")
-            .output()
-            .expect("run ../shared/mailtest/start");
-        assert!(
-            output.status.success(),
-            "mailtest start with MAILTEST_TLS=1 failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let exports = String::from_utf8_lossy(&output.stdout).into_owned();
-        let get = |name: &str| -> String {
-            exports
-                .lines()
-                .find_map(|line| line.strip_prefix(&format!("export {name}=")))
-                .map(|value| value.trim_matches('\'').to_owned())
-                .unwrap_or_else(|| panic!("mailtest start printed no {name}: {exports}"))
-        };
+        let own = crate::support::OwnServers::start("tls", true);
         TlsServers {
             servers: Servers {
-                host: get("MAILTEST_HOST"),
-                imap_port: port(&get("MAILTEST_IMAP_PORT")),
-                smtp_port: port(&get("MAILTEST_SMTP_PORT")),
-                password: get("MAILTEST_PASSWORD"),
-                domain: get("MAILTEST_DOMAIN"),
+                host: own.get("MAILTEST_HOST"),
+                imap_port: own.port("MAILTEST_IMAP_PORT"),
+                smtp_port: own.port("MAILTEST_SMTP_PORT"),
+                password: own.get("MAILTEST_PASSWORD"),
+                domain: own.get("MAILTEST_DOMAIN"),
             },
-            imaps_port: port(&get("MAILTEST_IMAPS_PORT")),
-            smtps_port: port(&get("MAILTEST_SMTPS_PORT")),
-            ca: PathBuf::from(get("MAILTEST_TLS_CA")),
-            stop_dir: Some(dir),
+            imaps_port: own.port("MAILTEST_IMAPS_PORT"),
+            smtps_port: own.port("MAILTEST_SMTPS_PORT"),
+            ca: PathBuf::from(own.get("MAILTEST_TLS_CA")),
+            _own: Some(own),
         }
     }
-}
-
-impl Drop for TlsServers {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.stop_dir {
-            let _ = Command::new(mailtest_script("stop"))
-                .env("MAILTEST_DIR", dir)
-                .output();
-        }
-    }
-}
-
-fn mailtest_script(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/mailtest")
-        .join(name)
 }
 
 /// STARTTLS and implicit TLS, for both IMAP and SMTP, trusting the test CA from
