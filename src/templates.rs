@@ -236,6 +236,19 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("voided", &[("message_id", "abc@x.org")]),
     ("office_only", &[("office", "Referee")]),
     ("void_nothing", &[("message_id", "abc@x.org")]),
+    ("void_already", &[("message_id", "abc@x.org")]),
+    (
+        "void_restored",
+        &[("message_id", "abc@x.org"), ("restored", "def@x.org")],
+    ),
+    (
+        "void_random",
+        &[
+            ("message_id", "abc@x.org"),
+            ("what", "started"),
+            ("label", "nweek 1"),
+        ],
+    ),
     (
         "random_started",
         &[("label", "nweek 1"), ("commitment", "ab")],
@@ -334,7 +347,7 @@ pub fn check_samples(templates: &Templates) -> Result<(), TemplateError> {
         "until": "2027-03-01", "officer": "mod@x.org", "active": false,
         "message_id": "abc@x.org", "reason": "asked by phone", "command": "join Alice",
         "amount": "-10", "currency": "points", "purpose": "the turn order", "n": 6, "result": 4, "index": 0,
-        "label": "nweek 1",
+        "label": "nweek 1", "restored": ["def@x.org"],
     });
     for name in [
         "player_joined",

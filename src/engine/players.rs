@@ -92,6 +92,12 @@ pub struct PendingAlias {
 pub struct Registry {
     pub players: Vec<Player>,
     pub pending_aliases: Vec<PendingAlias>,
+    /// Ids given out by a `join` a moderator voided: the fold leaves the player
+    /// out, but the id stays used, so that whatever later actions recorded under it
+    /// (money given to em) never passes to the next player who joins.
+    /// Invariant: a player id is never given out twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired_ids: Vec<PlayerId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -265,6 +271,27 @@ impl Registry {
         self.players.iter().find(|p| p.id == id)
     }
 
+    /// The id the next new player gets: one above every id ever given out, the
+    /// players' and those of voided joins alike.
+    pub fn next_id(&self) -> PlayerId {
+        let players = self.players.iter().map(|p| p.id);
+        players
+            .chain(self.retired_ids.iter().copied())
+            .max()
+            .unwrap_or(0)
+            + 1
+    }
+
+    /// The fold left this event out (its message was voided): an id it gave out
+    /// stays used.
+    pub fn skipped_event(&mut self, event: &Event) {
+        if let Event::Joined { id, .. } = event
+            && !self.retired_ids.contains(id)
+        {
+            self.retired_ids.push(*id);
+        }
+    }
+
     fn with(&mut self, id: PlayerId, change: impl FnOnce(&mut Player)) {
         if let Some(player) = self.players.iter_mut().find(|p| p.id == id) {
             change(player);
@@ -392,7 +419,7 @@ impl Registry {
                         former.id,
                     ),
                     None => {
-                        let id = self.players.iter().map(|p| p.id).max().unwrap_or(0) + 1;
+                        let id = self.next_id();
                         (
                             Event::Joined {
                                 id,
