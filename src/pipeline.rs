@@ -715,6 +715,11 @@ pub fn game_params(
         crate::engine::players::Params {
             alias_confirm_hours: config.players.alias_confirm_hours,
             max_name_chars: config.players.max_name_chars,
+            max_vacation_days: config.players.max_vacation_days,
+            own_addresses: vec![
+                Address::new(&config.bot.address),
+                Address::new(&config.bot.list),
+            ],
         },
         crate::engine::game::Officers {
             moderators: addresses(&config.bot.moderators),

@@ -199,6 +199,10 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("same_name", &[("name", "Alice")]),
     ("bad_address", &[("address", "nonsense")]),
     (
+        "alias_own_address",
+        &[("address", "game-list@nomic.example")],
+    ),
+    (
         "address_in_use",
         &[("address", "a@x.org"), ("name", "Alice")],
     ),
@@ -212,6 +216,14 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("vacation_started", &[("date", "2027-03-01")]),
     ("vacation_ended", &[]),
     ("vacation_in_past", &[("date", "2020-01-01")]),
+    (
+        "vacation_too_long",
+        &[
+            ("date", "9999-12-31"),
+            ("max_days", "366"),
+            ("latest", "2027-01-01"),
+        ],
+    ),
     ("not_on_vacation", &[]),
     ("home_set", &[("home", "The Old Mill")]),
     ("moderators_only", &[]),

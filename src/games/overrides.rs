@@ -386,9 +386,21 @@ fn adjust<G: Registered>(
         .ok_or_else(|| Refusal(Sentence::new("accounts_bad_amount").arg("amount", amount)))?;
     let why = format!("Override by {}: {reason}", ctx.sender);
     let holder = Holder::Player(player.id);
-    let event = if amount_value >= BigRational::from_integer(0.into()) {
+    let zero = BigRational::from_integer(0.into());
+    let event = if amount_value >= zero {
         view.accounts
             .transfer(Holder::Nowhere, holder, currency, &amount_value, &why)?
+    } else if params.is_moderator(&ctx.sender) {
+        // A moderator may set any balance: the money is owed even beyond what the
+        // player holds, and the balance may go below zero (said in the answer and
+        // the announcement).
+        view.accounts.charge(
+            holder,
+            Holder::Nowhere,
+            currency,
+            &-amount_value.clone(),
+            &why,
+        )?
     } else {
         view.accounts.transfer(
             holder,
@@ -398,6 +410,9 @@ fn adjust<G: Registered>(
             &why,
         )?
     };
+    let balance = view.accounts.balance(holder, &configured) + &amount_value;
+    let negative = balance < zero;
+    let balance = accounts::amount_human(&balance);
     let mail = Mail::new(
         Audience::List,
         players::TAG,
@@ -405,12 +420,15 @@ fn adjust<G: Registered>(
         serde_json::json!({
             "officer": ctx.sender, "name": player.name, "amount": amount,
             "currency": configured, "reason": reason, "at": human_time(ctx.now),
+            "balance": balance, "negative": negative,
         }),
     );
     let sentence = Sentence::new("adjusted")
         .arg("name", &player.name)
         .arg("amount", amount)
-        .arg("currency", &configured);
+        .arg("currency", &configured)
+        .arg("balance", balance)
+        .arg("negative", negative);
     Ok((event, mail, sentence))
 }
 

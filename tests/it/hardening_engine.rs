@@ -7,6 +7,7 @@ use jiff::{SignedDuration, Timestamp};
 use crate::support::{LocalBot, SentMail, at, message};
 
 const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
 const MODERATOR: &str = "mod@nomic.example";
 
 fn bot() -> LocalBot {
@@ -53,11 +54,16 @@ impl<'a> Script<'a> {
     }
 }
 
-/// The answer to the message with this Message-ID.
+/// The answer to the message with this Message-ID (not the announcements nor the
+/// other mail it caused).
 fn answer_to(bot: &LocalBot, message_id: &str) -> String {
     bot.sent_mail()
         .into_iter()
-        .find(|m| m.in_reply_to.as_deref() == Some(message_id) && !m.is_to(LIST))
+        .find(|m| {
+            m.in_reply_to.as_deref() == Some(message_id)
+                && !m.is_to(LIST)
+                && m.subject.contains("Re: ")
+        })
         .unwrap_or_else(|| panic!("no answer to <{message_id}>"))
         .body
 }
@@ -327,4 +333,163 @@ fn hardening_9_a_void_of_a_void_restores_what_it_voided() {
     let answer = answer_to(&bot, &again);
     assert!(answer.contains("void already"), "{answer}");
     assert_eq!(balance(&bot.state_json(), alice, "A$"), "6");
+}
+
+#[test]
+fn hardening_10_a_name_that_looks_like_another_players_is_refused() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(
+        &player("Alice"),
+        LIST,
+        "[nomic] join Alice",
+        "",
+        "join-alice",
+    );
+    script.send(&player("Bob"), LIST, "[nomic] join Bob", "", "join-bob");
+    // Cyrillic А, fullwidth Ａ, mathematical bold 𝐀.
+    let spoofs: Vec<String> = ["\u{410}lice", "\u{ff21}lice", "\u{1d400}lice"]
+        .iter()
+        .enumerate()
+        .map(|(n, name)| {
+            script.send(
+                &format!("mallory{n}@nomic.example"),
+                BOT,
+                "[nomic]",
+                &format!("join {name}"),
+                &format!("spoof-{n}"),
+            )
+        })
+        .collect();
+    // Cyrillic В while Bob plays.
+    let rename = script.send(
+        &player("Alice"),
+        BOT,
+        "[nomic]",
+        "rename \u{412}ob",
+        "rename",
+    );
+    script.run();
+    for id in spoofs.iter().chain([&rename]) {
+        let answer = answer_to(&bot, id);
+        assert!(answer.contains("is taken by another player"), "{answer}");
+    }
+    let names: Vec<String> = bot.state_json()["players"]["players"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| p["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(names, ["Alice", "Bob"]);
+}
+
+#[test]
+fn hardening_10_an_alias_to_the_list_or_the_bot_is_refused() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(
+        &player("Alice"),
+        LIST,
+        "[nomic] join Alice",
+        "",
+        "join-alice",
+    );
+    let aliases = script.send(
+        &player("Alice"),
+        BOT,
+        "[nomic]",
+        &format!(
+            "alias {LIST}\nalias <{}>\nalias alice2@nomic.example",
+            BOT.to_uppercase()
+        ),
+        "aliases",
+    );
+    script.run();
+    let answer = answer_to(&bot, &aliases);
+    assert_eq!(
+        answer
+            .matches("is the address of the bot or of the game list")
+            .count(),
+        2,
+        "{answer}"
+    );
+    assert!(answer.contains("A confirmation request went to alice2@nomic.example"));
+    let requests: Vec<SentMail> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST) || m.is_to(BOT))
+        .filter(|m| m.body.contains("confirm"))
+        .collect();
+    assert!(
+        requests.is_empty(),
+        "no confirmation request to the list or the bot: {requests:?}"
+    );
+}
+
+#[test]
+fn hardening_10_a_vacation_past_the_longest_is_refused_with_the_true_reason() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(
+        &player("Alice"),
+        LIST,
+        "[nomic] join Alice",
+        "",
+        "join-alice",
+    );
+    let far = script.send(
+        &player("Alice"),
+        BOT,
+        "[nomic]",
+        "vacation until 9999-12-31",
+        "far",
+    );
+    let year = script.send(
+        &player("Alice"),
+        BOT,
+        "[nomic]",
+        "vacation until 2027-02-01",
+        "year",
+    );
+    script.run();
+    let answer = answer_to(&bot, &far);
+    assert!(!answer.contains("not in the future"), "{answer}");
+    assert!(
+        answer.contains("further away than the longest vacation, 366 days")
+            && answer.contains("2027-02-03"),
+        "{answer}"
+    );
+    assert!(answer_to(&bot, &year).contains("on vacation until 2027-02-01"));
+}
+
+#[test]
+fn hardening_10_a_moderator_may_adjust_a_balance_below_zero_and_it_says_so() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(&player("Bob"), LIST, "[nomic] join Bob", "", "join-bob");
+    let adjust = script.send(
+        MODERATOR,
+        BOT,
+        "[nomic]",
+        "adjust Bob -1000 A$ because a fine",
+        "fine",
+    );
+    script.run();
+    let answer = answer_to(&bot, &adjust);
+    assert!(
+        answer.contains("Done") && answer.contains("Bob now has -1000 A$, below zero"),
+        "{answer}"
+    );
+    let announced = announcements(&bot)
+        .into_iter()
+        .find(|m| m.subject.contains("adjusted"))
+        .expect("the adjustment is announced");
+    assert!(
+        announced.body.contains("Bob now has -1000 A$, below zero"),
+        "{}",
+        announced.body
+    );
+    let state = bot.state_json();
+    assert_eq!(balance(&state, player_id(&state, "Bob"), "A$"), "-1000");
+    assert_replay_equals_live(&bot);
 }
