@@ -544,7 +544,7 @@ impl Bot {
         if sender.address == bot {
             return Ok(Err("the bot's own mail".into()));
         }
-        if sender.address.parse::<lettre::Address>().is_err() {
+        if !can_write_to(&sender.address) {
             return Ok(Err(format!(
                 "the sender address {:?} cannot be answered",
                 sender.address
@@ -704,6 +704,12 @@ impl Bot {
     }
 }
 
+/// Whether `mail::compose` can put this address in a To header: the same reading
+/// of it as the compose step's, so that what the engine accepts can be answered.
+pub fn can_write_to(address: &str) -> bool {
+    address.parse::<lettre::message::Mailbox>().is_ok()
+}
+
 /// The engine's parameters from the configuration: the registry's, the
 /// officers, the calendar, the official dictionary and every game's section.
 pub fn game_params(
@@ -720,6 +726,7 @@ pub fn game_params(
                 Address::new(&config.bot.address),
                 Address::new(&config.bot.list),
             ],
+            can_write_to,
         },
         crate::engine::game::Officers {
             moderators: addresses(&config.bot.moderators),

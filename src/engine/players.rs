@@ -25,6 +25,15 @@ pub struct Params {
     /// hands them in from `[bot]`; they are no number of the registry).
     #[serde(skip)]
     pub own_addresses: Vec<Address>,
+    /// Whether the shell can write mail to an address (its mail library reads
+    /// addresses more strictly than `Address::looks_valid`): an `alias` it could
+    /// not write to is refused on its line, never fails the whole message.
+    #[serde(skip, default = "can_write_to_default")]
+    pub can_write_to: fn(&str) -> bool,
+}
+
+fn can_write_to_default() -> fn(&str) -> bool {
+    |address| Address::new(address).looks_valid()
 }
 
 impl Default for Params {
@@ -34,6 +43,7 @@ impl Default for Params {
             max_name_chars: 40,
             max_vacation_days: 366,
             own_addresses: Vec::new(),
+            can_write_to: can_write_to_default(),
         }
     }
 }
@@ -528,7 +538,7 @@ impl Registry {
             }
             Command::Alias { address } => {
                 let player = active_me.ok_or_else(not_a_player)?;
-                if !address.looks_valid() {
+                if !address.looks_valid() || !(params.can_write_to)(address.as_str()) {
                     return Err(Sentence::new("bad_address")
                         .arg("address", address.as_str())
                         .into());

@@ -493,3 +493,146 @@ fn hardening_10_a_moderator_may_adjust_a_balance_below_zero_and_it_says_so() {
     assert_eq!(balance(&state, player_id(&state, "Bob"), "A$"), "-1000");
     assert_replay_equals_live(&bot);
 }
+
+/// A message with extra headers, as a responder or a bounce generator writes it.
+fn raw_message(from: &str, subject: &str, id: &str, headers: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {BOT}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n{headers}\
+         Date: Mon, 2 Feb 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}"
+    )
+}
+
+#[test]
+fn hardening_10_auto_replies_marked_by_any_de_facto_header_are_never_answered() {
+    let bot = bot();
+    let marks = [
+        "X-Autoreply: yes\r\n",
+        "X-Auto-Reply: yes\r\n",
+        "X-Precedence: auto_reply\r\n",
+        "X-Vacation: yes\r\n",
+        "X-POST-MessageClass: 9; Autoresponder\r\n",
+        "X-Mailer: vacation 1.2.7\r\n",
+        "X-Failed-Recipients: bob@nomic.example\r\n",
+    ];
+    let start = at("2026-02-02T10:00:00Z");
+    for (n, headers) in marks.iter().enumerate() {
+        bot.deliver(
+            &format!("auto{n}"),
+            &raw_message(
+                &player("Alice"),
+                "Re: [nomic] join Alice",
+                &format!("auto-{n}@players.test"),
+                headers,
+                "I am away until Monday.\r\n",
+            ),
+            start + SignedDuration::from_mins(n as i64),
+        );
+    }
+    bot.once(start + SignedDuration::from_hours(1));
+    assert!(bot.sent().is_empty(), "no answer: {:#?}", bot.sent_mail());
+    let aside = bot.inbox_with_status("aside");
+    assert_eq!(
+        aside.matches("automatic mail, never answered").count(),
+        marks.len(),
+        "{aside}"
+    );
+    assert!(
+        aside.contains("X-Failed-Recipients") && aside.contains("X-Mailer"),
+        "{aside}"
+    );
+    assert!(
+        bot.state_json()["players"]["players"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
+}
+
+#[test]
+fn hardening_10_a_line_break_in_a_subject_never_reaches_the_answers_headers() {
+    let bot = bot();
+    let when = at("2026-02-02T10:00:00Z");
+    bot.deliver(
+        "crlf",
+        &raw_message(
+            &player("Eve"),
+            "=?utf-8?q?=5Bnomic=5D_join_Eve=0D=0ABcc=3A_victim=40nomic=2Eexample?=",
+            "crlf@players.test",
+            "",
+            "",
+        ),
+        when,
+    );
+    bot.once(when + SignedDuration::from_mins(1));
+    let sent = bot.sent_mail();
+    assert!(!sent.is_empty(), "the message is answered");
+    for mail in &sent {
+        let headers = mail.raw.split("\r\n\r\n").next().unwrap_or_default();
+        assert!(
+            !headers
+                .lines()
+                .any(|l| l.to_lowercase().starts_with("bcc:")),
+            "{headers}"
+        );
+        assert!(!mail.subject.contains(['\r', '\n']), "{:?}", mail.subject);
+        assert!(!mail.is_to("victim@nomic.example"));
+    }
+    // The subject's rest is read as one line: a name with a colon is no name.
+    assert!(
+        sent.iter().any(|m| m
+            .subject
+            .ends_with("Re: join Eve Bcc: victim@nomic.example")),
+        "the answer's subject is the one line: {:?}",
+        sent.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    let answer = answer_to(&bot, "crlf@players.test");
+    assert!(
+        answer.contains("join Eve Bcc: victim@nomic.example"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn hardening_10_one_address_the_mail_library_refuses_is_one_refused_line() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(
+        &player("Alice"),
+        LIST,
+        "[nomic] join Alice",
+        "",
+        "join-alice",
+    );
+    let lines = script.send(
+        &player("Alice"),
+        BOT,
+        "[nomic]",
+        "players\nalias not-an-address\nalias a..b@nomic.example\nalias (a)@nomic.example\nalias a@[10.0.0.1]\nalias alice2@nomic.example\nhome The Mill",
+        "lines",
+    );
+    script.run();
+    assert!(
+        !bot.inbox_with_status("aside")
+            .contains("lines@players.test"),
+        "{}",
+        bot.inbox_with_status("aside")
+    );
+    let answer = answer_to(&bot, &lines);
+    assert_eq!(
+        answer.matches("is not an e-mail address").count(),
+        4,
+        "{answer}"
+    );
+    assert!(
+        answer.contains("A confirmation request went to alice2@nomic.example"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("Your Home is now called The Mill"),
+        "{answer}"
+    );
+    assert!(
+        bot.sent_mail()
+            .iter()
+            .any(|m| m.is_to("alice2@nomic.example"))
+    );
+}
