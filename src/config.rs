@@ -173,6 +173,9 @@ pub struct PlayersConfig {
     /// Longest player name accepted by `join` and `rename`.
     #[serde(default = "default_max_name_chars")]
     pub max_name_chars: usize,
+    /// The longest vacation `vacation until` accepts, in days.
+    #[serde(default = "default_max_vacation_days")]
+    pub max_vacation_days: u32,
 }
 
 impl Default for PlayersConfig {
@@ -180,6 +183,7 @@ impl Default for PlayersConfig {
         PlayersConfig {
             alias_confirm_hours: default_alias_confirm_hours(),
             max_name_chars: default_max_name_chars(),
+            max_vacation_days: default_max_vacation_days(),
         }
     }
 }
@@ -267,6 +271,9 @@ fn default_alias_confirm_hours() -> u32 {
 }
 fn default_max_name_chars() -> usize {
     40
+}
+fn default_max_vacation_days() -> u32 {
+    366
 }
 
 impl Config {

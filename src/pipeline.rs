@@ -50,6 +50,16 @@ fn is_void(event: &games::Event) -> bool {
     )
 }
 
+/// The answer line of the void of this Message-ID.
+fn names_void(line: &crate::engine::LineReport, message_id: &str) -> bool {
+    line.sentence.code == "voided"
+        && line
+            .sentence
+            .args
+            .get("message_id")
+            .is_some_and(|v| v == message_id)
+}
+
 /// A named point where a test can stop the process dead (`NOMICBOT_FAILPOINT=name`,
 /// or `name:N` for the N-th time the process reaches it): the process says so on
 /// stderr and waits to be killed, so the test can SIGKILL it exactly there. Never
@@ -262,49 +272,80 @@ impl Bot {
         world
     }
 
-    /// A message voids another's actions. A void that names no message with actions
-    /// is refused instead (the engine cannot see the log; the shell can). Otherwise
-    /// the new world is the log folded again without the voided message's events.
+    /// A message voids another's actions. A void the log does not allow
+    /// (`overrides::judge_void`: no message with actions, one already void, one
+    /// whose random draws were published) is refused instead (the engine cannot
+    /// see the log; the shell can). Otherwise the new world is the log folded
+    /// again without the voided message's events, or with the message a voided
+    /// void had voided restored.
     fn after_void(&self, outcome: &mut Outcome, cause: &str, at: Timestamp) -> Result<World> {
         let recorded = self.store.events()?;
-        let mut events = std::mem::take(&mut outcome.events);
-        let mut refused_ids = Vec::new();
-        events.retain(|event| match event {
-            games::Event::Override(games::Override::Voided { message_id, .. }) => {
-                let target = format!("mail:<{message_id}>");
-                let known = recorded.iter().any(|r| r.cause == target);
-                if !known {
-                    refused_ids.push(message_id.clone());
-                }
-                known
-            }
-            _ => true,
-        });
-        for id in &refused_ids {
-            outcome.mail.retain(|mail| {
-                !(mail.template == "override_void" && mail.values["message_id"] == id.as_str())
-            });
-            for line in outcome.report.iter_mut() {
-                if line.sentence.code == "voided"
-                    && line
-                        .sentence
-                        .args
-                        .get("message_id")
-                        .is_some_and(|v| v == id.as_str())
-                {
-                    line.status = crate::engine::Status::Refused;
-                    line.sentence =
-                        crate::engine::Sentence::new("void_nothing").arg("message_id", id);
-                }
-            }
-        }
-        outcome.events = events;
         let mut records: Vec<_> = recorded
             .iter()
             .map(|r| (r.at, r.cause.as_str(), &r.event))
             .collect();
+        let events = std::mem::take(&mut outcome.events);
+        let mut judged = Vec::new();
+        for event in &events {
+            if let games::Event::Override(games::Override::Voided { message_id, .. }) = event {
+                // Each void is judged on the log with this message's events before it.
+                let mut so_far = records.clone();
+                so_far.extend(judged.iter().map(|e| (at, cause, e)));
+                match games::overrides::judge_void(&so_far, message_id) {
+                    Ok(restored) => {
+                        self.word_restore(outcome, message_id, &restored);
+                        judged.push(event.clone());
+                    }
+                    Err(refusal) => self.refuse_void(outcome, message_id, refusal),
+                }
+            } else {
+                judged.push(event.clone());
+            }
+        }
+        outcome.events = judged;
         records.extend(outcome.events.iter().map(|e| (at, cause, e)));
         Ok(games::fold(self.initial_world(), &records))
+    }
+
+    /// A void the log does not allow: no announcement, and its line refused with the reason.
+    fn refuse_void(
+        &self,
+        outcome: &mut Outcome,
+        message_id: &str,
+        refusal: crate::engine::Sentence,
+    ) {
+        outcome.mail.retain(|mail| {
+            !(mail.template == "override_void" && mail.values["message_id"] == message_id)
+        });
+        for line in outcome
+            .report
+            .iter_mut()
+            .filter(|line| names_void(line, message_id))
+        {
+            line.status = Status::Refused;
+            line.sentence = refusal.clone();
+        }
+    }
+
+    /// A void of a void says so, in the answer and the announcement, naming what it restores.
+    fn word_restore(&self, outcome: &mut Outcome, message_id: &str, restored: &[String]) {
+        if restored.is_empty() {
+            return;
+        }
+        for mail in outcome.mail.iter_mut().filter(|mail| {
+            mail.template == "override_void" && mail.values["message_id"] == message_id
+        }) {
+            mail.values["restored"] = json!(restored);
+        }
+        for line in outcome
+            .report
+            .iter_mut()
+            .filter(|line| names_void(line, message_id))
+        {
+            line.sentence = crate::engine::Sentence::new("void_restored")
+                .arg("message_id", message_id)
+                .arg("restored", restored.join(">, <"));
+        }
     }
 
     /// The secret bytes of one step: SHA-256 of the bot's secret and the step's cause.
@@ -555,7 +596,7 @@ impl Bot {
         if sender.address == bot {
             return Ok(Err("the bot's own mail".into()));
         }
-        if sender.address.parse::<lettre::Address>().is_err() {
+        if !can_write_to(&sender.address) {
             return Ok(Err(format!(
                 "the sender address {:?} cannot be answered",
                 sender.address
@@ -715,6 +756,12 @@ impl Bot {
     }
 }
 
+/// Whether `mail::compose` can put this address in a To header: the same reading
+/// of it as the compose step's, so that what the engine accepts can be answered.
+pub fn can_write_to(address: &str) -> bool {
+    address.parse::<lettre::message::Mailbox>().is_ok()
+}
+
 /// The engine's parameters from the configuration: the registry's, the
 /// officers, the calendar, the official dictionary and every game's section.
 pub fn game_params(
@@ -726,6 +773,12 @@ pub fn game_params(
         crate::engine::players::Params {
             alias_confirm_hours: config.players.alias_confirm_hours,
             max_name_chars: config.players.max_name_chars,
+            max_vacation_days: config.players.max_vacation_days,
+            own_addresses: vec![
+                Address::new(&config.bot.address),
+                Address::new(&config.bot.list),
+            ],
+            can_write_to,
         },
         crate::engine::game::Officers {
             moderators: addresses(&config.bot.moderators),

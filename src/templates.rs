@@ -199,6 +199,10 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("same_name", &[("name", "Alice")]),
     ("bad_address", &[("address", "nonsense")]),
     (
+        "alias_own_address",
+        &[("address", "game-list@nomic.example")],
+    ),
+    (
         "address_in_use",
         &[("address", "a@x.org"), ("name", "Alice")],
     ),
@@ -212,6 +216,14 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("vacation_started", &[("date", "2027-03-01")]),
     ("vacation_ended", &[]),
     ("vacation_in_past", &[("date", "2020-01-01")]),
+    (
+        "vacation_too_long",
+        &[
+            ("date", "9999-12-31"),
+            ("max_days", "366"),
+            ("latest", "2027-01-01"),
+        ],
+    ),
     ("not_on_vacation", &[]),
     ("home_set", &[("home", "The Old Mill")]),
     ("moderators_only", &[]),
@@ -236,6 +248,19 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("voided", &[("message_id", "abc@x.org")]),
     ("office_only", &[("office", "Referee")]),
     ("void_nothing", &[("message_id", "abc@x.org")]),
+    ("void_already", &[("message_id", "abc@x.org")]),
+    (
+        "void_restored",
+        &[("message_id", "abc@x.org"), ("restored", "def@x.org")],
+    ),
+    (
+        "void_random",
+        &[
+            ("message_id", "abc@x.org"),
+            ("what", "started"),
+            ("label", "nweek 1"),
+        ],
+    ),
     (
         "random_started",
         &[("label", "nweek 1"), ("commitment", "ab")],
@@ -336,7 +361,7 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "until": "2027-03-01", "officer": "mod@x.org", "active": false,
         "message_id": "abc@x.org", "reason": "asked by phone", "command": "join Alice",
         "amount": "-10", "currency": "points", "purpose": "the turn order", "n": 6, "result": 4, "index": 0,
-        "label": "nweek 1",
+        "label": "nweek 1", "restored": ["def@x.org"],
     });
     for name in [
         "player_joined",

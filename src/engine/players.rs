@@ -19,6 +19,21 @@ pub struct Params {
     /// How long an alias request waits for its confirmation from the new address.
     pub alias_confirm_hours: u32,
     pub max_name_chars: usize,
+    /// The longest vacation `vacation until` accepts, in days from the message.
+    pub max_vacation_days: u32,
+    /// The bot's own address and the game list's: no player's alias (the shell
+    /// hands them in from `[bot]`; they are no number of the registry).
+    #[serde(skip)]
+    pub own_addresses: Vec<Address>,
+    /// Whether the shell can write mail to an address (its mail library reads
+    /// addresses more strictly than `Address::looks_valid`): an `alias` it could
+    /// not write to is refused on its line, never fails the whole message.
+    #[serde(skip, default = "can_write_to_default")]
+    pub can_write_to: fn(&str) -> bool,
+}
+
+fn can_write_to_default() -> fn(&str) -> bool {
+    |address| Address::new(address).looks_valid()
 }
 
 impl Default for Params {
@@ -26,6 +41,9 @@ impl Default for Params {
         Params {
             alias_confirm_hours: 72,
             max_name_chars: 40,
+            max_vacation_days: 366,
+            own_addresses: Vec::new(),
+            can_write_to: can_write_to_default(),
         }
     }
 }
@@ -92,6 +110,12 @@ pub struct PendingAlias {
 pub struct Registry {
     pub players: Vec<Player>,
     pub pending_aliases: Vec<PendingAlias>,
+    /// Ids given out by a `join` a moderator voided: the fold leaves the player
+    /// out, but the id stays used, so that whatever later actions recorded under it
+    /// (money given to em) never passes to the next player who joins.
+    /// Invariant: a player id is never given out twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired_ids: Vec<PlayerId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -233,6 +257,35 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
     }
 }
 
+/// How a name looks, to tell two names apart the way a reader would: its
+/// confusable skeleton (Unicode TS #39: `Вob` with a Cyrillic В looks like `Bob`)
+/// after compatibility normalisation (NFKC: fullwidth and mathematical letters
+/// become plain ones), as written and lower-cased.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Look {
+    as_written: String,
+    lower_case: String,
+}
+
+impl Look {
+    pub fn of(name: &str) -> Look {
+        use unicode_normalization::UnicodeNormalization;
+        let normal: String = name.trim().nfkc().collect();
+        let skeleton = |text: &str| unicode_security::skeleton(text).collect::<String>();
+        Look {
+            as_written: skeleton(&normal),
+            lower_case: skeleton(&normal.to_lowercase()),
+        }
+    }
+
+    /// Two names are the same name when they look alike either way: ignoring case
+    /// (`alice`, `ALICE`), or as written (`Ian` and `lan`, whose capital I is a
+    /// small l).
+    pub fn same_as(&self, other: &Look) -> bool {
+        self.lower_case == other.lower_case || self.as_written == other.as_written
+    }
+}
+
 /// A done command with one event and one announcement on the list.
 fn announced(
     event: Event,
@@ -265,6 +318,27 @@ impl Registry {
         self.players.iter().find(|p| p.id == id)
     }
 
+    /// The id the next new player gets: one above every id ever given out, the
+    /// players' and those of voided joins alike.
+    pub fn next_id(&self) -> PlayerId {
+        let players = self.players.iter().map(|p| p.id);
+        players
+            .chain(self.retired_ids.iter().copied())
+            .max()
+            .unwrap_or(0)
+            + 1
+    }
+
+    /// The fold left this event out (its message was voided): an id it gave out
+    /// stays used.
+    pub fn skipped_event(&mut self, event: &Event) {
+        if let Event::Joined { id, .. } = event
+            && !self.retired_ids.contains(id)
+        {
+            self.retired_ids.push(*id);
+        }
+    }
+
     fn with(&mut self, id: PlayerId, change: impl FnOnce(&mut Player)) {
         if let Some(player) = self.players.iter_mut().find(|p| p.id == id) {
             change(player);
@@ -277,19 +351,32 @@ impl Registry {
         self.players.iter().filter(move |p| p.is_active_at(now))
     }
 
-    /// An active player by name, ignoring case.
+    /// An active player by name: the one so called, ignoring case, else the one
+    /// name that looks the same (`same_look`) when only one does.
     pub fn by_name(&self, name: &str) -> Option<&Player> {
         let name = name.trim();
-        self.active().find(|p| p.name.eq_ignore_ascii_case(name))
+        if let Some(player) = self.active().find(|p| p.name.eq_ignore_ascii_case(name)) {
+            return Some(player);
+        }
+        let look = Look::of(name);
+        let mut alike = self.active().filter(|p| look.same_as(&Look::of(&p.name)));
+        match (alike.next(), alike.next()) {
+            (Some(player), None) => Some(player),
+            _ => None,
+        }
     }
 
     pub fn active(&self) -> impl Iterator<Item = &Player> {
         self.players.iter().filter(|p| p.is_active())
     }
 
+    /// Another active player whose name is this one or looks like it: `Аlice`
+    /// (Cyrillic А), `Ａlice` (fullwidth) and `𝐀lice` (mathematical bold) are all
+    /// Alice's name.
     fn name_taken_by_other(&self, name: &str, me: Option<PlayerId>) -> Option<&Player> {
+        let look = Look::of(name);
         self.active()
-            .find(|p| Some(p.id) != me && p.name.to_lowercase() == name.to_lowercase())
+            .find(|p| Some(p.id) != me && look.same_as(&Look::of(&p.name)))
     }
 
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
@@ -392,7 +479,7 @@ impl Registry {
                         former.id,
                     ),
                     None => {
-                        let id = self.players.iter().map(|p| p.id).max().unwrap_or(0) + 1;
+                        let id = self.next_id();
                         (
                             Event::Joined {
                                 id,
@@ -451,8 +538,13 @@ impl Registry {
             }
             Command::Alias { address } => {
                 let player = active_me.ok_or_else(not_a_player)?;
-                if !address.looks_valid() {
+                if !address.looks_valid() || !(params.can_write_to)(address.as_str()) {
                     return Err(Sentence::new("bad_address")
+                        .arg("address", address.as_str())
+                        .into());
+                }
+                if params.own_addresses.contains(&address) {
+                    return Err(Sentence::new("alias_own_address")
                         .arg("address", address.as_str())
                         .into());
                 }
@@ -528,15 +620,33 @@ impl Registry {
             Command::Vacation { until } => {
                 let player = active_me.ok_or_else(not_a_player)?;
                 // The return is announced as a date: the vacation ends as that day begins (UTC).
+                // A day past the last instant time can hold (9999-12-31) is beyond any
+                // longest vacation, and refused as that, never as a day in the past.
                 let until_at = until
                     .to_zoned(jiff::tz::TimeZone::UTC)
                     .map(|z| z.timestamp())
-                    .unwrap_or(ctx.now);
-                if until_at <= ctx.now {
+                    .ok();
+                if until_at.is_some_and(|until_at| until_at <= ctx.now) {
                     return Err(Sentence::new("vacation_in_past")
                         .arg("date", until.to_string())
                         .into());
                 }
+                let longest = ctx
+                    .now
+                    .checked_add(jiff::SignedDuration::from_hours(
+                        24 * i64::from(params.max_vacation_days),
+                    ))
+                    .unwrap_or(jiff::Timestamp::MAX);
+                let until_at = match until_at {
+                    Some(until_at) if until_at <= longest => until_at,
+                    _ => {
+                        return Err(Sentence::new("vacation_too_long")
+                            .arg("date", until.to_string())
+                            .arg("max_days", params.max_vacation_days)
+                            .arg("latest", longest.strftime("%Y-%m-%d").to_string())
+                            .into());
+                    }
+                };
                 Ok(announced(
                     Event::VacationStarted {
                         id: player.id,
@@ -755,6 +865,85 @@ mod tests {
         assert_eq!(again.0.code, "already_playing");
         let taken = run(&mut registry, "join alice", &ctx("other@example.org", 2)).unwrap_err();
         assert_eq!(taken.0.code, "name_taken");
+    }
+
+    #[test]
+    fn hardening_10_names_that_look_alike_are_the_same_name() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        run(&mut registry, "join Bob", &ctx("b@x.org", 0)).unwrap();
+        // Cyrillic А, fullwidth Ａ, mathematical bold 𝐀, and the case.
+        for (n, name) in [
+            "\u{410}lice",
+            "\u{ff21}lice",
+            "\u{1d400}lice",
+            "ALICE",
+            "Al\u{456}ce",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let refused = run(
+                &mut registry,
+                &format!("join {name}"),
+                &ctx(&format!("m{n}@x.org"), 1),
+            )
+            .unwrap_err();
+            assert_eq!(refused.0.code, "name_taken", "{name}");
+            assert_eq!(refused.0.args["name"], "Alice");
+        }
+        // Cyrillic В while Bob exists.
+        let refused = run(&mut registry, "rename \u{412}ob", &ctx("a@x.org", 2)).unwrap_err();
+        assert_eq!(refused.0.code, "name_taken");
+        assert_eq!(
+            run(&mut registry, "join Ian", &ctx("i@x.org", 3)).map(|_| ()),
+            Ok(())
+        );
+        assert_eq!(
+            run(&mut registry, "join lan", &ctx("l@x.org", 3))
+                .unwrap_err()
+                .0
+                .code,
+            "name_taken"
+        );
+        // Names that only look alike find the player when one does.
+        assert_eq!(registry.by_name("\u{410}LICE").map(|p| p.id), Some(1));
+        assert_eq!(registry.by_name("Carol").map(|p| p.id), None);
+        assert!(Look::of("Alice").same_as(&Look::of(" alice ")));
+        assert!(!Look::of("Alice").same_as(&Look::of("Alicia")));
+    }
+
+    #[test]
+    fn hardening_10_no_alias_to_the_bot_or_the_list_and_no_vacation_past_the_longest() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        let params = Params {
+            own_addresses: vec![Address::new("bot@x.org"), Address::new("list@x.org")],
+            max_vacation_days: 30,
+            ..Params::default()
+        };
+        let apply = |line: &str| {
+            registry
+                .apply(parse(line).unwrap(), &ctx("a@x.org", 1), &params, false)
+                .map(|done| done.events)
+        };
+        for own in ["alias list@x.org", "alias <BOT@x.org>"] {
+            assert_eq!(apply(own).unwrap_err().0.code, "alias_own_address");
+        }
+        assert!(apply("alias a2@x.org").is_ok());
+        // 2027-01-15 is the day of the message: 30 days on is 2027-02-14.
+        let refused = apply("vacation until 9999-12-31").unwrap_err().0;
+        assert_eq!(refused.code, "vacation_too_long");
+        assert_eq!(refused.args["latest"], "2027-02-14");
+        assert_eq!(
+            apply("vacation until 2027-02-15").unwrap_err().0.code,
+            "vacation_too_long"
+        );
+        assert!(apply("vacation until 2027-02-14").is_ok());
+        assert_eq!(
+            apply("vacation until 2027-01-15").unwrap_err().0.code,
+            "vacation_in_past"
+        );
     }
 
     #[test]

@@ -292,21 +292,33 @@ pub fn state_of(
 /// The world an event log describes: every event applied in order, except those of
 /// a message a moderator voided. The one way state is rebuilt (replay, and after a void).
 pub fn fold<'a>(mut world: World, records: &[(Timestamp, &'a str, &'a Event)]) -> World {
-    let voided: Vec<String> = records
-        .iter()
-        .filter_map(|(_, _, event)| match event {
-            Event::Override(Override::Voided { message_id, .. }) => {
-                Some(format!("mail:<{message_id}>"))
-            }
-            _ => None,
-        })
-        .collect();
+    let voided = voided_causes(records);
     for (at, cause, event) in records {
-        if !voided.iter().any(|v| v == cause) {
+        if !voided.contains(*cause) {
             world.apply_event(event, *at);
+        } else if let Event::Players(event) = event {
+            // A voided join's id stays used (`Registry::retired_ids`).
+            Arc::make_mut(&mut world.shared.players).skipped_event(event);
         }
     }
     world
+}
+
+/// The causes (`mail:<ID>`) whose events a void in force leaves out. A void is in
+/// force unless its own message was voided by one in force: voiding a void
+/// restores what it had voided. A void always names an earlier message (the shell
+/// refuses one naming no message on record), so reading the log from its end
+/// decides every void before the voids of it are needed.
+pub fn voided_causes(records: &[(Timestamp, &str, &Event)]) -> std::collections::HashSet<String> {
+    let mut voided = std::collections::HashSet::new();
+    for (_, cause, event) in records.iter().rev() {
+        if let Event::Override(Override::Voided { message_id, .. }) = event
+            && !voided.contains(*cause)
+        {
+            voided.insert(format!("mail:<{message_id}>"));
+        }
+    }
+    voided
 }
 
 /// The parameters of the substrate and of every game, from bot.toml.

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::engine::accounts::{self, Holder};
 use crate::engine::game::{SharedEvent, View};
 use crate::engine::{
-    Address, Audience, Ctx, LineReport, Mail, NotUnderstood, Refusal, Sentence, Status, human_time,
-    players, split_verb,
+    Address, Audience, Ctx, LineReport, Mail, NotUnderstood, Refusal, Sentence, Status, Timestamp,
+    human_time, players, random, split_verb,
 };
 
 use super::router::apply_line;
@@ -181,6 +181,8 @@ pub fn apply<G: Registered>(
                 serde_json::json!({
                     "officer": ctx.sender, "message_id": message_id, "reason": reason,
                     "at": human_time(ctx.now),
+                    // Filled by the shell when this void undoes another (`judge_void`).
+                    "restored": [],
                 }),
             ));
             LineReport {
@@ -213,6 +215,68 @@ pub fn apply<G: Registered>(
             }
         }
     }
+}
+
+/// Judges a void on the event log, which the engine's state cannot show (the
+/// shell calls it with the log as recorded, this message's earlier events
+/// included). `Ok` lists the Message-IDs whose void this one undoes (a void of a
+/// void restores the message it had voided); `Err` is the refusal.
+///
+/// Refused: a message with no event on record, one already void, and one that
+/// would take back what the Officer in charge of Random Things published (a draw,
+/// a seed revealed, or a period in which something was drawn): the list saw the
+/// commitment, the draws and the seeds, and a void that erased them would leave
+/// draws no one can check and, after a voided draw, a next draw that repeats it.
+pub fn judge_void(
+    records: &[(Timestamp, &str, &Event)],
+    message_id: &str,
+) -> Result<Vec<String>, Sentence> {
+    let target = format!("mail:<{message_id}>");
+    let Some(first) = records.iter().position(|(_, cause, _)| *cause == target) else {
+        return Err(Sentence::new("void_nothing").arg("message_id", message_id));
+    };
+    if super::voided_causes(records).contains(&target) {
+        return Err(Sentence::new("void_already").arg("message_id", message_id));
+    }
+    let refuse_random = |what: &str, label: &str| {
+        Err(Sentence::new("void_random")
+            .arg("message_id", message_id)
+            .arg("what", what)
+            .arg("label", label))
+    };
+    let mut restored = Vec::new();
+    for (position, (_, cause, event)) in records.iter().enumerate().skip(first) {
+        if *cause != target {
+            continue;
+        }
+        match event {
+            Event::Random(random::Event::Drew { label, .. }) => {
+                return refuse_random("drew", label);
+            }
+            Event::Random(random::Event::PeriodRevealed { label, .. }) => {
+                return refuse_random("revealed", label);
+            }
+            Event::Random(random::Event::PeriodStarted { label, .. }) => {
+                // The period's draws are those recorded after its start, until
+                // the next period starts.
+                let drawn = records[position + 1..]
+                    .iter()
+                    .map(|(_, _, event)| event)
+                    .take_while(|event| {
+                        !matches!(event, Event::Random(random::Event::PeriodStarted { .. }))
+                    })
+                    .any(|event| matches!(event, Event::Random(random::Event::Drew { .. })));
+                if drawn {
+                    return refuse_random("started", label);
+                }
+            }
+            Event::Override(Override::Voided { message_id, .. }) => {
+                restored.push(message_id.clone());
+            }
+            _ => {}
+        }
+    }
+    Ok(restored)
 }
 
 /// A moderator (or the game's own officer) acts for a player: the command is
@@ -322,9 +386,21 @@ fn adjust<G: Registered>(
         .ok_or_else(|| Refusal(Sentence::new("accounts_bad_amount").arg("amount", amount)))?;
     let why = format!("Override by {}: {reason}", ctx.sender);
     let holder = Holder::Player(player.id);
-    let event = if amount_value >= BigRational::from_integer(0.into()) {
+    let zero = BigRational::from_integer(0.into());
+    let event = if amount_value >= zero {
         view.accounts
             .transfer(Holder::Nowhere, holder, currency, &amount_value, &why)?
+    } else if params.is_moderator(&ctx.sender) {
+        // A moderator may set any balance: the money is owed even beyond what the
+        // player holds, and the balance may go below zero (said in the answer and
+        // the announcement).
+        view.accounts.charge(
+            holder,
+            Holder::Nowhere,
+            currency,
+            &-amount_value.clone(),
+            &why,
+        )?
     } else {
         view.accounts.transfer(
             holder,
@@ -334,6 +410,9 @@ fn adjust<G: Registered>(
             &why,
         )?
     };
+    let balance = view.accounts.balance(holder, &configured) + &amount_value;
+    let negative = balance < zero;
+    let balance = accounts::amount_human(&balance);
     let mail = Mail::new(
         Audience::List,
         players::TAG,
@@ -341,11 +420,121 @@ fn adjust<G: Registered>(
         serde_json::json!({
             "officer": ctx.sender, "name": player.name, "amount": amount,
             "currency": configured, "reason": reason, "at": human_time(ctx.now),
+            "balance": balance, "negative": negative,
         }),
     );
     let sentence = Sentence::new("adjusted")
         .arg("name", &player.name)
         .arg("amount", amount)
-        .arg("currency", &configured);
+        .arg("currency", &configured)
+        .arg("balance", balance)
+        .arg("negative", negative);
     Ok((event, mail, sentence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::players::Event as PlayerEvent;
+
+    fn at(minute: i64) -> Timestamp {
+        Timestamp::from_second(1_800_000_000 + minute * 60).unwrap()
+    }
+
+    fn void(message_id: &str) -> Event {
+        Event::Override(Override::Voided {
+            message_id: message_id.to_owned(),
+            officer: Address::new("mod@x.org"),
+            reason: "a test".to_owned(),
+        })
+    }
+
+    fn joined(id: u32, name: &str) -> Event {
+        Event::Players(PlayerEvent::Joined {
+            id,
+            name: name.to_owned(),
+            address: Address::new(&format!("{}@x.org", name.to_lowercase())),
+        })
+    }
+
+    fn started(label: &str) -> Event {
+        Event::Random(random::Event::PeriodStarted {
+            label: label.to_owned(),
+            commitment: "c".to_owned(),
+            seed: "s".to_owned(),
+        })
+    }
+
+    fn drew(label: &str, index: u32) -> Event {
+        Event::Random(random::Event::Drew {
+            label: label.to_owned(),
+            index,
+            purpose: "a die".to_owned(),
+            kind: random::DrawKind::Below { n: 6 },
+            result: vec![3],
+            at: at(0),
+        })
+    }
+
+    #[test]
+    fn a_void_of_a_void_restores_and_a_void_of_that_voids_again() {
+        let (a, v1, v2, v3) = (joined(1, "Alice"), void("a"), void("v1"), void("v2"));
+        let mut records = vec![(at(0), "mail:<a>", &a), (at(1), "mail:<v1>", &v1)];
+        let voided = crate::games::voided_causes(&records);
+        assert!(voided.contains("mail:<a>"));
+        assert_eq!(judge_void(&records, "v1"), Ok(vec!["a".to_owned()]));
+        records.push((at(2), "mail:<v2>", &v2));
+        let voided = crate::games::voided_causes(&records);
+        assert!(!voided.contains("mail:<a>") && voided.contains("mail:<v1>"));
+        let world = crate::games::fold(World::default(), &records);
+        assert_eq!(world.players.players.len(), 1, "Alice is restored");
+        assert_eq!(world.voided, ["v1"]);
+        records.push((at(3), "mail:<v3>", &v3));
+        let world = crate::games::fold(World::default(), &records);
+        assert!(world.players.players.is_empty(), "Alice is void again");
+        assert_eq!(judge_void(&records, "v2").unwrap_err().code, "void_already");
+        assert_eq!(judge_void(&records, "zz").unwrap_err().code, "void_nothing");
+    }
+
+    #[test]
+    fn a_voided_join_keeps_its_id_out_of_use() {
+        let (alice, v) = (joined(1, "Alice"), void("a"));
+        let records = vec![(at(0), "mail:<a>", &alice), (at(1), "mail:<v>", &v)];
+        let world = crate::games::fold(World::default(), &records);
+        assert!(world.players.players.is_empty());
+        assert_eq!(world.players.retired_ids, [1]);
+        assert_eq!(world.players.next_id(), 2);
+    }
+
+    #[test]
+    fn a_void_never_takes_back_a_published_draw_or_seed() {
+        let (start, draw, start2) = (started("w1"), drew("w1", 0), started("w2"));
+        let revealed = Event::Random(random::Event::PeriodRevealed {
+            label: "w1".to_owned(),
+            seed: "s".to_owned(),
+        });
+        let mut records = vec![(at(0), "mail:<start>", &start)];
+        assert_eq!(
+            judge_void(&records, "start"),
+            Ok(Vec::new()),
+            "nothing drawn yet"
+        );
+        records.push((at(1), "deadline:x", &draw));
+        let refused = judge_void(&records, "start").unwrap_err();
+        assert_eq!(
+            (refused.code.as_str(), &refused.args["what"]),
+            ("void_random", &"started".into())
+        );
+        records.push((at(2), "mail:<end>", &revealed));
+        records.push((at(3), "mail:<start2>", &start2));
+        assert_eq!(
+            judge_void(&records, "end").unwrap_err().args["what"],
+            "revealed"
+        );
+        assert_eq!(
+            judge_void(&records, "start2"),
+            Ok(Vec::new()),
+            "its own period has no draw"
+        );
+    }
 }

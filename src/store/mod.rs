@@ -54,7 +54,8 @@ pub enum StoreError {
 /// is ignored at open and the state rebuilt from the log (see `Store::load_world`).
 /// 2: the live state keeps no finished history (ballots resolved, seeds published,
 /// sealed batches revealed) and counts the ballots opened.
-pub const STATE_FORMAT: i64 = 2;
+/// 3: the registry keeps the ids of voided joins (never given out again).
+pub const STATE_FORMAT: i64 = 3;
 
 /// The meta key that records the last release that opened the database to write.
 const WRITTEN_BY: &str = "written_by";

@@ -14,6 +14,7 @@ mod e2e_ruletag;
 mod ghost;
 mod golden;
 mod hardening;
+mod hardening_engine;
 mod ruletag;
 mod samples;
 mod scenarios;
