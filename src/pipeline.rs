@@ -678,6 +678,7 @@ pub fn game_params(
                 .map(|(office, holders)| (office.clone(), addresses(holders)))
                 .collect(),
             of_games: Vec::new(),
+            withdrawn: Vec::new(),
         },
         config.calendar.clone(),
         lexicon,
