@@ -831,3 +831,40 @@ fn passphrase_set_on_the_list_or_short_is_refused() {
         assert!(!mail.contains("everybody reads this"));
     }
 }
+
+#[test]
+fn forged_game_officer_is_refused() {
+    // The Rule Tag Moderator named in the game's own section, not in [bot]: ey
+    // adjusts the game's points.
+    let mut game = Game::new("dmarc");
+    let config = std::fs::read_to_string(game.bot.config_path())
+        .expect("config")
+        .replace(
+            "# moderator = \"rtm@nomic.example\"",
+            "moderator = \"rtm@mod.example\"",
+        );
+    std::fs::write(game.bot.config_path(), config).expect("config");
+    let before = game.events();
+    let adjust = "adjust Mallory 50 points because Mallory says so";
+    game.deliver(&stamped(&private(
+        "rtm@mod.example",
+        "[rule tag] points",
+        "forged-rtm@test",
+        adjust,
+    )));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.notices_to("rtm@mod.example").len(), 1);
+    game.deliver(&stamped(&signed(
+        &private(
+            "rtm@mod.example",
+            "[rule tag] points",
+            "real-rtm@test",
+            adjust,
+        ),
+        "mod.example",
+    )));
+    assert!(
+        game.events() > before,
+        "the signed Rule Tag Moderator adjusts the points"
+    );
+}
