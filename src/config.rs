@@ -82,14 +82,53 @@ pub struct IdentityConfig {
     /// the player is looked for in these headers, in this order.
     #[serde(default = "default_recover_from")]
     pub recover_from: Vec<String>,
+    /// Who is believed to be the sender (`mail::auth`): `none` trusts From (unsafe
+    /// for officers on an open list), `dmarc` only the verdict of our own server.
+    #[serde(default)]
+    pub auth: AuthMode,
+    /// The authserv-id our receiving server writes in `Authentication-Results`
+    /// (`auth = "dmarc"`); every other such header is ignored.
+    pub authserv_id: Option<String>,
+    /// The DKIM domain (`d=`) the list signs with; unset: the domain of `bot.list`.
+    pub list_dkim_domain: Option<String>,
+    /// What becomes of mail that is not authenticated under `auth = "dmarc"`:
+    /// `players` applies it without any office, `refuse` keeps it aside.
+    #[serde(default)]
+    pub unauthenticated: Unauthenticated,
 }
 
 impl Default for IdentityConfig {
     fn default() -> Self {
         IdentityConfig {
             recover_from: default_recover_from(),
+            auth: AuthMode::default(),
+            authserv_id: None,
+            list_dkim_domain: None,
+            unauthenticated: Unauthenticated::default(),
         }
     }
+}
+
+/// How senders are authenticated (`identity.auth`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// From (or the header it is recovered from) is believed: anyone can forge it.
+    #[default]
+    None,
+    /// Only a passing, aligned DKIM or DMARC verdict of our own server counts.
+    Dmarc,
+}
+
+/// What unauthenticated mail may still do under `auth = "dmarc"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unauthenticated {
+    /// Player commands are applied; officer commands make the whole message refused.
+    #[default]
+    Players,
+    /// Nothing is applied: the message is kept aside and the sender told.
+    Refuse,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -352,6 +391,17 @@ impl Config {
                 )));
             }
         }
+        if self.identity.auth == AuthMode::Dmarc
+            && self
+                .identity
+                .authserv_id
+                .as_deref()
+                .is_none_or(|id| id.trim().is_empty())
+        {
+            return Err(invalid(
+                "identity.auth = \"dmarc\" needs identity.authserv_id: the authserv-id of your receiving server's Authentication-Results".into(),
+            ));
+        }
         if self.transport == TransportKind::Imap {
             if self.imap.is_none() {
                 return Err(invalid(
@@ -374,6 +424,23 @@ impl Config {
         } else {
             self.base_dir.join(path)
         }
+    }
+
+    /// The DKIM domain the list signs with: `identity.list_dkim_domain`, else the
+    /// domain of the list's address.
+    pub fn list_dkim_domain(&self) -> String {
+        self.identity
+            .list_dkim_domain
+            .clone()
+            .or_else(|| {
+                self.bot
+                    .list
+                    .rsplit_once('@')
+                    .map(|(_, domain)| domain.to_owned())
+            })
+            .unwrap_or_default()
+            .trim()
+            .to_lowercase()
     }
 
     /// The domain of the bot's address: the right-hand side of its Message-IDs.

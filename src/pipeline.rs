@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::engine::{Address, Audience, Ctx, Mail, Status};
 use crate::games::driver::Next;
 use crate::games::{self, Message, Outcome, World};
+use crate::mail::auth;
 use crate::mail::compose::{self, Kind, Outgoing, Thread};
 use crate::mail::parse::{self, Envelope, ParseOptions};
 use crate::store::{InboxRow, InboxStatus, NewMail, Received, Step, Store, StoreError, Stored};
@@ -107,6 +108,8 @@ pub struct Bot {
     templates: Templates,
     params: games::Params,
     parse_options: ParseOptions,
+    /// Who is believed to be the sender (`identity` in bot.toml).
+    auth: auth::Policy,
     world: World,
     /// The time the world has been brought up to.
     clock: Option<Timestamp>,
@@ -162,12 +165,23 @@ impl Bot {
             list_addresses: vec![config.bot.list.to_lowercase()],
             recover_from: config.identity.recover_from.clone(),
         };
+        let auth = auth::Policy::new(
+            &config.identity,
+            &config.bot.list,
+            config.list_dkim_domain(),
+        );
+        if auth.mode == crate::config::AuthMode::None && !config.bot.moderators.is_empty() {
+            tracing::warn!(
+                "identity.auth = \"none\": anyone who writes a moderator's address in From acts as that moderator; set identity.auth = \"dmarc\" (or passphrases) on an open list"
+            );
+        }
         let mut bot = Bot {
             config,
             store,
             templates,
             params,
             parse_options,
+            auth,
             world: World::default(),
             clock,
             secret,
@@ -479,6 +493,31 @@ impl Bot {
             Err(reason) => self.keep_aside(row, at, &cause, reason, now),
             Ok((sender, message)) => {
                 let public = self.is_public(&envelope);
+                let claim = auth::Claim {
+                    raw: &row.raw,
+                    envelope: &envelope,
+                    sender: &sender,
+                    public,
+                };
+                let (trust, message, passphrase_commands) =
+                    match auth::check(&self.auth, &claim, &self.world.shared.players, message) {
+                        auth::Checked::Accepted {
+                            trust,
+                            message,
+                            commands,
+                        } => (trust, message, commands),
+                        auth::Checked::Refused(refused) => {
+                            return self.refuse_sender(
+                                row,
+                                at,
+                                &cause,
+                                &envelope,
+                                refused,
+                                &[],
+                                now,
+                            );
+                        }
+                    };
                 let ctx = Ctx {
                     now: at,
                     sender: Address::new(&sender.address),
@@ -486,7 +525,38 @@ impl Bot {
                     public,
                     entropy: self.entropy(&cause),
                 };
-                let mut outcome = self.world.handle(&message, &ctx, &self.params);
+                // A message of passphrase lines alone has no command for the games
+                // (which would answer it with the tag's help).
+                let only_passphrases = message.body_lines.iter().all(|l| l.trim().is_empty())
+                    && message.subject_rest.is_empty()
+                    && !passphrase_commands.is_empty();
+                let mut outcome = if only_passphrases {
+                    Outcome::default()
+                } else if trust.is_full() {
+                    self.world.handle(&message, &ctx, &self.params)
+                } else {
+                    // Unauthenticated: carried out with no office; refused whole if
+                    // it needed one, and the holder of the address told.
+                    match auth::handle_limited(&self.world, &message, &ctx, &self.params) {
+                        Ok(outcome) => outcome,
+                        Err(lines) => {
+                            let refused = auth::Refused::officer(&ctx.sender, &trust);
+                            return self
+                                .refuse_sender(row, at, &cause, &envelope, refused, &lines, now);
+                        }
+                    }
+                };
+                if let Err(line) = auth::apply_commands(
+                    passphrase_commands,
+                    &ctx,
+                    &trust,
+                    &self.world.shared.players,
+                    self.params.officers(),
+                    &mut outcome,
+                ) {
+                    let refused = auth::Refused::officer(&ctx.sender, &trust);
+                    return self.refuse_sender(row, at, &cause, &envelope, refused, &[line], now);
+                }
                 let mut next = self.world.clone();
                 for event in &outcome.events {
                     next.apply_event(event, at);
@@ -548,6 +618,68 @@ impl Bot {
                 Ok((true, queued))
             }
         }
+    }
+
+    /// Keeps aside a message whose sender is not believed, and tells the holder of
+    /// the address it claims (when that address can be written to): a short notice
+    /// with the message's headers, never its passphrase.
+    #[allow(clippy::too_many_arguments)]
+    fn refuse_sender(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        envelope: &Envelope,
+        refused: auth::Refused,
+        lines: &[String],
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        let reason = format!("sender not believed: {}", refused.reason);
+        let holder = refused
+            .tell
+            .as_ref()
+            .filter(|address| address.as_str().parse::<lettre::Address>().is_ok());
+        let Some(holder) = holder else {
+            return self.keep_aside(row, at, cause, reason, now);
+        };
+        let values = auth::notice_values(
+            &refused,
+            holder,
+            &row.raw,
+            lines,
+            self.is_public(envelope),
+            &crate::engine::human_time(at),
+        );
+        let notice = Mail::new(
+            Audience::Address(holder.clone()),
+            crate::engine::players::TAG,
+            "auth_notice",
+            values,
+        );
+        let thread = Thread {
+            message_id: envelope.message_id.clone(),
+            references: envelope.references.clone(),
+        };
+        let mail = match self.render_one(&notice, cause, 0, &thread, Kind::Reply, now) {
+            Ok(mail) => vec![mail],
+            Err(error) => {
+                tracing::error!(inbox = row.id, %error, "cannot write the notice to the holder of an address");
+                Vec::new()
+            }
+        };
+        tracing::info!(inbox = row.id, %reason, "kept aside");
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((row.id, InboxStatus::Aside, Some(reason))),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, queued))
     }
 
     /// Records that a message is not acted on, and why; nothing else changes.
@@ -790,6 +922,7 @@ pub fn game_params(
                 .map(|(office, holders)| (office.clone(), addresses(holders)))
                 .collect(),
             of_games: Vec::new(),
+            withdrawn: Vec::new(),
         },
         config.calendar.clone(),
         lexicon,

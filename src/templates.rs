@@ -382,6 +382,29 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
     ] {
         templates.render(name, &samples)?;
     }
+    // The sender-authentication notices (`mail::auth`), one per reason.
+    for why in [
+        "officer",
+        "forged",
+        "passphrase_missing",
+        "passphrase_wrong",
+        "passphrase_public",
+        "list_unsigned",
+        "recovered_unknown",
+        "unauthenticated",
+    ] {
+        templates.render(
+            "auth_notice",
+            serde_json::json!({ "why": why, "address": "mod@x.org", "reason": "no DKIM or DMARC pass for x.org",
+                "trust": "not authenticated (no DKIM or DMARC pass for x.org)",
+                "headers": [{ "name": "From", "value": "Mallory <mod@x.org>" }],
+                "lines": ["adjust Mallory 100 points because I can"], "public": false, "at": "2026-01-01 00:00 UTC" }),
+        )?;
+    }
+    templates.render(
+        "passphrase_cleared",
+        serde_json::json!({ "address": "a@x.org", "officer": "mod@x.org", "reason": "she forgot it" }),
+    )?;
     // Every game's announcements, with the values its sample really sends.
     let mut rendered = Vec::new();
     for (sample, mail) in crate::samples::played() {

@@ -313,17 +313,45 @@ pub struct Officers {
     /// The offices the games name besides these (a game's moderator set in its
     /// own section), for the roster.
     pub of_games: Vec<(String, Vec<Address>)>,
+    /// Addresses that hold no office in this step, whatever the lists above say:
+    /// the sender of mail the shell could not authenticate (`mail::auth`). A game
+    /// whose officers are not in these lists (a referee in its state, a moderator
+    /// in its own section) asks `is_withdrawn`.
+    pub withdrawn: Vec<Address>,
 }
 
 impl Officers {
     pub fn is_moderator(&self, address: &Address) -> bool {
-        self.moderators.contains(address)
+        self.moderators.contains(address) && !self.is_withdrawn(address)
     }
 
     /// Does `address` hold the office (named as in the rules, any case)? A
     /// moderator holds every office: the moderators are the final arbiters.
     pub fn holds(&self, office: &str, address: &Address) -> bool {
-        self.is_moderator(address) || self.holders(office).is_some_and(|h| h.contains(address))
+        !self.is_withdrawn(address)
+            && (self.is_moderator(address)
+                || self.holders(office).is_some_and(|h| h.contains(address)))
+    }
+
+    /// Whether `address` lost every office for this step (unauthenticated mail).
+    pub fn is_withdrawn(&self, address: &Address) -> bool {
+        self.withdrawn.contains(address)
+    }
+
+    /// These officers with every office of `address` withdrawn: taken out of every
+    /// list, and marked for the offices the games keep themselves.
+    pub fn without(&self, address: &Address) -> Officers {
+        let mut officers = self.clone();
+        officers.moderators.retain(|a| a != address);
+        officers.rules.retain(|a| a != address);
+        for holders in officers.offices.values_mut() {
+            holders.retain(|a| a != address);
+        }
+        for (_, holders) in &mut officers.of_games {
+            holders.retain(|a| a != address);
+        }
+        officers.withdrawn.push(address.clone());
+        officers
     }
 
     /// The holders the configuration names for an office, if it names the office.

@@ -116,6 +116,19 @@ pub struct Registry {
     /// Invariant: a player id is never given out twice.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retired_ids: Vec<PlayerId>,
+    /// Addresses whose every message must prove itself with a passphrase (the
+    /// shell checks it: `mail::auth`). Only a salted hash is kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passphrases: Vec<Passphrase>,
+}
+
+/// The passphrase an address requires, as a salted SHA-256 (hex): never the
+/// passphrase itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Passphrase {
+    pub address: Address,
+    pub salt: String,
+    pub hash: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,6 +185,15 @@ pub enum Event {
     HomeSet {
         id: PlayerId,
         home: String,
+    },
+    /// From now on every message from `address` must carry its passphrase.
+    PassphraseSet {
+        address: Address,
+        salt: String,
+        hash: String,
+    },
+    PassphraseCleared {
+        address: Address,
     },
 }
 
@@ -445,7 +467,38 @@ impl Registry {
             Event::MarkedInactive { id } => self.with(*id, |p| p.inactive = true),
             Event::MarkedActive { id } => self.with(*id, |p| p.inactive = false),
             Event::HomeSet { id, home } => self.with(*id, |p| p.home = Some(home.clone())),
+            Event::PassphraseSet {
+                address,
+                salt,
+                hash,
+            } => {
+                self.passphrases.retain(|p| &p.address != address);
+                self.passphrases.push(Passphrase {
+                    address: address.clone(),
+                    salt: salt.clone(),
+                    hash: hash.clone(),
+                });
+            }
+            Event::PassphraseCleared { address } => {
+                self.passphrases.retain(|p| &p.address != address)
+            }
         }
+    }
+
+    /// The passphrase `address` requires, if it requires one.
+    pub fn passphrase(&self, address: &Address) -> Option<&Passphrase> {
+        self.passphrases.iter().find(|p| &p.address == address)
+    }
+
+    /// The registry as anyone may see it: which addresses require a passphrase,
+    /// not its hash (a weak passphrase could be guessed from it).
+    pub fn public_view(&self) -> Registry {
+        let mut public = self.clone();
+        for passphrase in &mut public.passphrases {
+            passphrase.salt = String::new();
+            passphrase.hash = "(hidden)".to_owned();
+        }
+        public
     }
 
     /// Carries out one command. On `Err` nothing happened.

@@ -210,6 +210,9 @@ impl World {
         if !private {
             shared.random = Arc::new(self.shared.random.public_view());
             shared.sealed = Arc::new(self.shared.sealed.public_view());
+            if !self.shared.players.passphrases.is_empty() {
+                shared.players = Arc::new(self.shared.players.public_view());
+            }
         }
         let mut value = serde_json::to_value(&shared).unwrap_or_default();
         struct Views<'a> {

@@ -1,6 +1,7 @@
 //! The I/O shell around the engine: everything that touches a mail server or a
 //! mail file. Nothing here decides anything about a game.
 
+pub mod auth;
 pub mod compose;
 pub mod imap;
 pub mod maildir;

@@ -3,6 +3,7 @@
 //! servers of `../shared/mailtest/` (started by `.ci/run`).
 
 mod architecture;
+mod auth;
 mod bogusity;
 mod corpus;
 mod daemon;

@@ -158,6 +158,8 @@ pub(super) fn apply(
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
     let is_moderator = tx.view().is_moderator(&ctx.sender);
+    // Unauthenticated mail holds no office: not even the referee's post.
+    let withdrawn = tx.view().officers.is_withdrawn(&ctx.sender);
     if let Command::Start { duel, names } = &command {
         return start(tx, *duel, names, ctx, is_moderator);
     }
@@ -255,13 +257,13 @@ pub(super) fn apply(
         }
         Command::TakeReferee => step.take_referee(n, ctx, is_moderator)?,
         Command::ResignReferee => {
-            if !inst.is_referee(ctx, players) {
+            if withdrawn || !inst.is_referee(ctx, players) {
                 return Err(referee_only(inst));
             }
             step.suspend(n, Vacancy::Resigned);
         }
         Command::Rule { valid, reason } => {
-            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
             let Stage::Protest { .. } = inst.stage else {
                 return Err(Refusal(Sentence::new("ghost_no_protest").arg("number", n)));
             };
@@ -269,7 +271,7 @@ pub(super) fn apply(
             step.resolve_protest(n, valid, Resolution::Override { officer, reason });
         }
         Command::Remove { name, reason } => {
-            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
             let seat = inst
                 .seat_named(&name, players)
                 .filter(|s| s.removed.is_none())
@@ -284,7 +286,7 @@ pub(super) fn apply(
             step.remove(n, seat, Why::Override { officer, reason });
         }
         Command::SetWord { word, reason } => {
-            let officer = require_officer(inst, ctx, players, is_moderator)?;
+            let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
             if let Stage::Protest { protest } = &inst.stage {
                 return Err(protest_pending(inst, protest, players));
             }
@@ -601,8 +603,9 @@ fn require_officer(
     ctx: &Ctx,
     players: &Registry,
     is_moderator: bool,
+    withdrawn: bool,
 ) -> Result<String, Refusal> {
-    if inst.is_referee(ctx, players) || is_moderator {
+    if (inst.is_referee(ctx, players) && !withdrawn) || is_moderator {
         Ok(officer_name(ctx, players))
     } else {
         Err(referee_only(inst))

@@ -70,7 +70,9 @@ impl Game for RuleTag {
     }
 
     fn is_officer(officers: &Officers, params: &Params, address: &Address) -> bool {
-        officers.holds(OFFICE, address) || moderator(officers, params).as_ref() == Some(address)
+        !officers.is_withdrawn(address)
+            && (officers.holds(OFFICE, address)
+                || moderator(officers, params).as_ref() == Some(address))
     }
 
     /// The Rule Tag Moderator sees the private actions.

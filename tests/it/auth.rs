@@ -1,0 +1,870 @@
+//! Sender authentication (hardening issue, item 3: "Anyone gets moderator powers
+//! through sender recovery"). Every message here is really DKIM-signed with
+//! mail-auth (Ed25519 test keys), verified by mail-auth against an in-memory
+//! resolver cache holding the test keys (no DNS), and stamped with the
+//! `Authentication-Results` the receiving server would write; then it goes through
+//! the real pipeline (`LocalBot`). Each regression test is named after a forgery.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Mutex, OnceLock};
+
+use mail_auth::common::crypto::Ed25519Key;
+use mail_auth::common::headers::HeaderWriter;
+use mail_auth::common::parse::TxtRecordParser;
+use mail_auth::common::verify::DomainKey;
+use mail_auth::dkim::DkimSigner;
+use mail_auth::hickory_resolver::config::{ResolverConfig, ResolverOpts};
+use mail_auth::{AuthenticatedMessage, AuthenticationResults, MessageAuthenticator, Parameters};
+use mail_auth::{ResolverCache, Txt};
+
+use crate::support::{LocalBot, SentMail, at};
+
+/// Our receiving server's authserv-id.
+const OURS: &str = "mx.nomic.example";
+const LIST: &str = "game-list@nomic.example";
+const LIST_DOMAIN: &str = "nomic.example";
+const MODERATOR: &str = "mod@mod.example";
+const RULES_OFFICER: &str = "keeper@rules.example";
+const ALICE: &str = "alice@alice.example";
+const BOB: &str = "bob@bob.example";
+const MALLORY: &str = "mallory@mallory.example";
+/// The domains that have a test key.
+const DOMAINS: &[&str] = &[
+    "mod.example",
+    "rules.example",
+    "alice.example",
+    "bob.example",
+    "mallory.example",
+    LIST_DOMAIN,
+];
+
+// ---------------------------------------------------------------------------
+// DKIM: test keys, signing, verifying, stamping
+// ---------------------------------------------------------------------------
+
+/// An in-memory DNS cache: the TXT records of the test keys.
+#[derive(Default)]
+struct Records(Mutex<HashMap<Box<str>, Txt>>);
+
+impl ResolverCache<Box<str>, Txt> for Records {
+    fn get<Q>(&self, name: &Q) -> Option<Txt>
+    where
+        Box<str>: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.0.lock().expect("lock").get(name).cloned()
+    }
+
+    fn remove<Q>(&self, name: &Q) -> Option<Txt>
+    where
+        Box<str>: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.0.lock().expect("lock").remove(name)
+    }
+
+    fn insert(&self, key: Box<str>, value: Txt, _valid_until: std::time::Instant) {
+        self.0.lock().expect("lock").insert(key, value);
+    }
+}
+
+struct Keys {
+    /// PKCS#8 of each domain's Ed25519 key.
+    private: HashMap<&'static str, Vec<u8>>,
+    records: Records,
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0_u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let records = Records::default();
+        let mut private = HashMap::new();
+        for domain in DOMAINS {
+            let pkcs8 = Ed25519Key::generate_pkcs8().expect("generate a test key");
+            let key = Ed25519Key::from_pkcs8_der(&pkcs8).expect("read the test key");
+            let record = format!("v=DKIM1; k=ed25519; p={}", base64(&key.public_key()));
+            let domain_key = DomainKey::parse(record.as_bytes()).expect("a DKIM record");
+            records.insert(
+                format!("test._domainkey.{domain}.").into_boxed_str(),
+                Txt::from(domain_key),
+                std::time::Instant::now() + std::time::Duration::from_secs(3600),
+            );
+            private.insert(*domain, pkcs8);
+        }
+        Keys { private, records }
+    })
+}
+
+/// The message with a DKIM-Signature of `domain` (selector `test`) on top.
+fn signed(raw: &str, domain: &str) -> String {
+    let keys = keys();
+    let key = Ed25519Key::from_pkcs8_der(&keys.private[domain]).expect("the test key");
+    let signature = DkimSigner::from_key(key)
+        .domain(domain)
+        .selector("test")
+        .headers([
+            "From",
+            "To",
+            "Cc",
+            "Reply-To",
+            "X-Original-From",
+            "Subject",
+            "Message-ID",
+            "Date",
+        ])
+        .sign(raw.as_bytes())
+        .expect("sign");
+    format!("{}{raw}", signature.to_header())
+}
+
+/// What our receiving server does: verify every DKIM signature (mail-auth, the
+/// test keys only) and put its `Authentication-Results` on top.
+fn stamped(raw: &str) -> String {
+    let message = AuthenticatedMessage::parse(raw.as_bytes()).expect("an authenticated message");
+    let authenticator = MessageAuthenticator::new(
+        ResolverConfig::from_name_servers(Vec::new()),
+        ResolverOpts::default(),
+    )
+    .expect("a resolver with no server");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let outputs = runtime.block_on(
+        authenticator.verify_dkim(Parameters::new(&message).with_txt_cache(&keys().records)),
+    );
+    let results = AuthenticationResults::new(OURS).with_dkim_results(&outputs, message.from());
+    format!("{}{raw}", results.to_header())
+}
+
+/// A message with these headers (CRLF), as a mail program writes it.
+fn mail(headers: &[(&str, &str)], body: &str) -> String {
+    let mut raw = String::new();
+    for (name, value) in headers {
+        raw.push_str(&format!("{name}: {value}\r\n"));
+    }
+    raw.push_str(
+        "Date: Mon, 5 Jan 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n",
+    );
+    raw.push_str(&body.replace('\n', "\r\n"));
+    raw.push_str("\r\n");
+    raw
+}
+
+/// A private message from `from` to the bot.
+fn private(from: &str, subject: &str, id: &str, body: &str) -> String {
+    mail(
+        &[
+            ("From", from),
+            ("To", "bot@nomic.example"),
+            ("Subject", subject),
+            ("Message-ID", &format!("<{id}>")),
+        ],
+        body,
+    )
+}
+
+/// A message through the list that rewrote From to itself (DMARC munging), with
+/// the author in `author_header`, signed by the list.
+fn munged(
+    display: &str,
+    author_header: (&str, &str),
+    subject: &str,
+    id: &str,
+    body: &str,
+) -> String {
+    let from = format!("\"{display} via game-list\" <{LIST}>");
+    signed(
+        &mail(
+            &[
+                ("From", &from),
+                author_header,
+                ("To", LIST),
+                ("List-Id", "<game-list.nomic.example>"),
+                ("Subject", subject),
+                ("Message-ID", &format!("<{id}>")),
+            ],
+            body,
+        ),
+        LIST_DOMAIN,
+    )
+}
+
+// ---------------------------------------------------------------------------
+// The bot
+// ---------------------------------------------------------------------------
+
+fn config(auth: &str) -> String {
+    nomicbot::config::DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .replace("rules = []", &format!("rules = [\"{RULES_OFFICER}\"]"))
+        .replace("auth = \"none\"", &format!("auth = \"{auth}\""))
+        .replace(
+            "# authserv_id = \"mx.nomic.example\"",
+            &format!("authserv_id = \"{OURS}\""),
+        )
+}
+
+struct Game {
+    bot: LocalBot,
+    minute: i64,
+}
+
+impl Game {
+    /// A bot under `auth = "dmarc"`; Mod (the moderator), Alice and Bob have joined
+    /// with signed mail, Mallory with mail that is not.
+    fn new(auth: &str) -> Game {
+        let mut game = Game {
+            bot: LocalBot::with_config(&config(auth)),
+            minute: 0,
+        };
+        for (address, name) in [(MODERATOR, "Mod"), (ALICE, "Alice"), (BOB, "Bob")] {
+            let domain = address.split('@').nth(1).expect("domain");
+            game.deliver(&stamped(&signed(
+                &private(
+                    address,
+                    "[nomic] join",
+                    &format!("join-{name}@test"),
+                    &format!("join {name}"),
+                ),
+                domain,
+            )));
+        }
+        game.deliver(&private(
+            MALLORY,
+            "[nomic] join",
+            "join-mallory@test",
+            "join Mallory",
+        ));
+        game.deliver(&stamped(&signed(
+            &private(
+                MODERATOR,
+                "[nomic] money",
+                "money@test",
+                "adjust Alice 20 A$ because a start\nadjust Mallory 20 A$ because a start",
+            ),
+            "mod.example",
+        )));
+        assert_eq!(
+            game.balance("Mallory"),
+            20,
+            "the signed moderator's adjust is applied"
+        );
+        game
+    }
+
+    fn deliver(&mut self, raw: &str) {
+        self.minute += 1;
+        let when = at("2026-01-05T10:00:00Z") + jiff::SignedDuration::from_mins(self.minute);
+        self.bot.deliver(&format!("m{}", self.minute), raw, when);
+        self.bot.once(when);
+    }
+
+    fn events(&self) -> usize {
+        self.bot.log_json().len()
+    }
+
+    fn balance(&self, name: &str) -> i64 {
+        let state = self.bot.state_json();
+        let id = state["players"]["players"]
+            .as_array()
+            .and_then(|players| players.iter().find(|p| p["name"] == name))
+            .map(|p| p["id"].clone())
+            .expect("the player");
+        let text = state["accounts"].to_string();
+        // Amounts are exact numbers written as text.
+        let balance = state["accounts"]["balances"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|b| b["holder"]["player"] == id && b["currency"] == "A$")
+            .and_then(|b| b["amount"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| "0".to_owned());
+        balance
+            .parse()
+            .unwrap_or_else(|_| panic!("a whole balance in {text}"))
+    }
+
+    fn in_gaol(&self, name: &str) -> bool {
+        self.bot.state_json()["players"]["players"]
+            .as_array()
+            .and_then(|players| players.iter().find(|p| p["name"] == name))
+            .is_some_and(|p| p["in_gaol"] == true)
+    }
+
+    fn mail_to(&self, address: &str) -> Vec<SentMail> {
+        self.bot
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.is_to(address))
+            .collect()
+    }
+
+    fn notices_to(&self, address: &str) -> Vec<SentMail> {
+        self.mail_to(address)
+            .into_iter()
+            .filter(|m| m.subject.contains("A message in your name was not applied"))
+            .collect()
+    }
+
+    fn aside(&self) -> String {
+        self.bot.inbox_with_status("aside")
+    }
+}
+
+const OFFICER_LINES: &str = "adjust Mallory 100 A$ because I say so\ngaol Alice\nas Alice because she asked: give 10 A$ to Mallory";
+
+/// The forgery did nothing: no event, the moderator told, the attempt on record.
+fn assert_refused_and_holder_told(game: &Game, events_before: usize, holder: &str) {
+    assert_eq!(game.events(), events_before, "the forgery recorded nothing");
+    assert_eq!(game.balance("Mallory"), 20);
+    assert_eq!(game.balance("Alice"), 20);
+    assert!(!game.in_gaol("Alice"));
+    let notices = game.notices_to(holder);
+    assert_eq!(notices.len(), 1, "the holder of {holder} is told once");
+    let notice = &notices[0];
+    assert!(
+        notice.body.contains("could not be authenticated"),
+        "{}",
+        notice.body
+    );
+    assert!(
+        notice.body.contains("adjust Mallory 100 A$"),
+        "{}",
+        notice.body
+    );
+    assert!(
+        notice.body.contains("From:"),
+        "the headers are summarised: {}",
+        notice.body
+    );
+    assert!(
+        game.aside()
+            .contains("officer commands from a sender who is not authenticated")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The forgeries
+// ---------------------------------------------------------------------------
+
+#[test]
+fn forged_from_of_the_moderator_is_refused_and_the_moderator_told() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    // Mallory writes the moderator's address in From; her server signs nothing
+    // for mod.example, so ours stamps no pass.
+    game.deliver(&stamped(&private(
+        MODERATOR,
+        "[nomic] fix",
+        "forged@test",
+        OFFICER_LINES,
+    )));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn munged_from_with_reply_to_of_the_moderator_is_refused() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    game.deliver(&stamped(&munged(
+        "Mallory",
+        ("Reply-To", MODERATOR),
+        "[nomic] fix",
+        "munged-reply-to@test",
+        OFFICER_LINES,
+    )));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn munged_from_with_cc_of_the_moderator_is_refused() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    game.deliver(&stamped(&munged(
+        "Mallory",
+        ("Cc", MODERATOR),
+        "[nomic] fix",
+        "munged-cc@test",
+        OFFICER_LINES,
+    )));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn munged_from_with_x_original_from_of_the_moderator_is_refused() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    game.deliver(&stamped(&munged(
+        "Mallory",
+        ("X-Original-From", MODERATOR),
+        "[nomic] fix",
+        "munged-x-original-from@test",
+        OFFICER_LINES,
+    )));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn authentication_results_of_another_authserv_id_are_ignored() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    // Mallory adds her own verdict; ours (on top) has none for mod.example.
+    let forged = private(
+        MODERATOR,
+        "[nomic] fix",
+        "other-authserv@test",
+        OFFICER_LINES,
+    );
+    let with_hers = format!(
+        "Authentication-Results: mx.mallory.example; dkim=pass header.d=mod.example; dmarc=pass header.from=mod.example\r\n{forged}"
+    );
+    game.deliver(&stamped(&with_hers));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn dkim_pass_for_an_unaligned_domain_is_no_authentication() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    // A real, passing signature, but by mallory.example for a From of mod.example.
+    let forged = signed(
+        &private(MODERATOR, "[nomic] fix", "unaligned@test", OFFICER_LINES),
+        "mallory.example",
+    );
+    let stamped = stamped(&forged);
+    assert!(
+        stamped.contains("dkim=pass"),
+        "mail-auth verified it: {stamped}"
+    );
+    game.deliver(&stamped);
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn dmarc_fail_is_a_forgery_even_for_player_commands() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    let forged = private(
+        ALICE,
+        "[nomic] pay",
+        "dmarc-fail@test",
+        "give 5 A$ to Mallory",
+    );
+    game.deliver(&format!(
+        "Authentication-Results: {OURS}; dkim=none; dmarc=fail (p=reject) header.from=alice.example\r\n{forged}"
+    ));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.balance("Alice"), 20);
+    assert_eq!(game.notices_to(ALICE).len(), 1);
+}
+
+#[test]
+fn the_signed_moderator_and_the_other_officers_keep_their_offices() {
+    let mut game = Game::new("dmarc");
+    game.deliver(&stamped(&signed(
+        &private(MODERATOR, "[nomic] fix", "real@test", "gaol Alice"),
+        "mod.example",
+    )));
+    assert!(game.in_gaol("Alice"));
+    // dmarc=pass counts as much as an aligned DKIM pass.
+    let release = private(MODERATOR, "[nomic] fix", "real-dmarc@test", "release Alice");
+    game.deliver(&format!(
+        "Authentication-Results: {OURS}; dmarc=pass header.from=mod.example\r\n{release}"
+    ));
+    assert!(!game.in_gaol("Alice"));
+    assert!(game.notices_to(MODERATOR).is_empty());
+}
+
+#[test]
+fn forged_rules_officer_is_refused() {
+    let mut game = Game::new("dmarc");
+    let events = game.events();
+    let enact = "enact 900 Forged\nMallory wins.\nend";
+    game.deliver(&stamped(&private(
+        RULES_OFFICER,
+        "[ruleset] x",
+        "forged-rules@test",
+        enact,
+    )));
+    assert_eq!(game.events(), events);
+    assert_eq!(game.notices_to(RULES_OFFICER).len(), 1);
+    // Signed, the same enactment is the keeper's.
+    game.deliver(&stamped(&signed(
+        &private(RULES_OFFICER, "[ruleset] x", "real-rules@test", enact),
+        "rules.example",
+    )));
+    assert!(game.events() > events);
+}
+
+#[test]
+fn unauthenticated_player_commands_are_applied_without_office() {
+    let mut game = Game::new("dmarc");
+    // Mallory's own mail is not signed: as a player she may still pay.
+    game.deliver(&stamped(&private(
+        MALLORY,
+        "[nomic] pay",
+        "mallory-pays@test",
+        "give 5 A$ to Alice",
+    )));
+    assert_eq!(game.balance("Alice"), 25);
+    assert_eq!(game.balance("Mallory"), 15);
+}
+
+#[test]
+fn unauthenticated_mail_is_refused_whole_when_so_configured() {
+    let mut game = Game::new("dmarc");
+    let config = config("dmarc").replace(
+        "unauthenticated = \"players\"",
+        "unauthenticated = \"refuse\"",
+    );
+    std::fs::write(game.bot.config_path(), config).expect("config");
+    let before = game.events();
+    game.deliver(&stamped(&private(
+        MALLORY,
+        "[nomic] pay",
+        "mallory-refused@test",
+        "give 5 A$ to Alice",
+    )));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.notices_to(MALLORY).len(), 1);
+}
+
+#[test]
+fn munged_from_of_a_known_player_through_the_signed_list_is_applied() {
+    let mut game = Game::new("dmarc");
+    game.deliver(&stamped(&munged(
+        "Alice",
+        ("Reply-To", ALICE),
+        "[nomic] home",
+        "munged-alice@test",
+        "home The Old Mill",
+    )));
+    let state = game.bot.state_json();
+    let alice = state["players"]["players"]
+        .as_array()
+        .and_then(|players| players.iter().find(|p| p["name"] == "Alice"))
+        .cloned()
+        .expect("Alice");
+    assert_eq!(alice["home"], "The Old Mill");
+}
+
+#[test]
+fn munged_from_without_the_list_signature_is_kept_aside_and_the_sender_told() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    // The same rewritten From, but not signed by the list: anyone could write it.
+    let unsigned = mail(
+        &[
+            ("From", &format!("\"Alice via game-list\" <{LIST}>")),
+            ("Reply-To", ALICE),
+            ("To", LIST),
+            ("Subject", "[nomic] home"),
+            ("Message-ID", "<munged-unsigned@test>"),
+        ],
+        "home The Old Mill",
+    );
+    game.deliver(&stamped(&unsigned));
+    assert_eq!(game.events(), before);
+    assert!(game.aside().contains("did not pass"));
+    assert_eq!(game.notices_to(ALICE).len(), 1);
+}
+
+#[test]
+fn munged_from_of_a_stranger_is_kept_aside() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    game.deliver(&stamped(&munged(
+        "Eve",
+        ("Reply-To", "eve@eve.example"),
+        "[nomic] join",
+        "munged-stranger@test",
+        "join Eve",
+    )));
+    assert_eq!(game.events(), before);
+    assert!(game.aside().contains("no known player"));
+}
+
+// ---------------------------------------------------------------------------
+// Passphrases
+// ---------------------------------------------------------------------------
+
+const SECRET: &str = "correct horse battery";
+
+/// Alice requires a passphrase; her mail is not signed (a list without DKIM).
+fn with_passphrase(auth: &str) -> Game {
+    let mut game = Game::new(auth);
+    game.deliver(&private(
+        ALICE,
+        "[nomic] secret",
+        "set-passphrase@test",
+        &format!("passphrase set {SECRET}"),
+    ));
+    let answer = game.mail_to(ALICE).pop().expect("an answer");
+    assert!(
+        answer.body.contains("passphrase set ********"),
+        "{}",
+        answer.body
+    );
+    assert!(
+        answer.body.contains("now requires this passphrase"),
+        "{}",
+        answer.body
+    );
+    game
+}
+
+fn assert_never_shown(game: &Game) {
+    for mail in game.bot.sent() {
+        assert!(
+            !mail.contains("horse"),
+            "a passphrase in the mail sent:\n{mail}"
+        );
+    }
+    let log = game.bot.cli_ok(&["log", "--json"]);
+    assert!(!log.contains("horse"), "a passphrase in the log");
+    assert!(!game.aside().contains("horse"));
+    let public = game.bot.cli_ok(&["state", "--json"]);
+    assert!(
+        public.contains(ALICE) && public.contains("(hidden)"),
+        "{public}"
+    );
+    assert!(!public.contains("horse"));
+}
+
+#[test]
+fn passphrase_missing_is_refused_and_the_holder_told() {
+    let mut game = with_passphrase("dmarc");
+    let before = game.events();
+    game.deliver(&private(
+        ALICE,
+        "[nomic] pay",
+        "no-passphrase@test",
+        "give 5 A$ to Mallory",
+    ));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.balance("Alice"), 20);
+    let notices = game.notices_to(ALICE);
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].body.contains("carried no passphrase"));
+    assert_never_shown(&game);
+}
+
+#[test]
+fn passphrase_wrong_is_refused_and_the_holder_told() {
+    let mut game = with_passphrase("dmarc");
+    let before = game.events();
+    game.deliver(&private(
+        ALICE,
+        "[nomic] pay",
+        "wrong-passphrase@test",
+        "passphrase: correct horse staple\ngive 5 A$ to Mallory",
+    ));
+    assert_eq!(game.events(), before);
+    let notices = game.notices_to(ALICE);
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].body.contains("wrong passphrase"));
+    assert_never_shown(&game);
+}
+
+#[test]
+fn passphrase_right_is_applied_and_never_echoed() {
+    let mut game = with_passphrase("dmarc");
+    game.deliver(&private(
+        ALICE,
+        "[nomic] pay",
+        "right-passphrase@test",
+        "Passphrase:   correct   horse battery\ngive 5 A$ to Bob",
+    ));
+    assert_eq!(game.balance("Alice"), 15);
+    assert!(game.notices_to(ALICE).is_empty());
+    let answer = game.mail_to(ALICE).pop().expect("an answer");
+    assert!(answer.body.contains("give 5 A$ to Bob"), "{}", answer.body);
+    assert_never_shown(&game);
+}
+
+#[test]
+fn passphrase_on_the_list_is_refused_and_the_holder_told() {
+    let mut game = with_passphrase("dmarc");
+    let before = game.events();
+    let public = mail(
+        &[
+            ("From", ALICE),
+            ("To", LIST),
+            ("Subject", "[nomic] pay"),
+            ("Message-ID", "<public-passphrase@test>"),
+        ],
+        &format!("passphrase: {SECRET}\ngive 5 A$ to Bob"),
+    );
+    game.deliver(&public);
+    assert_eq!(game.events(), before);
+    let notices = game.notices_to(ALICE);
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].body.contains("change it at once"));
+}
+
+#[test]
+fn passphrase_not_needed_with_an_aligned_signature() {
+    let mut game = with_passphrase("dmarc");
+    game.deliver(&stamped(&signed(
+        &private(
+            ALICE,
+            "[nomic] pay",
+            "signed-no-passphrase@test",
+            "give 5 A$ to Bob",
+        ),
+        "alice.example",
+    )));
+    assert_eq!(game.balance("Alice"), 15);
+}
+
+#[test]
+fn passphrase_protects_the_moderator_on_a_list_without_dkim() {
+    // auth = "none": From is believed, except for an address with a passphrase.
+    let mut game = Game::new("none");
+    game.deliver(&private(
+        MODERATOR,
+        "[nomic] secret",
+        "mod-passphrase@test",
+        &format!("passphrase set {SECRET}"),
+    ));
+    let before = game.events();
+    game.deliver(&private(
+        MODERATOR,
+        "[nomic] fix",
+        "forged-none@test",
+        OFFICER_LINES,
+    ));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.balance("Mallory"), 20);
+    assert!(!game.in_gaol("Alice"));
+    assert_eq!(game.notices_to(MODERATOR).len(), 1);
+    // With the passphrase, the moderator's own line is applied.
+    game.deliver(&private(
+        MODERATOR,
+        "[nomic] fix",
+        "real-none@test",
+        &format!("passphrase: {SECRET}\ngaol Alice"),
+    ));
+    assert!(game.in_gaol("Alice"));
+    // A moderator clears a player's forgotten passphrase; the player is told.
+    game.deliver(&private(
+        ALICE,
+        "[nomic] secret",
+        "alice-passphrase@test",
+        "passphrase set another secret",
+    ));
+    game.deliver(&private(
+        MODERATOR,
+        "[nomic] fix",
+        "clear-alice@test",
+        &format!("passphrase: {SECRET}\npassphrase clear {ALICE} because she forgot it"),
+    ));
+    let cleared = game.mail_to(ALICE).pop().expect("the notice");
+    assert!(
+        cleared.subject.contains("requires no passphrase"),
+        "{}",
+        cleared.subject
+    );
+    game.deliver(&private(
+        ALICE,
+        "[nomic] home",
+        "alice-free@test",
+        "home The Old Mill",
+    ));
+    assert!(game.notices_to(ALICE).is_empty());
+    assert_never_shown(&game);
+}
+
+#[test]
+fn passphrase_set_on_the_list_or_short_is_refused() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    game.deliver(&mail(
+        &[
+            ("From", BOB),
+            ("To", LIST),
+            ("Subject", "[nomic] secret"),
+            ("Message-ID", "<set-on-list@test>"),
+        ],
+        "passphrase set everybody reads this",
+    ));
+    game.deliver(&private(
+        BOB,
+        "[nomic] secret",
+        "set-short@test",
+        "passphrase set short",
+    ));
+    assert_eq!(game.events(), before);
+    let answers = game.mail_to(BOB);
+    assert!(answers.iter().any(|m| m.body.contains("read by everybody")));
+    assert!(
+        answers
+            .iter()
+            .any(|m| m.body.contains("at least 8 characters"))
+    );
+    for mail in game.bot.sent() {
+        assert!(!mail.contains("everybody reads this"));
+    }
+}
+
+#[test]
+fn forged_game_officer_is_refused() {
+    // The Rule Tag Moderator named in the game's own section, not in [bot]: ey
+    // adjusts the game's points.
+    let mut game = Game::new("dmarc");
+    let config = std::fs::read_to_string(game.bot.config_path())
+        .expect("config")
+        .replace(
+            "# moderator = \"rtm@nomic.example\"",
+            "moderator = \"rtm@mod.example\"",
+        );
+    std::fs::write(game.bot.config_path(), config).expect("config");
+    let before = game.events();
+    let adjust = "adjust Mallory 50 points because Mallory says so";
+    game.deliver(&stamped(&private(
+        "rtm@mod.example",
+        "[rule tag] points",
+        "forged-rtm@test",
+        adjust,
+    )));
+    assert_eq!(game.events(), before);
+    assert_eq!(game.notices_to("rtm@mod.example").len(), 1);
+    game.deliver(&stamped(&signed(
+        &private(
+            "rtm@mod.example",
+            "[rule tag] points",
+            "real-rtm@test",
+            adjust,
+        ),
+        "mod.example",
+    )));
+    assert!(
+        game.events() > before,
+        "the signed Rule Tag Moderator adjusts the points"
+    );
+}
