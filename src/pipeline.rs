@@ -509,7 +509,14 @@ impl Bot {
             sender,
             Message {
                 tag: tag.tag.clone(),
-                subject_rest: tag.rest.clone(),
+                // The subject of a reply or a forward repeats someone else's: it is
+                // no command of the person replying (nor of an auto-responder that
+                // sends no RFC 3834 header). The tag still routes the body's lines.
+                subject_rest: if tag.reply {
+                    String::new()
+                } else {
+                    tag.rest.clone()
+                },
                 body_lines: envelope.command_lines.clone(),
             },
         )))

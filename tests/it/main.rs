@@ -13,6 +13,7 @@ mod e2e_ghost;
 mod e2e_ruletag;
 mod ghost;
 mod golden;
+mod hardening;
 mod ruletag;
 mod samples;
 mod scenarios;

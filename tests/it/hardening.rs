@@ -1,0 +1,243 @@
+//! Regression tests of the hardening issue (mail found by a hostile player), each
+//! named after its item, on the embedded Maildir transport: what a player and the
+//! operator see (the mail sent, `state --json`, `inbox`).
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::support::{LocalBot, SentMail, at, message};
+
+const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const MODERATOR: &str = "mod@nomic.example";
+
+fn bot_with(extra: &str) -> LocalBot {
+    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        "moderators = []",
+        &format!("moderators = [\"{MODERATOR}\"]"),
+    );
+    LocalBot::with_config(&format!("{config}\n{extra}"))
+}
+
+fn t0() -> Timestamp {
+    at("2026-02-02T10:00:00Z")
+}
+
+/// Delivers one message per (from, to, subject, body), a second apart from
+/// `start`, and runs one pass an hour later. Message `i` is `<s{i}.{start}@players.test>`.
+fn play(bot: &LocalBot, start: Timestamp, script: &[(&str, &str, &str, &str)]) {
+    for (index, (from, to, subject, body)) in script.iter().enumerate() {
+        let when = start + SignedDuration::from_secs(index as i64);
+        bot.deliver(
+            &format!("m{index}.{}", start.as_second()),
+            &message(from, to, subject, &id(start, index), body),
+            when,
+        );
+    }
+    bot.once(start + SignedDuration::from_hours(1));
+}
+
+fn id(start: Timestamp, index: usize) -> String {
+    format!("s{index}.{}@players.test", start.as_second())
+}
+
+fn mail_to(bot: &LocalBot, address: &str) -> Vec<SentMail> {
+    bot.sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(address))
+        .collect()
+}
+
+/// A player's A$, as `state --json` shows it ("0" when none).
+fn balance_of(bot: &LocalBot, name: &str) -> String {
+    let state = bot.state_json();
+    let players = state["players"]["players"].as_array().expect("players");
+    let id = players
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no player {name}"))["id"]
+        .to_string();
+    state["accounts"]["balances"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|entry| {
+            entry["currency"] == "A$" && entry["holder"].to_string().ends_with(&format!(":{id}}}"))
+        })
+        .map_or_else(
+            || "0".to_owned(),
+            |entry| entry["amount"].as_str().unwrap_or("?").to_owned(),
+        )
+}
+
+/// Alice, Bob and Carol play; Alice and Carol have 20 A$ each.
+fn three_players(bot: &LocalBot) {
+    play(
+        bot,
+        t0(),
+        &[
+            ("alice@example.org", LIST, "[nomic] join Alice", ""),
+            ("bob@example.org", LIST, "[nomic] join Bob", ""),
+            ("carol@example.org", LIST, "[nomic] join Carol", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "adjust Alice 20 A$ because a prize\nadjust Carol 20 A$ because a prize",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn item_2_a_reply_does_not_rerun_the_command_in_its_subject() {
+    let bot = bot_with("");
+    three_players(&bot);
+    let start = t0() + SignedDuration::from_hours(2);
+    play(
+        &bot,
+        start,
+        &[
+            // Alice pays Bob; Carol answers under the same subject.
+            ("alice@example.org", LIST, "[nomic] give 5 A$ to Bob", ""),
+            (
+                "carol@example.org",
+                LIST,
+                "Re: [nomic] give 5 A$ to Bob",
+                "Nice one!",
+            ),
+            // Every common form of reply and forward, in several languages.
+            (
+                "carol@example.org",
+                LIST,
+                "AW: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "SV: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "Odp: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "RIF: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "Réf. : [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "TR: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "WG: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "Fwd: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "RV: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "回复：[nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "Re[2]: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "Re: Re: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "[game-list] Re: [nomic] give 5 A$ to Bob",
+                "",
+            ),
+            (
+                "carol@example.org",
+                LIST,
+                "[nomic] Re: give 5 A$ to Bob",
+                "",
+            ),
+        ],
+    );
+    // An auto-responder without RFC 3834 headers answers Alice's payment: its
+    // answer's answer is a reply again, so the loop stops at once.
+    let start = start + SignedDuration::from_hours(2);
+    for round in 0..3 {
+        play(
+            &bot,
+            start + SignedDuration::from_mins(round),
+            &[(
+                "alice@example.org",
+                BOT,
+                "Re: [nomic] give 1 A$ to Bob",
+                "I am out of the office.",
+            )],
+        );
+    }
+
+    // Bob got Alice's 5 A$ once, and nothing from Carol or the responder.
+    assert_eq!(balance_of(&bot, "Bob"), "5");
+    assert_eq!(balance_of(&bot, "Carol"), "20");
+    assert_eq!(balance_of(&bot, "Alice"), "15");
+    // The tag still routes a reply: its body's lines are read, and answered.
+    let carol = mail_to(&bot, "carol@example.org");
+    let nice = carol
+        .iter()
+        .find(|m| {
+            m.in_reply_to.as_deref() == Some(id(start - SignedDuration::from_hours(2), 1).as_str())
+        })
+        .expect("Carol's reply is answered");
+    assert!(nice.body.contains("> Nice one!"), "{}", nice.body);
+    assert!(!nice.body.contains("> give 5"), "{}", nice.body);
+}
+
+#[test]
+fn item_2_a_reply_still_carries_commands_in_its_body() {
+    let bot = bot_with("");
+    three_players(&bot);
+    play(
+        &bot,
+        t0() + SignedDuration::from_hours(2),
+        &[(
+            "carol@example.org",
+            LIST,
+            "Re: [nomic] give 5 A$ to Bob",
+            "give 2 A$ to Bob\n\nOn Mon, Alice wrote:\n> give 5 A$ to Bob\n",
+        )],
+    );
+    assert_eq!(balance_of(&bot, "Carol"), "18");
+    assert_eq!(balance_of(&bot, "Bob"), "2");
+}
