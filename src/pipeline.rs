@@ -292,8 +292,9 @@ impl Bot {
 
     /// The key that makes a message "the same message" however it reached us.
     pub fn dedup_key(raw: &[u8]) -> String {
+        // The Message-ID is a header: the body, however large, is not read.
         let envelope = parse::parse(
-            raw,
+            parse::header_block(raw),
             &ParseOptions {
                 known_tags: Vec::new(),
                 list_addresses: Vec::new(),
@@ -368,7 +369,15 @@ impl Bot {
 
     /// Handles one stored message: applied and answered, or kept aside with the reason.
     fn handle(&mut self, row: &InboxRow, now: Timestamp) -> Result<(bool, usize)> {
-        let envelope = parse::parse(&row.raw, &self.parse_options);
+        let limits = self.config.limits.clone();
+        // A message too large to read is not parsed whole: its headers say who
+        // sent it and under which tag, and that is all the answer needs.
+        let too_large = row.raw.len() > limits.max_message_bytes;
+        let envelope = if too_large {
+            parse::parse(parse::header_block(&row.raw), &self.parse_options)
+        } else {
+            parse::parse(&row.raw, &self.parse_options)
+        };
         // Invariant: the world's time never runs backwards, even for a message whose
         // server time is older than a deadline already fired.
         let at = self
@@ -386,6 +395,28 @@ impl Bot {
                     public,
                     entropy: self.entropy(&cause),
                 };
+                let thread = Thread {
+                    message_id: envelope.message_id.clone(),
+                    references: envelope.references.clone(),
+                };
+                let over_limit = if too_large {
+                    Some(format!(
+                        "it is {} bytes long, and the bot reads messages of up to {} bytes",
+                        row.raw.len(),
+                        limits.max_message_bytes
+                    ))
+                } else if message.body_lines.len() > limits.max_command_lines {
+                    Some(format!(
+                        "it has {} lines, and the bot reads up to {} lines in one message",
+                        message.body_lines.len(),
+                        limits.max_command_lines
+                    ))
+                } else {
+                    None
+                };
+                if let Some(reason) = over_limit {
+                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                }
                 let mut outcome = self.world.handle(&message, &ctx, &self.params);
                 let mut next = self.world.clone();
                 for event in &outcome.events {
@@ -395,10 +426,6 @@ impl Bot {
                     next = self.after_void(&mut outcome, &cause, at)?;
                 }
                 next.retire();
-                let thread = Thread {
-                    message_id: envelope.message_id.clone(),
-                    references: envelope.references.clone(),
-                };
                 let rendered = self
                     .render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)
                     .and_then(|mut mail| {
@@ -432,6 +459,14 @@ impl Bot {
                     }
                     Err(other) => return Err(other),
                 };
+                let mail_bytes: usize = mail.iter().map(|one| one.raw.len()).sum();
+                if mail_bytes > limits.max_answer_bytes {
+                    let reason = format!(
+                        "its answer would be {mail_bytes} bytes long, and the bot sends up to {} bytes for one message",
+                        limits.max_answer_bytes
+                    );
+                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                }
                 let queued = mail.len();
                 self.store.commit(Step {
                     inbox: Some((row.id, InboxStatus::Applied, None)),
@@ -448,6 +483,58 @@ impl Bot {
                 Ok((true, queued))
             }
         }
+    }
+
+    /// A message beyond a limit (`[limits]`): kept aside, unapplied, with the
+    /// reason, and its sender told so in one short answer.
+    #[allow(clippy::too_many_arguments)]
+    fn not_read(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        reason: String,
+        message: &Message,
+        ctx: &Ctx,
+        thread: &Thread,
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        let answer = Mail::new(
+            Audience::Address(ctx.sender.clone()),
+            &message.tag,
+            "not_read",
+            json!({
+                "tag": message.tag,
+                "subject_rest": message.subject_rest,
+                "at": crate::engine::human_time(ctx.now),
+                "reason": reason,
+            }),
+        );
+        let mail = match self.render_one(&answer, cause, 0, thread, Kind::Reply, now) {
+            Ok(mail) => vec![mail],
+            Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                tracing::error!(inbox = row.id, %error, "cannot write the answer to a message not read");
+                Vec::new()
+            }
+            Err(other) => return Err(other),
+        };
+        tracing::info!(inbox = row.id, %reason, "kept aside, not read");
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((
+                row.id,
+                InboxStatus::Aside,
+                Some(format!("not read: {reason}")),
+            )),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, queued))
     }
 
     /// Records that a message is not acted on, and why; nothing else changes.

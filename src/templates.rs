@@ -357,6 +357,11 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
     ] {
         templates.render(name, &samples)?;
     }
+    templates.render(
+        "not_read",
+        serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test",
+            "at": "2026-01-01 00:00 UTC", "reason": "it has 1,500 command lines; the bot reads at most 1,000" }),
+    )?;
     // Every game's announcements, with the values its sample really sends.
     let mut rendered = Vec::new();
     for (sample, mail) in crate::samples::played() {

@@ -96,6 +96,23 @@ pub fn parse(raw: &[u8], options: &ParseOptions) -> Envelope {
     }
 }
 
+/// The header block of a raw message, up to and including the blank line that
+/// ends it (the whole message when there is none). Parsing only this reads who
+/// sent a message too large to read whole, and its Message-ID, at the cost of
+/// its headers.
+pub fn header_block(raw: &[u8]) -> &[u8] {
+    let mut start = 0;
+    while let Some(offset) = raw[start..].iter().position(|&byte| byte == b'\n') {
+        let next = start + offset + 1;
+        match raw.get(next..) {
+            Some([b'\n', ..]) => return &raw[..next + 1],
+            Some([b'\r', b'\n', ..]) => return &raw[..next + 2],
+            _ => start = next,
+        }
+    }
+    raw
+}
+
 fn empty_envelope(defects: Vec<String>) -> Envelope {
     Envelope {
         message_id: None,
@@ -817,6 +834,21 @@ mod tests {
              Content-Type: text/plain; charset=utf-8\r\n\r\n{body}"
         )
         .into_bytes()
+    }
+
+    #[test]
+    fn header_block_ends_at_the_first_blank_line() {
+        let raw = b"From: a@example.com\r\nSubject: x\r\n\r\nbody\r\n\r\nmore";
+        assert_eq!(
+            header_block(raw),
+            b"From: a@example.com\r\nSubject: x\r\n\r\n"
+        );
+        assert_eq!(header_block(b"A: b\n\nbody"), b"A: b\n\n");
+        assert_eq!(header_block(b"A: b\r\n"), b"A: b\r\n");
+        let envelope = parse(header_block(&plain("", "ping bob\r\n")), &options());
+        assert_eq!(envelope.message_id.as_deref(), Some("m1@example.com"));
+        assert_eq!(envelope.tag.map(|found| found.tag).as_deref(), Some("ping"));
+        assert!(envelope.command_lines.is_empty());
     }
 
     // --- subject_tag -----------------------------------------------------------

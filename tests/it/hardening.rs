@@ -10,12 +10,26 @@ const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
 const MODERATOR: &str = "mod@nomic.example";
 
-fn bot_with(extra: &str) -> LocalBot {
+/// A bot with a moderator, and the given keys of bot.toml set (`key = value`
+/// lines replaced, wherever their section).
+fn bot_with(settings: &[(&str, &str)]) -> LocalBot {
     let config = nomicbot::config::DEFAULT_CONFIG.replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );
-    LocalBot::with_config(&format!("{config}\n{extra}"))
+    let config: Vec<String> = config
+        .lines()
+        .map(|line| {
+            match settings
+                .iter()
+                .find(|(key, _)| line.starts_with(&format!("{key} =")))
+            {
+                Some((key, value)) => format!("{key} = {value}"),
+                None => line.to_owned(),
+            }
+        })
+        .collect();
+    LocalBot::with_config(&config.join("\n"))
 }
 
 fn t0() -> Timestamp {
@@ -90,7 +104,7 @@ fn three_players(bot: &LocalBot) {
 
 #[test]
 fn item_2_a_reply_does_not_rerun_the_command_in_its_subject() {
-    let bot = bot_with("");
+    let bot = bot_with(&[]);
     three_players(&bot);
     let start = t0() + SignedDuration::from_hours(2);
     play(
@@ -226,7 +240,7 @@ fn item_2_a_reply_does_not_rerun_the_command_in_its_subject() {
 
 #[test]
 fn item_2_a_reply_still_carries_commands_in_its_body() {
-    let bot = bot_with("");
+    let bot = bot_with(&[]);
     three_players(&bot);
     play(
         &bot,
@@ -240,4 +254,131 @@ fn item_2_a_reply_still_carries_commands_in_its_body() {
     );
     assert_eq!(balance_of(&bot, "Carol"), "18");
     assert_eq!(balance_of(&bot, "Bob"), "2");
+}
+
+/// Delivers one raw message from Alice at `at` and runs a pass; the mail sent to her.
+fn alice_sends(bot: &LocalBot, raw: &str, at: Timestamp) -> Vec<SentMail> {
+    let before = mail_to(bot, "alice@example.org").len();
+    bot.deliver(&format!("raw.{}", at.as_second()), raw, at);
+    bot.once(at + SignedDuration::from_mins(1));
+    mail_to(bot, "alice@example.org").split_off(before)
+}
+
+fn assert_not_read(answers: &[SentMail], why: &str) {
+    assert_eq!(answers.len(), 1, "one short answer: {answers:#?}");
+    let body = &answers[0].body;
+    assert!(
+        body.contains("was not read, and nothing in it was done"),
+        "{body}"
+    );
+    assert!(body.contains(why), "{body}");
+    assert!(
+        answers[0].raw.len() < 4_000,
+        "a short answer: {}",
+        answers[0].raw.len()
+    );
+}
+
+#[test]
+fn item_4_a_message_of_too_many_lines_is_kept_aside_with_one_short_answer() {
+    let bot = bot_with(&[]);
+    three_players(&bot);
+    let lines = "give 1 A$ to Bob\n".repeat(16 * 1024);
+    let raw = message(
+        "alice@example.org",
+        BOT,
+        "[nomic]",
+        "many@example.org",
+        &lines,
+    );
+    let answers = alice_sends(&bot, &raw, t0() + SignedDuration::from_hours(2));
+    assert_not_read(
+        &answers,
+        "it has 16384 lines, and the bot reads up to 1000 lines",
+    );
+    assert_eq!(balance_of(&bot, "Bob"), "0", "nothing applied");
+    let aside = bot.inbox_with_status("aside");
+    assert!(aside.contains("not read: it has 16384 lines"), "{aside}");
+}
+
+#[test]
+fn item_4_a_message_too_large_is_kept_aside_with_one_short_answer() {
+    let bot = bot_with(&[]);
+    three_players(&bot);
+    // A command and a 3 MB attachment; and a 3 MB HTML message.
+    let attachment = format!(
+        "From: alice@example.org\r\nTo: {BOT}\r\nSubject: [nomic] give 1 A$ to Bob\r\n\
+         Message-ID: <large@example.org>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+         --b\r\nContent-Type: text/plain\r\n\r\ngive 1 A$ to Bob\r\n\
+         --b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n{}--b--\r\n",
+        format!("{}\r\n", "Q".repeat(76)).repeat(40_000)
+    );
+    let answers = alice_sends(&bot, &attachment, t0() + SignedDuration::from_hours(2));
+    assert_not_read(
+        &answers,
+        "bytes long, and the bot reads messages of up to 2000000 bytes",
+    );
+    let html = format!(
+        "From: alice@example.org\r\nTo: {BOT}\r\nSubject: [nomic]\r\n\
+         Message-ID: <html@example.org>\r\nContent-Type: text/html\r\n\r\n<html><body>{}</body></html>\r\n",
+        "<div>give 1 A$ to Bob</div>\r\n".repeat(100_000)
+    );
+    let answers = alice_sends(&bot, &html, t0() + SignedDuration::from_hours(3));
+    assert_not_read(&answers, "bytes long");
+    assert_eq!(balance_of(&bot, "Bob"), "0", "nothing applied");
+    let aside = bot.inbox_with_status("aside");
+    assert_eq!(aside.matches("not read").count(), 2, "{aside}");
+}
+
+#[test]
+fn item_4_the_limits_are_parameters_and_an_answer_too_large_is_not_sent() {
+    let bot = bot_with(&[("max_command_lines", "3")]);
+    three_players(&bot);
+    let start = t0() + SignedDuration::from_hours(2);
+    let four = "give 1 A$ to Bob\n".repeat(4);
+    let answers = alice_sends(
+        &bot,
+        &message(
+            "alice@example.org",
+            BOT,
+            "[nomic]",
+            "four@example.org",
+            &four,
+        ),
+        start,
+    );
+    assert_not_read(&answers, "it has 4 lines, and the bot reads up to 3 lines");
+    // Within the limits, a message is read as ever.
+    let three = "give 1 A$ to Bob\n".repeat(3);
+    let answers = alice_sends(
+        &bot,
+        &message(
+            "alice@example.org",
+            BOT,
+            "[nomic]",
+            "three@example.org",
+            &three,
+        ),
+        start + SignedDuration::from_mins(10),
+    );
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert_eq!(balance_of(&bot, "Bob"), "3");
+
+    // An answer larger than max_answer_bytes is not sent, and nothing is done.
+    let bot = bot_with(&[("max_answer_bytes", "500")]);
+    let answers = alice_sends(
+        &bot,
+        &message(
+            "alice@example.org",
+            BOT,
+            "[nomic]",
+            "join@example.org",
+            "join Alice\nplayers\n",
+        ),
+        start,
+    );
+    assert_not_read(&answers, "its answer would be");
+    let players = bot.state_json()["players"]["players"].clone();
+    assert_eq!(players, serde_json::json!([]), "nothing done");
 }
