@@ -202,6 +202,11 @@ pub struct LimitsConfig {
     /// else it sends).
     #[serde(default = "default_max_answer_bytes")]
     pub max_answer_bytes: usize,
+    /// The most answers one sender gets in a day (a calendar day of `[calendar]`);
+    /// past it, what they send is still done, and the answers are gathered in one
+    /// digest at the end of the day. 0: no cap.
+    #[serde(default = "default_max_answers_per_day")]
+    pub max_answers_per_day: usize,
 }
 
 impl Default for LimitsConfig {
@@ -210,6 +215,7 @@ impl Default for LimitsConfig {
             max_message_bytes: default_max_message_bytes(),
             max_command_lines: default_max_command_lines(),
             max_answer_bytes: default_max_answer_bytes(),
+            max_answers_per_day: default_max_answers_per_day(),
         }
     }
 }
@@ -222,6 +228,10 @@ fn default_max_command_lines() -> usize {
 }
 fn default_max_answer_bytes() -> usize {
     1_000_000
+}
+/// Mailman's `max_autoresponses_per_day`.
+fn default_max_answers_per_day() -> usize {
+    10
 }
 
 /// Who holds which office, by address.

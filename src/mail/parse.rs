@@ -458,6 +458,15 @@ pub fn text_of(raw: &[u8]) -> String {
     }
 }
 
+/// The decoded subject of a message (for the digest of folded answers, which
+/// reads the bot's own mail). Empty when it has none.
+pub fn subject_of(raw: &[u8]) -> String {
+    MessageParser::default()
+        .parse(header_block(raw))
+        .and_then(|message| message.subject().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// The text to look for commands in: the first text body (text/plain preferred
 /// by mail-parser in an alternative), or a lone HTML body turned into text.
 fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {

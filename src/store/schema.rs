@@ -62,6 +62,15 @@ const MIGRATIONS: &[&str] = &[
     // (`store::events`, `STATE_FORMAT`). Every row written before is format 1.
     "ALTER TABLE events ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE state ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
+    // 4: the daily cap on answers (`[limits] max_answers_per_day`). An answer
+    // records whose cap it counts against and on which day; past the cap a mail
+    // is `folded`, to go out in its recipient's digest at `digest_at` (the end of
+    // that day), after which it is `digested`.
+    "ALTER TABLE outbox ADD COLUMN answer_to TEXT;
+    ALTER TABLE outbox ADD COLUMN answer_day TEXT;
+    ALTER TABLE outbox ADD COLUMN digest_at TEXT;
+    CREATE INDEX outbox_answers ON outbox (answer_to, answer_day);
+    CREATE INDEX outbox_folded ON outbox (status, digest_at);",
 ];
 
 /// The schema this binary creates and reads.

@@ -382,3 +382,82 @@ fn item_4_the_limits_are_parameters_and_an_answer_too_large_is_not_sent() {
     let players = bot.state_json()["players"]["players"].clone();
     assert_eq!(players, serde_json::json!([]), "nothing done");
 }
+
+/// Everything the bot sent, as a reader compares it: all but the sending date.
+fn sent_summary(
+    bot: &LocalBot,
+) -> std::collections::BTreeSet<(String, Vec<String>, String, String)> {
+    bot.sent_mail()
+        .into_iter()
+        .map(|m| (m.message_id, m.to, m.subject, m.body))
+        .collect()
+}
+
+#[test]
+fn item_5_answers_past_the_daily_cap_are_gathered_in_one_digest_and_every_action_applies() {
+    // Alice sends 15 payments in the morning, a minute apart, on top of her join.
+    let payments: Vec<(Timestamp, String)> = (0..15)
+        .map(|i| {
+            let arrival = t0() + SignedDuration::from_hours(2) + SignedDuration::from_mins(i);
+            let raw = message(
+                "alice@example.org",
+                BOT,
+                "[nomic] give 1 A$ to Bob",
+                &format!("pay{i}@example.org"),
+                "",
+            );
+            (arrival, raw)
+        })
+        .collect();
+    let next_day = at("2026-02-03T00:00:00Z");
+
+    // A bot that runs after every message, and once more the next day.
+    let always_up = bot_with(&[]);
+    three_players(&always_up);
+    for (index, (arrival, raw)) in payments.iter().enumerate() {
+        always_up.deliver(&format!("pay{index}"), raw, *arrival);
+        always_up.once(*arrival + SignedDuration::from_secs(30));
+    }
+    // Every payment applied; Alice got her join's answer and nine more, no more.
+    assert_eq!(balance_of(&always_up, "Bob"), "15");
+    let alice = mail_to(&always_up, "alice@example.org");
+    assert_eq!(
+        alice.len(),
+        10,
+        "{:#?}",
+        alice.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    let outbox = always_up.cli_ok(&["outbox"]);
+    assert_eq!(outbox.matches("folded").count(), 6, "{outbox}");
+
+    always_up.once(next_day + SignedDuration::from_mins(1));
+    let alice = mail_to(&always_up, "alice@example.org");
+    assert_eq!(alice.len(), 11, "one digest more");
+    let digest = &alice[10];
+    assert!(
+        digest.subject.contains("Your answers of 2026-02-02"),
+        "{}",
+        digest.subject
+    );
+    assert!(
+        digest.body.contains("These 6 answers of 2026-02-02"),
+        "{}",
+        digest.body
+    );
+    assert_eq!(digest.body.matches("\n==== ").count(), 6, "{}", digest.body);
+    assert_eq!(digest.body.matches("Done.").count(), 6, "{}", digest.body);
+    // Sent once: a later pass sends nothing more.
+    always_up.once(next_day + SignedDuration::from_hours(5));
+    assert_eq!(mail_to(&always_up, "alice@example.org").len(), 11);
+
+    // A bot that was down all day and catches up the next day sends the same
+    // mail, digest included: the cap counts by the messages' day, in arrival order.
+    let was_down = bot_with(&[]);
+    three_players(&was_down);
+    for (index, (arrival, raw)) in payments.iter().enumerate() {
+        was_down.deliver(&format!("pay{index}"), raw, *arrival);
+    }
+    was_down.once(next_day + SignedDuration::from_hours(5));
+    assert_eq!(sent_summary(&was_down), sent_summary(&always_up));
+    assert_eq!(was_down.state_json(), always_up.state_json());
+}
