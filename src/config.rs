@@ -40,6 +40,9 @@ pub struct Config {
     /// Days in a zone, cycles (the nweek of ndays), and the reminders' lead time.
     #[serde(default)]
     pub calendar: crate::engine::calendar::Calendar,
+    /// What one message, and one sender in a day, may cost the bot.
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -225,6 +228,53 @@ impl Default for PlayersConfig {
             max_vacation_days: default_max_vacation_days(),
         }
     }
+}
+
+/// What one message may cost. A message beyond a limit is kept aside, unapplied,
+/// with the reason, and its sender gets one short answer saying so.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// The largest message read, in bytes, as received (attachments included).
+    #[serde(default = "default_max_message_bytes")]
+    pub max_message_bytes: usize,
+    /// The most command lines read in one message.
+    #[serde(default = "default_max_command_lines")]
+    pub max_command_lines: usize,
+    /// The most bytes of mail one message may cause (its answer, and everything
+    /// else it sends).
+    #[serde(default = "default_max_answer_bytes")]
+    pub max_answer_bytes: usize,
+    /// The most answers one sender gets in a day (a calendar day of `[calendar]`);
+    /// past it, what they send is still done, and the answers are gathered in one
+    /// digest at the end of the day. 0: no cap.
+    #[serde(default = "default_max_answers_per_day")]
+    pub max_answers_per_day: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            max_message_bytes: default_max_message_bytes(),
+            max_command_lines: default_max_command_lines(),
+            max_answer_bytes: default_max_answer_bytes(),
+            max_answers_per_day: default_max_answers_per_day(),
+        }
+    }
+}
+
+fn default_max_message_bytes() -> usize {
+    2_000_000
+}
+fn default_max_command_lines() -> usize {
+    1_000
+}
+fn default_max_answer_bytes() -> usize {
+    1_000_000
+}
+/// Mailman's `max_autoresponses_per_day`.
+fn default_max_answers_per_day() -> usize {
+    10
 }
 
 /// Who holds which office, by address.

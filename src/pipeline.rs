@@ -16,7 +16,9 @@ use crate::games::{self, Message, Outcome, World};
 use crate::mail::auth;
 use crate::mail::compose::{self, Kind, Outgoing, Thread};
 use crate::mail::parse::{self, Envelope, ParseOptions};
-use crate::store::{InboxRow, InboxStatus, NewMail, Received, Step, Store, StoreError, Stored};
+use crate::store::{
+    InboxRow, InboxStatus, NewMail, Quota, Received, Step, Store, StoreError, Stored,
+};
 use crate::templates::{TemplateError, Templates};
 
 #[derive(Debug, thiserror::Error)]
@@ -399,8 +401,9 @@ impl Bot {
 
     /// The key that makes a message "the same message" however it reached us.
     pub fn dedup_key(raw: &[u8]) -> String {
+        // The Message-ID is a header: the body, however large, is not read.
         let envelope = parse::parse(
-            raw,
+            parse::header_block(raw),
             &ParseOptions {
                 known_tags: Vec::new(),
                 list_addresses: Vec::new(),
@@ -431,6 +434,19 @@ impl Bot {
         loop {
             let pending = self.store.next_pending()?;
             let arrival = pending.as_ref().map(|row| arrival(row, now));
+            // A day's digest of folded answers goes out once the day is over,
+            // in time order with the messages and deadlines around it.
+            if let Some(due) = self.store.next_digest()?
+                && due <= now
+                && arrival.is_none_or(|arrival| due <= arrival)
+                && self
+                    .world
+                    .next_deadline(&self.params)
+                    .is_none_or(|deadline| due <= deadline)
+            {
+                done.mail_queued += self.send_digests(due, now)?;
+                continue;
+            }
             match games::driver::next(&self.world, &self.params, arrival, now, stuck) {
                 Next::Deadline(at) => match self.fire(at, now)? {
                     Some(queued) => {
@@ -455,9 +471,15 @@ impl Bot {
         Ok(done)
     }
 
-    /// The next moment the world changes by itself.
+    /// The next moment the world changes by itself, or a digest of folded
+    /// answers is due.
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.world.next_deadline(&self.params)
+        let digest = self.store.next_digest().ok().flatten();
+        self.world
+            .next_deadline(&self.params)
+            .into_iter()
+            .chain(digest)
+            .min()
     }
 
     /// Fires what is due at `at`, one phase per step. `None` when nothing was due
@@ -475,7 +497,15 @@ impl Bot {
 
     /// Handles one stored message: applied and answered, or kept aside with the reason.
     fn handle(&mut self, row: &InboxRow, now: Timestamp) -> Result<(bool, usize)> {
-        let envelope = parse::parse(&row.raw, &self.parse_options);
+        let limits = self.config.limits.clone();
+        // A message too large to read is not parsed whole: its headers say who
+        // sent it and under which tag, and that is all the answer needs.
+        let too_large = row.raw.len() > limits.max_message_bytes;
+        let envelope = if too_large {
+            parse::parse(parse::header_block(&row.raw), &self.parse_options)
+        } else {
+            parse::parse(&row.raw, &self.parse_options)
+        };
         let arrived = arrival(row, now);
         if arrived != row.received_at {
             tracing::warn!(
@@ -525,6 +555,28 @@ impl Bot {
                     public,
                     entropy: self.entropy(&cause),
                 };
+                let thread = Thread {
+                    message_id: envelope.message_id.clone(),
+                    references: envelope.references.clone(),
+                };
+                let over_limit = if too_large {
+                    Some(format!(
+                        "it is {} bytes long, and the bot reads messages of up to {} bytes",
+                        row.raw.len(),
+                        limits.max_message_bytes
+                    ))
+                } else if message.body_lines.len() > limits.max_command_lines {
+                    Some(format!(
+                        "it has {} lines, and the bot reads up to {} lines in one message",
+                        message.body_lines.len(),
+                        limits.max_command_lines
+                    ))
+                } else {
+                    None
+                };
+                if let Some(reason) = over_limit {
+                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                }
                 // A message of passphrase lines alone has no command for the games
                 // (which would answer it with the tag's help).
                 let only_passphrases = message.body_lines.iter().all(|l| l.trim().is_empty())
@@ -565,10 +617,6 @@ impl Bot {
                     next = self.after_void(&mut outcome, &cause, at)?;
                 }
                 next.retire();
-                let thread = Thread {
-                    message_id: envelope.message_id.clone(),
-                    references: envelope.references.clone(),
-                };
                 let rendered = self
                     .render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)
                     .and_then(|mut mail| {
@@ -602,6 +650,16 @@ impl Bot {
                     }
                     Err(other) => return Err(other),
                 };
+                let mail_bytes: usize = mail.iter().map(|one| one.raw.len()).sum();
+                if mail_bytes > limits.max_answer_bytes {
+                    let reason = format!(
+                        "its answer would be {mail_bytes} bytes long, and the bot sends up to {} bytes for one message",
+                        limits.max_answer_bytes
+                    );
+                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                }
+                let mut mail = mail;
+                self.apply_quota(&mut mail, &ctx.sender, at)?;
                 let queued = mail.len();
                 self.store.commit(Step {
                     inbox: Some((row.id, InboxStatus::Applied, None)),
@@ -682,6 +740,181 @@ impl Bot {
         Ok((false, queued))
     }
 
+    /// A message beyond a limit (`[limits]`): kept aside, unapplied, with the
+    /// reason, and its sender told so in one short answer.
+    #[allow(clippy::too_many_arguments)]
+    fn not_read(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        reason: String,
+        message: &Message,
+        ctx: &Ctx,
+        thread: &Thread,
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        let answer = Mail::new(
+            Audience::Address(ctx.sender.clone()),
+            &message.tag,
+            "not_read",
+            json!({
+                "tag": message.tag,
+                "subject_rest": message.subject_rest,
+                "at": crate::engine::human_time(ctx.now),
+                "reason": reason,
+            }),
+        );
+        let mut mail = match self.render_one(&answer, cause, 0, thread, Kind::Reply, now) {
+            Ok(mail) => vec![mail],
+            Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                tracing::error!(inbox = row.id, %error, "cannot write the answer to a message not read");
+                Vec::new()
+            }
+            Err(other) => return Err(other),
+        };
+        tracing::info!(inbox = row.id, %reason, "kept aside, not read");
+        self.apply_quota(&mut mail, &ctx.sender, at)?;
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((
+                row.id,
+                InboxStatus::Aside,
+                Some(format!("not read: {reason}")),
+            )),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, queued))
+    }
+
+    /// The daily cap on answers (Mailman's `max_autoresponses_per_day`): every
+    /// mail a message of `sender` sends to a person (its answer, a balance, an
+    /// alias request) counts against the sender's cap for the day of `at`; past
+    /// the cap it is folded into its recipient's digest of that day, and so are
+    /// the officers' copies of a folded answer. Announcements are never held. What
+    /// the message does is done either way: only the mail waits.
+    ///
+    /// Deterministic: the count is of the answers already committed for the
+    /// messages of that day, which are applied in arrival order, so a bot that
+    /// catches up after a downtime folds exactly what one that never stopped did.
+    fn apply_quota(&self, mail: &mut [NewMail], sender: &Address, at: Timestamp) -> Result<()> {
+        let cap = self.config.limits.max_answers_per_day;
+        if cap == 0 {
+            return Ok(());
+        }
+        let Ok(day) = self.params.setting.calendar.day_of(at) else {
+            return Ok(());
+        };
+        let date = day.date.to_string();
+        let sender = sender.as_str();
+        let list = self.config.bot.list.to_lowercase();
+        let is_to = |one: &NewMail, address: &str| {
+            one.recipients
+                .iter()
+                .any(|recipient| recipient.eq_ignore_ascii_case(address))
+        };
+        let mut counted = self.store.answers_on(sender, &date)?;
+        let mut answer_folded = false;
+        for one in mail.iter_mut() {
+            if is_to(one, &list) {
+                continue;
+            }
+            // An officer's copy of the answer goes where the answer goes.
+            if one.template == "reply" && !is_to(one, sender) {
+                if answer_folded {
+                    one.quota = Quota::Folded { digest_at: day.end };
+                }
+                continue;
+            }
+            if counted < cap {
+                counted += 1;
+                one.quota = Quota::Counted {
+                    sender: sender.to_owned(),
+                    day: date.clone(),
+                };
+            } else {
+                answer_folded |= one.template == "reply";
+                one.quota = Quota::Folded { digest_at: day.end };
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the digests due at `at` (the end of a day): one per recipient, of
+    /// the answers folded that day, in the order they were written. Each is
+    /// committed with the folded mail it gathers and the clock moved to `at`.
+    fn send_digests(&mut self, at: Timestamp, now: Timestamp) -> Result<usize> {
+        let folded = self.store.folded(at)?;
+        let mut by_recipient: Vec<(String, Vec<&crate::store::OutRow>)> = Vec::new();
+        for row in &folded {
+            let recipient = row.recipients.join(", ");
+            match by_recipient
+                .iter_mut()
+                .find(|(known, _)| *known == recipient)
+            {
+                Some((_, rows)) => rows.push(row),
+                None => by_recipient.push((recipient, vec![row])),
+            }
+        }
+        let day = self
+            .params
+            .setting
+            .calendar
+            .day_of(at - jiff::SignedDuration::from_nanos(1))
+            .map(|day| day.date.to_string())
+            .unwrap_or_default();
+        let limit = self.config.limits.max_answer_bytes;
+        let mut digests = Vec::new();
+        for (recipient, rows) in &by_recipient {
+            let (mut answers, mut bytes, mut omitted) = (Vec::new(), 0, 0);
+            for row in rows {
+                let subject = parse::subject_of(&row.raw);
+                let text = parse::text_of(&row.raw).replace("\r\n", "\n");
+                // Each answer's own signature would end the digest for a mail reader.
+                let body = text.split("\n-- \n").next().unwrap_or_default().trim_end();
+                if bytes + body.len() + subject.len() > limit {
+                    omitted += 1;
+                    continue;
+                }
+                bytes += body.len() + subject.len();
+                answers.push(json!({ "subject": subject, "body": body }));
+            }
+            let mail = Mail::new(
+                Audience::Address(Address::new(recipient)),
+                "nomic",
+                "digest",
+                json!({
+                    "day": day,
+                    "cap": self.config.limits.max_answers_per_day,
+                    "count": rows.len(),
+                    "answers": answers,
+                    "omitted": omitted,
+                }),
+            );
+            let cause = format!("digest:{at}:{recipient}");
+            digests.push(self.render_one(
+                &mail,
+                &cause,
+                0,
+                &Thread::default(),
+                Kind::Reply,
+                now,
+            )?);
+        }
+        let ids: Vec<i64> = folded.iter().map(|row| row.id).collect();
+        let clock = self.clock.map_or(at, |clock| clock.max(at));
+        self.store.commit_digests(clock, &ids, &digests, now)?;
+        self.clock = Some(clock);
+        tracing::info!(%at, digests = digests.len(), answers = ids.len(), "digests of folded answers queued");
+        Ok(digests.len())
+    }
+
     /// Records that a message is not acted on, and why; nothing else changes.
     fn keep_aside(
         &mut self,
@@ -741,7 +974,14 @@ impl Bot {
             sender,
             Message {
                 tag: tag.tag.clone(),
-                subject_rest: tag.rest.clone(),
+                // The subject of a reply or a forward repeats someone else's: it is
+                // no command of the person replying (nor of an auto-responder that
+                // sends no RFC 3834 header). The tag still routes the body's lines.
+                subject_rest: if tag.reply {
+                    String::new()
+                } else {
+                    tag.rest.clone()
+                },
                 body_lines: envelope.command_lines.clone(),
             },
         )))
@@ -816,6 +1056,7 @@ impl Bot {
             envelope_from: self.config.bot.address.clone(),
             recipients: vec![to],
             raw,
+            quota: Quota::Free,
         })
     }
 

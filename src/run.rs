@@ -71,22 +71,32 @@ impl Transport {
                 let dir = self.inbox_dir();
                 maildir::ensure(&dir)?;
                 let waiting = maildir::waiting(&dir)?;
-                let batch: Vec<Received> = waiting
-                    .iter()
-                    .map(|w| Received {
-                        origin: Origin::Maildir {
-                            unique: w.unique.clone(),
-                        },
-                        received_at: w.delivered_at,
-                        dedup_key: Bot::dedup_key(&w.raw),
-                        raw: w.raw.clone(),
-                    })
-                    .collect();
-                let stored = bot.receive(&batch, None, now)?;
-                for message in &waiting {
-                    maildir::mark_seen(&dir, message)?;
+                // A backlog is read, stored and acknowledged one batch at a time,
+                // so it never sits in memory whole.
+                let mut new = 0;
+                let sizes: Vec<u64> = waiting.iter().map(|w| w.size).collect();
+                for batch in fetch_batches(&sizes) {
+                    let messages = &waiting[batch];
+                    let mut received = Vec::with_capacity(messages.len());
+                    for message in messages {
+                        let raw = message.read()?;
+                        received.push(Received {
+                            origin: Origin::Maildir {
+                                unique: message.unique.clone(),
+                            },
+                            received_at: message.delivered_at,
+                            dedup_key: Bot::dedup_key(&raw),
+                            raw,
+                        });
+                    }
+                    let stored = bot.receive(&received, None, now)?;
+                    drop(received);
+                    for message in messages {
+                        maildir::mark_seen(&dir, message)?;
+                    }
+                    new += count_new(&stored);
                 }
-                Ok(count_new(&stored))
+                Ok(new)
             }
             TransportKind::Imap => {
                 let Some(cfg) = self.config.imap.clone() else {
@@ -324,36 +334,71 @@ async fn fetch_imap(
         }
         None => 0,
     };
-    let fetched = session.fetch_after(last_uid).await?;
-    if fetched.is_empty() {
-        if last_uid == 0 {
-            bot.receive(&[], Some((mailbox, uidvalidity, 0)), now)?;
+    // A backlog is fetched, stored and acknowledged a few messages at a time, so
+    // it never sits in memory whole; each batch moves the high-water mark.
+    let mut last_uid = last_uid;
+    let mut new = 0;
+    loop {
+        let fetched = session.fetch_after_at_most(last_uid, IMAP_BATCH).await?;
+        if fetched.is_empty() {
+            if last_uid == 0 {
+                bot.receive(&[], Some((mailbox, uidvalidity, 0)), now)?;
+            }
+            return Ok(new);
         }
-        return Ok(0);
+        let high = fetched.iter().map(|f| f.uid).max().unwrap_or(last_uid);
+        let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
+        let batch: Vec<Received> = fetched
+            .into_iter()
+            .map(|f| Received {
+                origin: Origin::Imap {
+                    mailbox: mailbox.to_owned(),
+                    uidvalidity,
+                    uid: f.uid,
+                },
+                received_at: f.internal_date,
+                dedup_key: Bot::dedup_key(&f.raw),
+                raw: f.raw,
+            })
+            .collect();
+        let stored = bot.receive(&batch, Some((mailbox, uidvalidity, high)), now)?;
+        drop(batch);
+        session.mark_seen(&uids).await?;
+        tracing::info!(
+            count = uids.len(),
+            new = count_new(&stored),
+            "fetched over imap"
+        );
+        new += count_new(&stored);
+        last_uid = high;
     }
-    let high = fetched.iter().map(|f| f.uid).max().unwrap_or(last_uid);
-    let batch: Vec<Received> = fetched
-        .iter()
-        .map(|f| Received {
-            origin: Origin::Imap {
-                mailbox: mailbox.to_owned(),
-                uidvalidity,
-                uid: f.uid,
-            },
-            received_at: f.internal_date,
-            dedup_key: Bot::dedup_key(&f.raw),
-            raw: f.raw.clone(),
-        })
-        .collect();
-    let stored = bot.receive(&batch, Some((mailbox, uidvalidity, high)), now)?;
-    let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
-    session.mark_seen(&uids).await?;
-    tracing::info!(
-        count = fetched.len(),
-        new = count_new(&stored),
-        "fetched over imap"
-    );
-    Ok(count_new(&stored))
+}
+
+/// Messages fetched over IMAP, stored and acknowledged at once.
+const IMAP_BATCH: usize = 8;
+
+/// Bytes of Maildir messages read and stored in one transaction (a larger
+/// message is a batch of its own), and the most messages in one.
+const MAILDIR_BATCH_BYTES: u64 = 16 << 20;
+const MAILDIR_BATCH_MESSAGES: usize = 64;
+
+/// Consecutive ranges of messages of the given sizes, each within the batch limits.
+fn fetch_batches(sizes: &[u64]) -> Vec<std::ops::Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (index, &size) in sizes.iter().enumerate() {
+        if index > start
+            && (bytes + size > MAILDIR_BATCH_BYTES || index - start == MAILDIR_BATCH_MESSAGES)
+        {
+            batches.push(start..index);
+            (start, bytes) = (index, 0);
+        }
+        bytes += size;
+    }
+    if start < sizes.len() {
+        batches.push(start..sizes.len());
+    }
+    batches
 }
 
 fn count_new(stored: &[Stored]) -> usize {
@@ -517,5 +562,29 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backlog_is_read_in_batches_of_bounded_bytes() {
+        let big = MAILDIR_BATCH_BYTES;
+        assert_eq!(fetch_batches(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(fetch_batches(&[10, 20, 30]).len(), 1);
+        assert_eq!(fetch_batches(&[10, 20, 30])[0], 0..3);
+        // A message larger than a batch is a batch of its own.
+        assert_eq!(fetch_batches(&[10, big * 2, 10]), [0..1, 1..2, 2..3]);
+        assert_eq!(fetch_batches(&[big / 2, big / 2, 1]), [0..2, 2..3]);
+        let many = vec![1; MAILDIR_BATCH_MESSAGES + 1];
+        assert_eq!(
+            fetch_batches(&many),
+            [
+                0..MAILDIR_BATCH_MESSAGES,
+                MAILDIR_BATCH_MESSAGES..MAILDIR_BATCH_MESSAGES + 1
+            ]
+        );
     }
 }

@@ -405,6 +405,17 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "passphrase_cleared",
         serde_json::json!({ "address": "a@x.org", "officer": "mod@x.org", "reason": "she forgot it" }),
     )?;
+    templates.render(
+        "not_read",
+        serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test",
+            "at": "2026-01-01 00:00 UTC", "reason": "it has 1,500 command lines; the bot reads at most 1,000" }),
+    )?;
+    templates.render(
+        "digest",
+        serde_json::json!({ "day": "2026-01-01", "cap": 10, "count": 2, "omitted": 1,
+            "answers": [{ "subject": "[nomic] Re: balance", "body": "> balance
+Done. You have 5 A$." }] }),
+    )?;
     // Every game's announcements, with the values its sample really sends.
     let mut rendered = Vec::new();
     for (sample, mail) in crate::samples::played() {

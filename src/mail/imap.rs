@@ -523,6 +523,26 @@ impl Inbound {
         self.account.note(result)
     }
 
+    /// The first `at_most` messages with UID > `last_uid`, as [`Inbound::fetch_after`]
+    /// gives them: a backlog is fetched a batch at a time, never whole.
+    pub async fn fetch_after_at_most(
+        &mut self,
+        last_uid: u32,
+        at_most: usize,
+    ) -> Result<Vec<Fetched>, ImapError> {
+        let wanted: BTreeSet<u32> = self
+            .uids_after(last_uid)
+            .await?
+            .into_iter()
+            .take(at_most.max(1))
+            .collect();
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let result = self.fetch_uids(&wanted).await;
+        self.account.note(result)
+    }
+
     async fn fetch_uids(&mut self, wanted: &BTreeSet<u32>) -> Result<Vec<Fetched>, ImapError> {
         let session = &mut self.account.session;
         let mut stream = timed(

@@ -31,7 +31,8 @@ pub fn ensure(dir: &Path) -> Result<(), MaildirError> {
     Ok(())
 }
 
-/// A message waiting in `new/`.
+/// A message waiting in `new/`, not yet read (a backlog is read one batch at a
+/// time, never whole).
 #[derive(Debug)]
 pub struct Waiting {
     /// The Maildir unique name: the file name up to the `:2,` info part.
@@ -39,7 +40,15 @@ pub struct Waiting {
     pub path: PathBuf,
     /// Delivery time: the file's modification time.
     pub delivered_at: Timestamp,
-    pub raw: Vec<u8>,
+    /// The file's size in bytes.
+    pub size: u64,
+}
+
+impl Waiting {
+    /// The message's raw bytes.
+    pub fn read(&self) -> Result<Vec<u8>, MaildirError> {
+        std::fs::read(&self.path).map_err(io(&self.path))
+    }
 }
 
 /// Every message in `new/`, oldest delivery first.
@@ -59,13 +68,12 @@ pub fn waiting(dir: &Path) -> Result<Vec<Waiting>, MaildirError> {
             .ok()
             .and_then(|t| Timestamp::try_from(t).ok())
             .unwrap_or(Timestamp::UNIX_EPOCH);
-        let raw = std::fs::read(&path).map_err(io(&path))?;
         let unique = name.split(':').next().unwrap_or(&name).to_owned();
         out.push(Waiting {
             unique,
             path,
             delivered_at,
-            raw,
+            size: metadata.len(),
         });
     }
     out.sort_by(|a, b| {

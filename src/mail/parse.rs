@@ -39,6 +39,10 @@ pub struct SubjectTag {
     pub tag: String,
     /// What follows the tag in the subject, trimmed (may be empty).
     pub rest: String,
+    /// A reply or forward prefix (`Re:`, `AW:`, `Fwd:`, ... in any language)
+    /// stands before or just after the tag: the rest then repeats someone else's
+    /// subject and is no command (see `pipeline::classify`).
+    pub reply: bool,
 }
 
 /// Everything the pipeline needs from one message.
@@ -90,6 +94,23 @@ pub fn parse(raw: &[u8], options: &ParseOptions) -> Envelope {
         Ok(envelope) => envelope,
         Err(_) => empty_envelope(vec!["the MIME parser panicked on this message".to_string()]),
     }
+}
+
+/// The header block of a raw message, up to and including the blank line that
+/// ends it (the whole message when there is none). Parsing only this reads who
+/// sent a message too large to read whole, and its Message-ID, at the cost of
+/// its headers.
+pub fn header_block(raw: &[u8]) -> &[u8] {
+    let mut start = 0;
+    while let Some(offset) = raw[start..].iter().position(|&byte| byte == b'\n') {
+        let next = start + offset + 1;
+        match raw.get(next..) {
+            Some([b'\n', ..]) => return &raw[..next + 1],
+            Some([b'\r', b'\n', ..]) => return &raw[..next + 2],
+            _ => start = next,
+        }
+    }
+    raw
 }
 
 fn empty_envelope(defects: Vec<String>) -> Envelope {
@@ -491,6 +512,15 @@ pub fn text_of(raw: &[u8]) -> String {
     }
 }
 
+/// The decoded subject of a message (for the digest of folded answers, which
+/// reads the bot's own mail). Empty when it has none.
+pub fn subject_of(raw: &[u8]) -> String {
+    MessageParser::default()
+        .parse(header_block(raw))
+        .and_then(|message| message.subject().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// The text to look for commands in: the first text body (text/plain preferred
 /// by mail-parser in an alternative), or a lone HTML body turned into text.
 fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {
@@ -567,39 +597,122 @@ fn html_with_block_breaks(html: &str) -> String {
     result
 }
 
-/// Reply and forward prefixes in the languages players are likely to use.
-const REPLY_PREFIXES: [&str; 8] = ["antw", "fwd", "fw", "re", "aw", "sv", "wg", "tr"];
+/// Reply and forward prefixes, lower-case, as mail clients write them in the
+/// languages players are likely to use: RFC 5322's `Re`, `Fw`/`Fwd`, and the
+/// localized forms of Outlook, Thunderbird (`mailnews.localizedRe`), Apple Mail
+/// and Gmail (the table of Wikipedia's "List of email subject abbreviations").
+const REPLY_PREFIXES: &[&str] = &[
+    // English, Latin, and most clients whatever their language.
+    "re",
+    "fw",
+    "fwd",
+    // German: Antwort, weitergeleitet.
+    "aw",
+    "antwort",
+    "wg",
+    // Dutch: Antwoord, Doorsturen.
+    "antw",
+    "doorst",
+    // Danish, Norwegian, Swedish, Icelandic: svar; videresendt, vidarebefordrat, framsent.
+    "sv",
+    "vs",
+    "vb",
+    "fs",
+    // Finnish: vastaus, välitetty.
+    "vl",
+    // French: réponse, référence, transféré.
+    "réf",
+    "ref",
+    "tr",
+    // Italian: risposta, riferimento, inoltrato.
+    "r",
+    "rif",
+    "i",
+    // Spanish: respuesta, reenviado.
+    "rv",
+    // Portuguese: resposta, encaminhado.
+    "res",
+    "enc",
+    // Polish: odpowiedź, przekazanie dalej. Czech, Slovak: odpověď.
+    "odp",
+    "pd",
+    // Hungarian: válasz, továbbítás.
+    "v",
+    "vá",
+    "tov",
+    // Turkish: yanıt, iletilen.
+    "ynt",
+    "ilt",
+    "i̇lt",
+    // Indonesian: balas, terusan. Welsh: ateb, ymlaen.
+    "bls",
+    "trs",
+    "atb",
+    "yml",
+    // Greek, Russian, Hebrew, Arabic.
+    "απ",
+    "σχετ",
+    "πρθ",
+    "отв",
+    "ответ",
+    "пересл",
+    "השב",
+    "הועבר",
+    "رد",
+    // Chinese, Japanese, Korean.
+    "回复",
+    "回覆",
+    "答复",
+    "答覆",
+    "转发",
+    "轉寄",
+    "返信",
+    "転送",
+    "회신",
+    "답장",
+    "전달",
+];
 
-/// Strips one `Re:`-style prefix (also `Re[2]:`, `RE :`), or returns None.
+/// Strips one `Re:`-style prefix (also `Re[2]:`, `Re(2):`, `Re^2:`, `RE :`,
+/// `AW:`, `回复：`), or returns None. The prefix is a whole word: `Rest: x` is
+/// no reply.
 fn strip_reply_prefix(text: &str) -> Option<&str> {
     let text = text.trim_start();
-    REPLY_PREFIXES.iter().find_map(|prefix| {
-        let head = text.get(..prefix.len())?;
-        if !head.eq_ignore_ascii_case(prefix) {
-            return None;
+    let word_end = text
+        .find(|c: char| !c.is_alphabetic() && c != '\u{307}')
+        .unwrap_or(text.len());
+    let word = text[..word_end].to_lowercase();
+    if word.is_empty() || !REPLY_PREFIXES.contains(&word.as_str()) {
+        return None;
+    }
+    let mut after = text[word_end..].trim_start();
+    after = after.strip_prefix('.').unwrap_or(after).trim_start();
+    // A reply counter such as `Re[2]:`, `Re(2):` or `Re^2:`.
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        if let Some(inner) = after.strip_prefix(open)
+            && let Some(end) = inner.find(close)
+            && inner[..end].trim().chars().all(|c| c.is_ascii_digit())
+        {
+            after = inner[end + close.len_utf8()..].trim_start();
         }
-        let mut after = text.get(prefix.len()..)?.trim_start();
-        // A reply counter such as `Re[2]:` or `Re(2):`.
-        for (open, close) in [('[', ']'), ('(', ')')] {
-            if let Some(inner) = after.strip_prefix(open)
-                && let Some(end) = inner.find(close)
-                && inner[..end].trim().chars().all(|c| c.is_ascii_digit())
-            {
-                after = inner[end + close.len_utf8()..].trim_start();
-            }
-        }
-        after
-            .strip_prefix(':')
-            .or_else(|| after.strip_prefix('：'))
-            .map(str::trim_start)
-    })
+    }
+    if let Some(power) = after.strip_prefix('^') {
+        after = power.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    after
+        .strip_prefix(':')
+        .or_else(|| after.strip_prefix('：'))
+        .map(str::trim_start)
 }
 
-fn strip_reply_prefixes(mut text: &str) -> &str {
+/// Strips every leading reply prefix; whether there was one.
+fn strip_reply_prefixes(mut text: &str) -> (&str, bool) {
+    let mut reply = false;
     while let Some(after) = strip_reply_prefix(text) {
         text = after;
+        reply = true;
     }
-    text.trim()
+    (text.trim(), reply)
 }
 
 /// Lower-case with inner whitespace collapsed: `" Rule   Tag "` -> `"rule tag"`.
@@ -635,9 +748,11 @@ fn is_known_tag(tag: &str, known_tags: &[String]) -> bool {
 /// a bracket after free text (`about the [ping] rule`) is talk, not a command.
 pub fn subject_tag(subject: &str, known_tags: &[String]) -> Option<SubjectTag> {
     let mut remaining = subject.trim_start();
+    let mut reply = false;
     loop {
         if let Some(after) = strip_reply_prefix(remaining) {
             remaining = after;
+            reply = true;
             continue;
         }
         let inside = remaining.strip_prefix('[')?;
@@ -645,9 +760,11 @@ pub fn subject_tag(subject: &str, known_tags: &[String]) -> Option<SubjectTag> {
         let tag = normalize_tag(&inside[..close]);
         let after = inside[close + 1..].trim_start();
         if is_known_tag(&tag, known_tags) {
+            let (rest, reply_after_tag) = strip_reply_prefixes(after);
             return Some(SubjectTag {
                 tag,
-                rest: strip_reply_prefixes(after).to_string(),
+                rest: rest.to_string(),
+                reply: reply || reply_after_tag,
             });
         }
         remaining = after;
@@ -782,6 +899,21 @@ mod tests {
         .into_bytes()
     }
 
+    #[test]
+    fn header_block_ends_at_the_first_blank_line() {
+        let raw = b"From: a@example.com\r\nSubject: x\r\n\r\nbody\r\n\r\nmore";
+        assert_eq!(
+            header_block(raw),
+            b"From: a@example.com\r\nSubject: x\r\n\r\n"
+        );
+        assert_eq!(header_block(b"A: b\n\nbody"), b"A: b\n\n");
+        assert_eq!(header_block(b"A: b\r\n"), b"A: b\r\n");
+        let envelope = parse(header_block(&plain("", "ping bob\r\n")), &options());
+        assert_eq!(envelope.message_id.as_deref(), Some("m1@example.com"));
+        assert_eq!(envelope.tag.map(|found| found.tag).as_deref(), Some("ping"));
+        assert!(envelope.command_lines.is_empty());
+    }
+
     // --- subject_tag -----------------------------------------------------------
 
     #[test]
@@ -822,6 +954,54 @@ mod tests {
         ] {
             assert_eq!(tag(subject), some("ping", "bob"), "{subject}");
         }
+    }
+
+    fn is_reply(subject: &str) -> bool {
+        subject_tag(subject, &known()).is_some_and(|found| found.reply)
+    }
+
+    #[test]
+    fn subject_reply_is_recognised_in_every_common_form() {
+        for subject in [
+            "Re: [ping] bob",
+            "RE : [ping] bob",
+            "Aw: [ping] bob",
+            "Antwort: [ping] bob",
+            "Sv: [ping] bob",
+            "VS: [ping] bob",
+            "Odp: [ping] bob",
+            "R: [ping] bob",
+            "RIF: [ping] bob",
+            "Réf. : [ping] bob",
+            "TR: [ping] bob",
+            "WG: [ping] bob",
+            "Fw: [ping] bob",
+            "ENC: [ping] bob",
+            "RV: [ping] bob",
+            "İLT: [ping] bob",
+            "ΑΠ: [ping] bob",
+            "Отв: [ping] bob",
+            "回复：[ping] bob",
+            "Re^2: [ping] bob",
+            "Re(3): [ping] bob",
+            "Re: Re: [ping] bob",
+            "[game-list] Re: [ping] bob",
+            "[ping] Re: bob",
+            "[ping] AW: bob",
+        ] {
+            assert!(is_reply(subject), "{subject}");
+            assert_eq!(tag(subject), some("ping", "bob"), "{subject}");
+        }
+        for subject in [
+            "[ping] bob",
+            "[game-list] [ping] bob",
+            "[ping] Rest: bob",
+            "[ping] re bob",
+        ] {
+            assert!(!is_reply(subject), "{subject}");
+        }
+        // A word that merely starts like a prefix is no prefix.
+        assert_eq!(tag("Read: [ping] bob"), None);
     }
 
     #[test]
@@ -979,7 +1159,8 @@ mod tests {
             envelope.tag,
             Some(SubjectTag {
                 tag: "ping".to_string(),
-                rest: "bob".to_string()
+                rest: "bob".to_string(),
+                reply: false,
             })
         );
         assert_eq!(envelope.command_lines, ["ping bob"]);

@@ -195,6 +195,20 @@ pub struct NewMail {
     pub envelope_from: String,
     pub recipients: Vec<String>,
     pub raw: Vec<u8>,
+    /// What the daily cap on answers makes of it (`Quota::Free` for the rest).
+    pub quota: Quota,
+}
+
+/// A mail under the daily cap on answers to a sender (`[limits] max_answers_per_day`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Quota {
+    /// Not an answer (an announcement, a notice): never capped.
+    Free,
+    /// An answer sent now, counted against `sender`'s cap on `day` (a date).
+    Counted { sender: String, day: String },
+    /// Past the cap: kept in the outbox, and sent in its recipient's digest at
+    /// `digest_at` (the end of the day).
+    Folded { digest_at: Timestamp },
 }
 
 /// One step of the pipeline, committed at once: a message (or a deadline) handled,
@@ -530,10 +544,17 @@ impl Store {
                     what: "recipients".into(),
                     source,
                 })?;
+            let (status, answer_to, answer_day, digest_at) = match &mail.quota {
+                Quota::Free => ("pending", None, None, None),
+                Quota::Counted { sender, day } => {
+                    ("pending", Some(sender.as_str()), Some(day.as_str()), None)
+                }
+                Quota::Folded { digest_at } => ("folded", None, None, Some(digest_at.to_string())),
+            };
             // A stable Message-ID makes a second insert of the same mail a no-op.
             tx.execute(
-                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, answer_to, answer_day, digest_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     mail.message_id,
                     step.cause,
@@ -541,10 +562,88 @@ impl Store {
                     mail.envelope_from,
                     recipients,
                     mail.raw,
-                    step.now.to_string()
+                    step.now.to_string(),
+                    status,
+                    answer_to,
+                    answer_day,
+                    digest_at
                 ],
             )?;
         }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// How many answers were sent to `sender` on `day` (a date), counted against
+    /// the daily cap.
+    pub fn answers_on(&self, sender: &str, day: &str) -> Result<usize> {
+        let count: i64 = self.conn.query_row(
+            "SELECT count(*) FROM outbox WHERE answer_to = ?1 AND answer_day = ?2",
+            params![sender, day],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
+    }
+
+    /// The earliest time a digest of folded answers is due.
+    pub fn next_digest(&self) -> Result<Option<Timestamp>> {
+        let next: Option<String> = self.conn.query_row(
+            "SELECT min(digest_at) FROM outbox WHERE status = 'folded'",
+            [],
+            |row| row.get(0),
+        )?;
+        next.map(ts).transpose()
+    }
+
+    /// The folded mail whose digest is due at `digest_at`, in the order it was written.
+    pub fn folded(&self, digest_at: Timestamp) -> Result<Vec<OutRow>> {
+        self.outbox_query(
+            "WHERE status = 'folded' AND digest_at = ?1 ORDER BY id",
+            [digest_at.to_string()],
+        )
+    }
+
+    /// Commits the digests due at `at`: the folded mail they gather becomes
+    /// `digested`, the digests are queued, and the world's clock moves to `at`
+    /// (so no later message can be answered on the day they close), at once.
+    pub fn commit_digests(
+        &mut self,
+        at: Timestamp,
+        gathered: &[i64],
+        digests: &[NewMail],
+        now: Timestamp,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for id in gathered {
+            tx.execute(
+                "UPDATE outbox SET status = 'digested' WHERE id = ?1 AND status = 'folded'",
+                params![id],
+            )?;
+        }
+        for mail in digests {
+            let recipients =
+                serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
+                    what: "recipients".into(),
+                    source,
+                })?;
+            tx.execute(
+                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                params![
+                    mail.message_id,
+                    format!("digest:{at}"),
+                    mail.template,
+                    mail.envelope_from,
+                    recipients,
+                    mail.raw,
+                    now.to_string()
+                ],
+            )?;
+        }
+        tx.execute(
+            "UPDATE state SET clock = ?1 WHERE id = 1",
+            params![at.to_string()],
+        )?;
         tx.commit()?;
         Ok(())
     }

@@ -68,6 +68,15 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE inbox ADD COLUMN arrival_ns INTEGER NOT NULL DEFAULT 0;
     DROP INDEX inbox_pending;
     CREATE INDEX inbox_pending ON inbox (status, arrival_ns, id);",
+    // 5: the daily cap on answers (`[limits] max_answers_per_day`). An answer
+    // records whose cap it counts against and on which day; past the cap a mail
+    // is `folded`, to go out in its recipient's digest at `digest_at` (the end of
+    // that day), after which it is `digested`.
+    "ALTER TABLE outbox ADD COLUMN answer_to TEXT;
+    ALTER TABLE outbox ADD COLUMN answer_day TEXT;
+    ALTER TABLE outbox ADD COLUMN digest_at TEXT;
+    CREATE INDEX outbox_answers ON outbox (answer_to, answer_day);
+    CREATE INDEX outbox_folded ON outbox (status, digest_at);",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

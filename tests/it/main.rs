@@ -16,6 +16,7 @@ mod ghost;
 mod golden;
 mod hardening;
 mod hardening_engine;
+mod hardening_mail;
 mod ruletag;
 mod samples;
 mod scenarios;

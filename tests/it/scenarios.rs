@@ -213,9 +213,18 @@ fn every_subject_form_of_the_tag_routes_to_the_registry() {
     let bot = LocalBot::new();
     let forms = [
         ("alice@example.org", "[Nomic] join Alice", ""),
-        ("bob@example.org", "Re: [game-list] [nomic] join Bob", ""),
+        // A reply's subject is no command (hardening item 2): its body is.
+        (
+            "bob@example.org",
+            "Re: [game-list] [nomic] hello",
+            "join Bob",
+        ),
         ("carol@example.org", "[ nomic ]", "join Carol"),
-        ("dave@example.org", "RE: Re[2]: [NOMIC]   join Dave", ""),
+        (
+            "dave@example.org",
+            "RE: Re[2]: [NOMIC]   join Carol",
+            "join Dave",
+        ),
     ];
     for (index, (from, subject, body)) in forms.iter().enumerate() {
         let id = format!("form-{index}@example.org");
@@ -739,9 +748,9 @@ fn rename_alias_confirm_players_and_leave_by_mail() {
         &message(
             "Alice at work <alice@work.example>",
             BOT,
-            "Re: [nomic] confirm",
+            "Re: [nomic] Is alice@work.example an address of Alicia?",
             "w1@work.example",
-            "",
+            "confirm",
         ),
         hours(4),
     );
@@ -1142,7 +1151,7 @@ fn script() -> Vec<(Timestamp, String)> {
             message(
                 "carol@example.org",
                 LIST,
-                "Re: [game-list] [nomic] join Carol",
+                "[game-list] [nomic] join Carol",
                 "s5@example.org",
                 "",
             ),
@@ -1152,7 +1161,7 @@ fn script() -> Vec<(Timestamp, String)> {
             message(
                 "carol@example.org",
                 LIST,
-                "Re: [game-list] [nomic] join Carol",
+                "[game-list] [nomic] join Carol",
                 "s5@example.org",
                 "",
             ),
