@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
-use crate::support::{LocalBot, at, message, repo_root};
+use crate::support::{LocalBot, at, balance, message, repo_root};
 
 const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
@@ -446,28 +446,6 @@ fn every_golden_fixture_opens_and_its_state_equals_the_fold_of_its_event_log() {
         let verified = bot.cli_ok(&["verify-random"]);
         assert!(verified.contains("all as recorded"), "{verified}");
     }
-}
-
-/// A player's `id` by name, from `state --json`.
-fn player_id(state: &Value, name: &str) -> Value {
-    state["players"]["players"]
-        .as_array()
-        .expect("players.players")
-        .iter()
-        .find(|p| p["name"] == name)
-        .map(|p| p["id"].clone())
-        .unwrap_or_else(|| panic!("no player {name}: {}", state["players"]))
-}
-
-/// A balance as `state --json` shows it (a decimal or fraction string).
-fn balance(state: &Value, name: &str, currency: &str) -> Option<String> {
-    let id = player_id(state, name);
-    state["accounts"]["balances"]
-        .as_array()
-        .expect("accounts.balances")
-        .iter()
-        .find(|b| b["holder"]["player"] == id && b["currency"] == currency)
-        .and_then(|b| b["amount"].as_str().map(str::to_owned))
 }
 
 fn rule(state: &Value, number: u64) -> Option<Value> {

@@ -10,7 +10,7 @@ use nomicbot::mail::imap;
 use serde_json::Value;
 
 use crate::e2e::{ImapBot, is_from_bot, run_until_failpoint};
-use crate::support::{LocalBot, at, message};
+use crate::support::{LocalBot, at, balance, message};
 
 const LIST: &str = "game-list@nomic.example";
 const MODERATOR: &str = "mod@nomic.example";
@@ -24,26 +24,6 @@ fn moderated_bot() -> LocalBot {
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     ))
-}
-
-fn player_id(state: &Value, name: &str) -> Value {
-    state["players"]["players"]
-        .as_array()
-        .expect("players.players")
-        .iter()
-        .find(|p| p["name"] == name)
-        .map(|p| p["id"].clone())
-        .unwrap_or_else(|| panic!("no player {name}: {}", state["players"]))
-}
-
-fn balance(state: &Value, name: &str, currency: &str) -> Option<String> {
-    let id = player_id(state, name);
-    state["accounts"]["balances"]
-        .as_array()
-        .expect("accounts.balances")
-        .iter()
-        .find(|b| b["holder"]["player"] == id && b["currency"] == currency)
-        .and_then(|b| b["amount"].as_str().map(str::to_owned))
 }
 
 /// Events of a kind whose cause (`mail:<Message-ID>`) contains `cause`.

@@ -318,3 +318,25 @@ impl Drop for OwnServers {
             .output();
     }
 }
+
+/// A player's `id` by name, from `state --json`.
+pub fn player_id(state: &serde_json::Value, name: &str) -> serde_json::Value {
+    state["players"]["players"]
+        .as_array()
+        .expect("players.players")
+        .iter()
+        .find(|p| p["name"] == name)
+        .map(|p| p["id"].clone())
+        .unwrap_or_else(|| panic!("no player {name}: {}", state["players"]))
+}
+
+/// A balance as `state --json` shows it (a decimal or fraction string).
+pub fn balance(state: &serde_json::Value, name: &str, currency: &str) -> Option<String> {
+    let id = player_id(state, name);
+    state["accounts"]["balances"]
+        .as_array()
+        .expect("accounts.balances")
+        .iter()
+        .find(|b| b["holder"]["player"] == id && b["currency"] == currency)
+        .and_then(|b| b["amount"].as_str().map(str::to_owned))
+}
