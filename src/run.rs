@@ -158,9 +158,11 @@ impl Transport {
         Ok((tally.sent, tally.failed))
     }
 
-    /// One attempt at each message of a batch, several at once over SMTP. Each
-    /// attempt is recorded (sent, or failed with its retry) as soon as it ends,
-    /// whatever the others of the batch are still doing.
+    /// One attempt at each message of a batch. Over SMTP the envelopes are given
+    /// several at once, but the contents are finished one at a time and each
+    /// acceptance is recorded before the next message may be finished: a crash
+    /// between a server's acceptance and its record can send again only that
+    /// one message.
     async fn deliver(
         &mut self,
         rows: &[OutRow],
@@ -187,12 +189,27 @@ impl Transport {
                         return Ok(());
                     }
                 };
+                let finishing = tokio::sync::Mutex::new(());
                 let mut sends: futures::stream::FuturesUnordered<_> = rows
                     .iter()
-                    .map(|row| async move { (row, attempt(outbound, row).await) })
+                    .map(|row| {
+                        let finishing = &finishing;
+                        async move {
+                            let prepared = outbound
+                                .prepare(&row.envelope_from, &row.recipients, &row.raw)
+                                .await;
+                            let turn = finishing.lock().await;
+                            let result = match prepared {
+                                Ok(prepared) => prepared.finish(&row.raw).await,
+                                Err(e) => Err(e),
+                            };
+                            (row, result.map_err(|e| failure(&e)), turn)
+                        }
+                    })
                     .collect();
-                while let Some((row, result)) = futures::StreamExt::next(&mut sends).await {
+                while let Some((row, result, turn)) = futures::StreamExt::next(&mut sends).await {
                     tally.record(store, row, result)?;
+                    drop(turn);
                 }
             }
         }
@@ -254,24 +271,19 @@ impl Transport {
     }
 }
 
-/// One SMTP attempt at one message. `Err` carries the error and whether a later
+/// What a failed SMTP attempt means for its row: the error, and whether a later
 /// attempt may succeed.
-async fn attempt(outbound: &Outbound, row: &OutRow) -> Result<(), (String, bool)> {
-    outbound
-        .send(&row.envelope_from, &row.recipients, &row.raw)
-        .await
-        .map_err(|e| {
-            // Only a refusal of this very message is final; a bad password or
-            // certificate is the operator's to fix, and the mail must still go once
-            // it is fixed.
-            if e.kind() == crate::mail::smtp::ErrorKind::Operator {
-                tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
-            }
-            (
-                e.to_string(),
-                e.kind() != crate::mail::smtp::ErrorKind::Permanent,
-            )
-        })
+fn failure(e: &crate::mail::smtp::SmtpError) -> (String, bool) {
+    // Only a refusal of this very message is final; a bad password or
+    // certificate is the operator's to fix, and the mail must still go once
+    // it is fixed.
+    if e.kind() == crate::mail::smtp::ErrorKind::Operator {
+        tracing::error!(error = %e, "smtp needs the operator: check [smtp] in the config");
+    }
+    (
+        e.to_string(),
+        e.kind() != crate::mail::smtp::ErrorKind::Permanent,
+    )
 }
 
 /// What the sending of one pass came to, recorded row by row.

@@ -15,8 +15,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use async_imap::error::Error as ProtocolError;
@@ -26,8 +24,6 @@ use async_imap::types::UnsolicitedResponse;
 use futures::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
-use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::ServerName;
 
 use crate::config::{ImapConfig, Tls};
@@ -424,7 +420,7 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     cfg: &ImapConfig,
     stream: S,
 ) -> Result<tokio_rustls::client::TlsStream<S>, ImapError> {
-    let connector = tls_connector(cfg.ca_file.as_deref())?;
+    let connector = super::tls::connector(cfg.ca_file.as_deref()).map_err(ImapError::TlsSetup)?;
     let server_name = ServerName::try_from(cfg.host.clone()).map_err(|_| {
         ImapError::TlsSetup(format!("{:?} is not a valid tls server name", cfg.host))
     })?;
@@ -435,43 +431,6 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
             host: cfg.host.clone(),
             source,
         })
-}
-
-/// Trusts the webpki roots plus every certificate in `ca_file`, with ring as
-/// the one crypto provider (two providers make rustls panic at run time).
-fn tls_connector(ca_file: Option<&Path>) -> Result<TlsConnector, ImapError> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    if let Some(path) = ca_file {
-        let pem = std::fs::read(path).map_err(|error| {
-            ImapError::TlsSetup(format!("cannot read ca file {}: {error}", path.display()))
-        })?;
-        let mut added = 0;
-        for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
-            let cert = cert.map_err(|error| {
-                ImapError::TlsSetup(format!("bad pem in {}: {error}", path.display()))
-            })?;
-            roots.add(cert).map_err(|error| {
-                ImapError::TlsSetup(format!("bad certificate in {}: {error}", path.display()))
-            })?;
-            added += 1;
-        }
-        // An empty file would silently fall back to the public roots alone.
-        if added == 0 {
-            return Err(ImapError::TlsSetup(format!(
-                "no certificate in ca file {}",
-                path.display()
-            )));
-        }
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|error| ImapError::TlsSetup(error.to_string()))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    Ok(TlsConnector::from(Arc::new(config)))
 }
 
 /// The bot's inbox: one logged-in session with `cfg.mailbox` selected.

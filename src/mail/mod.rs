@@ -8,3 +8,4 @@ pub mod maildir;
 pub mod mbox;
 pub mod parse;
 pub mod smtp;
+pub mod tls;

@@ -6,10 +6,20 @@
 use std::time::Duration;
 
 use lettre::address::{Address, Envelope};
-use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls as LettreTls, TlsParameters};
-use lettre::transport::smtp::{AsyncSmtpTransport, PoolConfig};
-use lettre::{AsyncTransport, Tokio1Executor};
+use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
+use lettre::transport::smtp::client::{
+    AsyncSmtpConnection, AsyncTokioStream, Certificate, Tls as LettreTls, TlsParameters,
+};
+use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::rustls::pki_types::ServerName;
 
 use crate::config::{SmtpConfig, Tls};
 
@@ -17,6 +27,8 @@ use crate::config::{SmtpConfig, Tls};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The whole conversation for one message, since lettre sets no read timeout.
 const SEND_TIMEOUT: Duration = Duration::from_secs(120);
+/// A goodbye after the message went: not worth waiting long for.
+const QUIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the outbox should do about an [`SmtpError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +50,14 @@ pub enum SmtpError {
     Address { address: String, reason: String },
     #[error("smtp message has no recipient")]
     NoRecipient,
+    #[error("the server cannot take this message: {0}")]
+    Unsupported(&'static str),
     #[error("smtp send timed out after {seconds}s")]
     Timeout { seconds: u64 },
+    #[error("cannot connect to the smtp server: {0}")]
+    Connect(#[source] std::io::Error),
+    #[error("tls handshake with the smtp server failed: {0}")]
+    Handshake(#[source] std::io::Error),
     #[error("smtp send failed: {0}")]
     Send(#[source] lettre::transport::smtp::Error),
 }
@@ -48,8 +66,16 @@ impl SmtpError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             SmtpError::Setup(_) => ErrorKind::Operator,
-            SmtpError::Address { .. } | SmtpError::NoRecipient => ErrorKind::Permanent,
-            SmtpError::Timeout { .. } => ErrorKind::Retry,
+            SmtpError::Address { .. } | SmtpError::NoRecipient | SmtpError::Unsupported(_) => {
+                ErrorKind::Permanent
+            }
+            SmtpError::Timeout { .. } | SmtpError::Connect(_) => ErrorKind::Retry,
+            // rustls reports a certificate it does not trust as InvalidData:
+            // retrying will not make it trusted.
+            SmtpError::Handshake(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+                ErrorKind::Operator
+            }
+            SmtpError::Handshake(_) => ErrorKind::Retry,
             SmtpError::Send(error) => {
                 if error.is_tls() || error.is_client() || is_tls_refusal(error) {
                     return ErrorKind::Operator;
@@ -89,56 +115,91 @@ fn is_tls_refusal(error: &lettre::transport::smtp::Error) -> bool {
     false
 }
 
-/// The bot's way out: a lettre transport built once from `[smtp]`.
+/// The bot's way out, built once from `[smtp]`: one fresh connection per
+/// message, so a message cut off by our timeout never leaves a half-spoken
+/// conversation behind for the next one.
+///
+/// A message goes in two steps. [`Outbound::prepare`] does everything that
+/// commits the server to nothing (connect, TLS, AUTH, MAIL, RCPT, DATA) and may
+/// run for many messages at once; [`Prepared::finish`] sends the content and
+/// waits for the acceptance. The caller runs one `finish` at a time and records
+/// each acceptance before the next, so a crash can send again at most the one
+/// message whose acceptance it had not yet recorded.
 pub struct Outbound {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    host: String,
+    port: u16,
+    tls: LettreTls,
+    credentials: Option<Credentials>,
+    ca_file: Option<std::path::PathBuf>,
+    hello: ClientId,
 }
 
 impl std::fmt::Debug for Outbound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Outbound").finish_non_exhaustive()
+        f.debug_struct("Outbound")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .finish_non_exhaustive()
     }
 }
 
+/// A message whose envelope the server took and whose content it awaits.
+pub struct Prepared {
+    connection: AsyncSmtpConnection,
+}
+
 impl Outbound {
-    /// Builds the transport: plain, STARTTLS (required, never opportunistic) or
+    /// Reads the settings: plain, STARTTLS (required, never opportunistic) or
     /// implicit TLS per `cfg.tls`, trusting the webpki roots plus `cfg.ca_file`;
-    /// AUTH only if `cfg.user` is set. Nothing is sent until [`Outbound::send`].
-    ///
-    /// Must run inside a Tokio runtime, and the `Outbound` must be dropped inside
-    /// one: lettre's connection pool spawns a task on both.
+    /// AUTH only if `cfg.user` is set. Nothing is sent until a message is.
     pub fn new(cfg: &SmtpConfig, password: Option<String>) -> Result<Outbound, SmtpError> {
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&cfg.host)
-            .port(cfg.port)
-            .timeout(Some(CONNECT_TIMEOUT))
-            // A connection is never reused: a send cut off by our timeout leaves its
-            // connection mid-conversation, and lettre's pool would hand it out again.
-            .pool_config(PoolConfig::new().max_size(0));
-        match cfg.tls {
-            Tls::None => {}
-            Tls::Starttls => builder = builder.tls(LettreTls::Required(tls_parameters(cfg)?)),
-            Tls::Tls => builder = builder.tls(LettreTls::Wrapper(tls_parameters(cfg)?)),
-        }
-        if let Some(user) = &cfg.user {
-            let password = password.ok_or_else(|| {
-                SmtpError::Setup(format!("smtp user {user} is set but no password is"))
-            })?;
-            builder = builder.credentials(Credentials::new(user.clone(), password));
-        }
+        let tls = match cfg.tls {
+            Tls::None => LettreTls::None,
+            Tls::Starttls => LettreTls::Required(tls_parameters(cfg)?),
+            Tls::Tls => LettreTls::Wrapper(tls_parameters(cfg)?),
+        };
+        let credentials = match &cfg.user {
+            Some(user) => {
+                let password = password.ok_or_else(|| {
+                    SmtpError::Setup(format!("smtp user {user} is set but no password is"))
+                })?;
+                Some(Credentials::new(user.clone(), password))
+            }
+            None => None,
+        };
         Ok(Outbound {
-            transport: builder.build(),
+            host: cfg.host.clone(),
+            port: cfg.port,
+            tls,
+            credentials,
+            ca_file: cfg.ca_file.clone(),
+            hello: ClientId::default(),
         })
     }
 
-    /// Sends pre-rendered bytes (headers included) with an explicit envelope. An
-    /// empty `envelope_from` is the null reverse-path `<>`. The message is sent
-    /// as given: it should use CRLF line ends.
+    /// Sends pre-rendered bytes (headers included) with an explicit envelope, in
+    /// one go. An empty `envelope_from` is the null reverse-path `<>`. The
+    /// message is sent as given: it should use CRLF line ends.
     pub async fn send(
         &self,
         envelope_from: &str,
         recipients: &[String],
         raw: &[u8],
     ) -> Result<(), SmtpError> {
+        self.prepare(envelope_from, recipients, raw)
+            .await?
+            .finish(raw)
+            .await
+    }
+
+    /// Everything before the content: connects, secures, logs in, and gives the
+    /// envelope. `raw` is only looked at, to ask for 8BITMIME when it needs it.
+    pub async fn prepare(
+        &self,
+        envelope_from: &str,
+        recipients: &[String],
+        raw: &[u8],
+    ) -> Result<Prepared, SmtpError> {
         let from = if envelope_from.is_empty() {
             None
         } else {
@@ -149,13 +210,118 @@ impl Outbound {
             .map(|recipient| parse_address(recipient))
             .collect::<Result<Vec<_>, _>>()?;
         let envelope = Envelope::new(from, to).map_err(|_| SmtpError::NoRecipient)?;
-        match tokio::time::timeout(SEND_TIMEOUT, self.transport.send_raw(&envelope, raw)).await {
-            Ok(Ok(_response)) => Ok(()),
-            Ok(Err(error)) => Err(SmtpError::Send(error)),
+        within(self.envelope(&envelope, raw)).await
+    }
+
+    /// lettre writes a message's content and its final dot apart: with Nagle's
+    /// algorithm the dot would wait for the server's delayed acknowledgement of
+    /// the content, some 40 ms a message, and messages are finished one by one.
+    async fn tcp(&self) -> Result<TcpStream, SmtpError> {
+        let connect = TcpStream::connect((self.host.as_str(), self.port));
+        let tcp = match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
+            Ok(Ok(tcp)) => tcp,
+            Ok(Err(error)) => return Err(SmtpError::Connect(error)),
+            Err(_elapsed) => {
+                return Err(SmtpError::Timeout {
+                    seconds: CONNECT_TIMEOUT.as_secs(),
+                });
+            }
+        };
+        tcp.set_nodelay(true).map_err(SmtpError::Connect)?;
+        Ok(tcp)
+    }
+
+    /// Implicit TLS: lettre would open this connection itself, without
+    /// `TCP_NODELAY`, so the handshake is ours, trusting what IMAP trusts.
+    async fn handshake(&self, tcp: TcpStream) -> Result<Secured, SmtpError> {
+        let connector = super::tls::connector(self.ca_file.as_deref()).map_err(SmtpError::Setup)?;
+        let name = ServerName::try_from(self.host.clone()).map_err(|_| {
+            SmtpError::Setup(format!("{:?} is not a valid tls server name", self.host))
+        })?;
+        match tokio::time::timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
+            Ok(Ok(stream)) => Ok(Secured(stream)),
+            Ok(Err(error)) => Err(SmtpError::Handshake(error)),
             Err(_elapsed) => Err(SmtpError::Timeout {
-                seconds: SEND_TIMEOUT.as_secs(),
+                seconds: CONNECT_TIMEOUT.as_secs(),
             }),
         }
+    }
+
+    async fn envelope(&self, envelope: &Envelope, raw: &[u8]) -> Result<Prepared, SmtpError> {
+        let tcp = self.tcp().await?;
+        let stream: Box<dyn AsyncTokioStream> = match &self.tls {
+            LettreTls::Wrapper(_) => Box::new(self.handshake(tcp).await?),
+            _ => Box::new(tcp),
+        };
+        let mut connection = AsyncSmtpConnection::connect_with_transport(stream, &self.hello)
+            .await
+            .map_err(SmtpError::Send)?;
+        if let LettreTls::Required(parameters) = &self.tls {
+            connection
+                .starttls(parameters.clone(), &self.hello)
+                .await
+                .map_err(SmtpError::Send)?;
+        }
+        if let Some(credentials) = &self.credentials {
+            connection
+                .auth(DEFAULT_MECHANISMS, credentials)
+                .await
+                .map_err(SmtpError::Send)?;
+        }
+        let info = connection.server_info();
+        let mut options = Vec::new();
+        let addresses = envelope.from().into_iter().chain(envelope.to());
+        if addresses.map(|a| a.as_ref()).any(|a: &str| !a.is_ascii()) {
+            if !info.supports_feature(Extension::SmtpUtfEight) {
+                return Err(SmtpError::Unsupported(
+                    "an address is not ASCII and it does not offer SMTPUTF8",
+                ));
+            }
+            options.push(MailParameter::SmtpUtfEight);
+        }
+        if !raw.is_ascii() {
+            if !info.supports_feature(Extension::EightBitMime) {
+                return Err(SmtpError::Unsupported(
+                    "the message is not ASCII and it does not offer 8BITMIME",
+                ));
+            }
+            options.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+        }
+        let commands = async {
+            connection
+                .command(Mail::new(envelope.from().cloned(), options))
+                .await?;
+            for recipient in envelope.to() {
+                connection
+                    .command(Rcpt::new(recipient.clone(), Vec::new()))
+                    .await?;
+            }
+            connection.command(Data).await
+        };
+        commands.await.map_err(SmtpError::Send)?;
+        Ok(Prepared { connection })
+    }
+}
+
+impl Prepared {
+    /// Sends the content and its final dot. `Ok` means the server has taken the
+    /// message (its 250): from here on it is the server's to deliver.
+    pub async fn finish(mut self, raw: &[u8]) -> Result<(), SmtpError> {
+        within(async { self.connection.message(raw).await.map_err(SmtpError::Send) }).await?;
+        // Leaving politely is no part of the sending: whatever QUIT gets back,
+        // the message is on its way.
+        let _ = tokio::time::timeout(QUIT_TIMEOUT, self.connection.quit()).await;
+        Ok(())
+    }
+}
+
+/// lettre sets no read timeout: each step as a whole gets [`SEND_TIMEOUT`].
+async fn within<T>(step: impl Future<Output = Result<T, SmtpError>>) -> Result<T, SmtpError> {
+    match tokio::time::timeout(SEND_TIMEOUT, step).await {
+        Ok(result) => result,
+        Err(_elapsed) => Err(SmtpError::Timeout {
+            seconds: SEND_TIMEOUT.as_secs(),
+        }),
     }
 }
 
@@ -183,4 +349,43 @@ fn tls_parameters(cfg: &SmtpConfig) -> Result<TlsParameters, SmtpError> {
     builder
         .build_rustls()
         .map_err(|error| SmtpError::Setup(format!("tls for {}: {error}", cfg.host)))
+}
+
+/// An implicit-TLS connection handed to lettre, which takes any stream that
+/// says whom it is connected to.
+#[derive(Debug)]
+struct Secured(TlsStream<TcpStream>);
+
+impl AsyncTokioStream for Secured {
+    fn peer_addr(&self) -> std::io::Result<std::net::SocketAddr> {
+        self.0.get_ref().0.peer_addr()
+    }
+}
+
+impl AsyncRead for Secured {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Secured {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
 }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use sha2::Digest;
 
 use crate::games::{Event, World};
+use schema::sortable;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -549,7 +550,7 @@ impl Store {
                 Quota::Counted { sender, day } => {
                     ("pending", Some(sender.as_str()), Some(day.as_str()), None)
                 }
-                Quota::Folded { digest_at } => ("folded", None, None, Some(digest_at.to_string())),
+                Quota::Folded { digest_at } => ("folded", None, None, Some(sortable(*digest_at))),
             };
             // A stable Message-ID makes a second insert of the same mail a no-op.
             tx.execute(
@@ -562,7 +563,7 @@ impl Store {
                     mail.envelope_from,
                     recipients,
                     mail.raw,
-                    step.now.to_string(),
+                    sortable(step.now),
                     status,
                     answer_to,
                     answer_day,
@@ -599,7 +600,7 @@ impl Store {
     pub fn folded(&self, digest_at: Timestamp) -> Result<Vec<OutRow>> {
         self.outbox_query(
             "WHERE status = 'folded' AND digest_at = ?1 ORDER BY id",
-            [digest_at.to_string()],
+            [sortable(digest_at)],
         )
     }
 
@@ -636,7 +637,7 @@ impl Store {
                     mail.envelope_from,
                     recipients,
                     mail.raw,
-                    now.to_string()
+                    sortable(now)
                 ],
             )?;
         }
@@ -695,7 +696,7 @@ impl Store {
     pub fn due_outbox(&self, now: Timestamp) -> Result<Vec<OutRow>> {
         self.outbox_query(
             "WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY id",
-            [now.to_string()],
+            [sortable(now)],
         )
     }
 
@@ -789,7 +790,7 @@ impl Store {
         match retry_at {
             Some(at) => self.conn.execute(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
-                params![id, error, at.to_string()],
+                params![id, error, sortable(at)],
             )?,
             None => self.conn.execute(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' WHERE id = ?1",
@@ -804,7 +805,7 @@ impl Store {
     pub fn defer(&mut self, id: i64, error: &str, at: Timestamp) -> Result<()> {
         self.conn.execute(
             "UPDATE outbox SET last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
-            params![id, error, at.to_string()],
+            params![id, error, sortable(at)],
         )?;
         Ok(())
     }

@@ -77,28 +77,57 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE outbox ADD COLUMN digest_at TEXT;
     CREATE INDEX outbox_answers ON outbox (answer_to, answer_day);
     CREATE INDEX outbox_folded ON outbox (status, digest_at);",
+    // 6: the outbox's times compared as text (a retry's `next_attempt_at`, a
+    // digest's `digest_at`) are written with nine fractional digits, so that text
+    // order is time order (`...:00Z` sorted after `...:00.3Z`). `finish` pads the
+    // rows already there.
+    "",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is
 /// the schema version it brings the database to.
 fn finish(version: usize, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
-    if version != 4 {
-        return Ok(());
+    match version {
+        4 => fill_arrival_ns(tx),
+        6 => pad_outbox_times(tx),
+        _ => Ok(()),
     }
+}
+
+fn parse_time(text: &str) -> rusqlite::Result<jiff::Timestamp> {
+    text.parse().map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(error))
+    })
+}
+
+fn pad_outbox_times(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let rows: Vec<(i64, String, Option<String>)> = tx
+        .prepare("SELECT id, next_attempt_at, digest_at FROM outbox")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut update =
+        tx.prepare("UPDATE outbox SET next_attempt_at = ?2, digest_at = ?3 WHERE id = ?1")?;
+    for (id, next, digest) in rows {
+        let digest = digest.map(|at| parse_time(&at).map(sortable)).transpose()?;
+        update.execute(rusqlite::params![id, sortable(parse_time(&next)?), digest])?;
+    }
+    Ok(())
+}
+
+/// The outbox's times that SQL compares, fixed-width (nine fractional digits)
+/// so that text order is time order.
+pub fn sortable(at: jiff::Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%S%.9fZ").to_string()
+}
+
+fn fill_arrival_ns(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     let rows: Vec<(i64, String)> = tx
         .prepare("SELECT id, received_at FROM inbox")?
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut update = tx.prepare("UPDATE inbox SET arrival_ns = ?2 WHERE id = ?1")?;
     for (id, received_at) in rows {
-        let at: jiff::Timestamp = received_at.parse().map_err(|error| {
-            rusqlite::Error::FromSqlConversionFailure(
-                1,
-                rusqlite::types::Type::Text,
-                Box::new(error),
-            )
-        })?;
-        update.execute(rusqlite::params![id, arrival_ns(at)])?;
+        update.execute(rusqlite::params![id, arrival_ns(parse_time(&received_at)?)])?;
     }
     Ok(())
 }
@@ -263,5 +292,46 @@ mod tests {
                 && error.contains("written by nomicbot 7.0.0"),
             "{error}"
         );
+    }
+
+    /// Hardening: the outbox's times compared as text. A retry due a fraction of
+    /// a second after a whole second is not due on that second, and a database
+    /// written before the fix (schema 5) has its times padded by the upgrade.
+    #[test]
+    fn a_retry_within_one_second_waits_for_its_time_before_and_after_the_upgrade() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        {
+            let conn = Connection::open(&path).expect("open");
+            for sql in &MIGRATIONS[..5] {
+                conn.execute_batch(sql).expect("schema");
+            }
+            conn.pragma_update(None, "user_version", 5)
+                .expect("version");
+            conn.execute(
+                "INSERT INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, digest_at)
+                 VALUES ('<a@x>', 'test', 'reply', '', '[\"a@x\"]', x'', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00.3Z', 'pending', NULL),
+                        ('<b@x>', 'test', 'reply', '', '[\"b@x\"]', x'', '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z', 'folded', '2026-01-05T23:59:59.5Z')",
+                [],
+            )
+            .expect("rows");
+        }
+        let store = crate::store::Store::open(&path).expect("upgrade");
+        let at = |text: &str| text.parse::<jiff::Timestamp>().expect("time");
+        let due = |now: &str| store.due_outbox(at(now)).expect("due").len();
+        assert_eq!(
+            due("2026-01-05T10:00:00Z"),
+            0,
+            "not due on the whole second"
+        );
+        assert_eq!(due("2026-01-05T10:00:00.299Z"), 0);
+        assert_eq!(due("2026-01-05T10:00:00.3Z"), 1);
+        assert_eq!(
+            store.next_retry().expect("retry"),
+            Some(at("2026-01-05T10:00:00.3Z"))
+        );
+        let digest = at("2026-01-05T23:59:59.5Z");
+        assert_eq!(store.next_digest().expect("digest"), Some(digest));
+        assert_eq!(store.folded(digest).expect("folded").len(), 1);
     }
 }
