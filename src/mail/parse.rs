@@ -74,7 +74,7 @@ pub struct Envelope {
 }
 
 /// What parsing needs to know about this deployment.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ParseOptions {
     /// Tags the bot knows, lower-case (e.g. "nomic", "help", "rule tag"). A bracketed
     /// subject part that is not one of these (a list prefix like `[game-list]`) is skipped.
@@ -83,6 +83,8 @@ pub struct ParseOptions {
     pub list_addresses: Vec<String>,
     /// Headers to recover the real sender from, in order: "reply-to", "x-original-from", "cc".
     pub recover_from: Vec<String>,
+    /// The List-Id the list stamps (`[bot] list_id`), lower-case, if configured.
+    pub list_id: Option<String>,
 }
 
 /// Reads one raw message. Never fails: what cannot be read is left empty and
@@ -193,9 +195,34 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         in_reply_to: message_ids(message.in_reply_to()),
         references: message_ids(message.references()),
         date,
-        automatic: automatic(&message),
+        automatic: automatic(&message, through_list(&message, options)),
         defects,
     }
+}
+
+/// Whether the message came through the configured list: its List-Id, its
+/// List-Post, or a To or Cc naming the list. The list's own stamps
+/// (`Precedence: bulk` or `list`) are then no mark of the post.
+fn through_list(message: &Message<'_>, options: &ParseOptions) -> bool {
+    if options.list_id.is_some() && list_id(message) == options.list_id {
+        return true;
+    }
+    let names_list = |value: &str| {
+        options
+            .list_addresses
+            .iter()
+            .any(|list| !list.is_empty() && value.to_lowercase().contains(&list.to_lowercase()))
+    };
+    if raw_header_values(message, "List-Post")
+        .iter()
+        .any(|value| names_list(value))
+    {
+        return true;
+    }
+    mailboxes(message.header_values(HeaderName::To))
+        .iter()
+        .chain(&mailboxes(message.header_values(HeaderName::Cc)))
+        .any(|mailbox| is_list_address(&mailbox.address, options))
 }
 
 /// The decoded subject. mail-parser reads raw 8-bit bytes in a header as UTF-8
@@ -386,7 +413,7 @@ fn without_comments(value: &str) -> String {
 
 /// Why this message must not be answered, if it must not (RFC 3834 and the
 /// de facto headers of vacation responders and bounce generators).
-fn automatic(message: &Message<'_>) -> Option<Automatic> {
+fn automatic(message: &Message<'_>, through_list: bool) -> Option<Automatic> {
     for value in raw_header_values(message, "Auto-Submitted") {
         let keyword = without_comments(value.split(';').next().unwrap_or_default())
             .trim()
@@ -447,7 +474,14 @@ fn automatic(message: &Message<'_>) -> Option<Automatic> {
         return Some(Automatic::Bounce(format!("X-Failed-Recipients: {value}")));
     }
 
-    for header in ["Precedence", "X-Precedence"] {
+    // A list stamps `Precedence: bulk` (or `list`) on every post it relays:
+    // through the list, only the post's own marks count.
+    let precedence_headers: &[&str] = if through_list {
+        &["X-Precedence"]
+    } else {
+        &["Precedence", "X-Precedence"]
+    };
+    for &header in precedence_headers {
         for value in raw_header_values(message, header) {
             let precedence = without_comments(&value).trim().to_lowercase();
             // `list` is what every list message carries; only bulk, junk and the
@@ -878,6 +912,7 @@ mod tests {
                 "x-original-from".to_string(),
                 "cc".to_string(),
             ],
+            list_id: None,
         }
     }
 
@@ -1361,8 +1396,45 @@ mod tests {
         );
     }
 
+    /// A message mailed to the bot itself, not through the list.
     fn automatic_of(headers: &str) -> Option<Automatic> {
-        parse(&plain(headers, "ping bob\r\n"), &options()).automatic
+        let raw = String::from_utf8(plain(headers, "ping bob\r\n"))
+            .expect("utf-8")
+            .replace("To: list@example.org", "To: bot@example.org");
+        parse(raw.as_bytes(), &options()).automatic
+    }
+
+    /// Issue "A list that stamps `Precedence: bulk` is ignored whole": through
+    /// the list (named in To, in List-Post, or by its List-Id) the list's
+    /// Precedence is no mark of the post; the post's own marks still are.
+    #[test]
+    fn a_list_that_stamps_precedence_bulk_is_not_ignored() {
+        let mut options = options();
+        options.list_id = Some("game.example.org".to_string());
+        let through_to = plain("Precedence: bulk\r\n", "ping bob\r\n");
+        assert_eq!(parse(&through_to, &options).automatic, None);
+        for headers in [
+            "Precedence: list\r\nList-Id: The game <game.example.org>\r\n",
+            "Precedence: bulk\r\nList-Post: <mailto:list@example.org>\r\n",
+        ] {
+            let raw = String::from_utf8(plain(headers, "ping bob\r\n"))
+                .expect("utf-8")
+                .replace("To: list@example.org", "To: someone@example.org");
+            assert_eq!(parse(raw.as_bytes(), &options).automatic, None, "{headers}");
+        }
+        let vacation = plain(
+            "Precedence: bulk\r\nAuto-Submitted: auto-replied\r\n",
+            "ping bob\r\n",
+        );
+        assert_eq!(
+            parse(&vacation, &options).automatic,
+            Some(Automatic::AutoSubmitted("auto-replied".to_string()))
+        );
+        assert_eq!(
+            automatic_of("Precedence: bulk\r\n"),
+            Some(Automatic::BulkOrAutoreply("Precedence: bulk".to_string())),
+            "mailed to the bot itself, bulk is still automatic"
+        );
     }
 
     #[test]
