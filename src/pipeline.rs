@@ -514,7 +514,24 @@ impl Bot {
         let at = self.clock.map_or(arrived, |c| c.max(arrived));
         let cause = format!("mail:{}", row.dedup_key);
         match self.classify(&envelope)? {
-            Err(reason) => self.keep_aside(row, at, &cause, reason, now),
+            Err(reason) => match &envelope.sender_doubt {
+                // The list named several possible authors: none is credited, and
+                // the one it names last (where Mailman puts the author) is told.
+                Some(doubt) if envelope.sender.is_none() && envelope.automatic.is_none() => {
+                    let refused = auth::Refused {
+                        why: "recovered_uncertain",
+                        reason: doubt.reason.clone(),
+                        tell: doubt
+                            .candidates
+                            .last()
+                            .map(|author| Address::new(&author.address)),
+                        trust: "none: the author is not known".to_owned(),
+                    };
+                    let lines = envelope.command_lines.clone();
+                    self.refuse_sender(row, at, &cause, &envelope, refused, &lines, now)
+                }
+                _ => self.keep_aside(row, at, &cause, reason, now),
+            },
             Ok((sender, message)) => {
                 let public = self.is_public(&envelope);
                 let claim = auth::Claim {

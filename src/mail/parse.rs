@@ -69,8 +69,19 @@ pub struct Envelope {
     /// The sender's `Date:` header. Informational only: actions happen at arrival time.
     pub date: Option<Timestamp>,
     pub automatic: Option<Automatic>,
+    /// The list rewrote From and named several possible authors: nobody is
+    /// credited (`sender` is `None`).
+    pub sender_doubt: Option<SenderDoubt>,
     /// Problems met while parsing (bad charset, no text part, ...), for the record.
     pub defects: Vec<String>,
+}
+
+/// Why the author of a post whose From the list rewrote cannot be known.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SenderDoubt {
+    pub reason: String,
+    /// In the order the headers name them: Mailman adds the author last.
+    pub candidates: Vec<Mailbox>,
 }
 
 /// What parsing needs to know about this deployment.
@@ -131,6 +142,7 @@ fn empty_envelope(defects: Vec<String>) -> Envelope {
         references: Vec::new(),
         date: None,
         automatic: None,
+        sender_doubt: None,
         defects,
     }
 }
@@ -157,16 +169,24 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
     if from.is_none() {
         defects.push("no From address".to_string());
     }
+    let mut sender_doubt = None;
     let sender = match &from {
         Some(from) if is_list_address(&from.address, options) => {
-            let recovered = recover_sender(&message, options);
-            if recovered.is_none() {
-                defects.push(format!(
-                    "From is the list address {} and no recovery header names the sender",
-                    from.address
-                ));
+            match recover_sender(&message, options) {
+                Recovery::Found(author) => Some(author),
+                Recovery::Doubt(doubt) => {
+                    defects.push(doubt.reason.clone());
+                    sender_doubt = Some(doubt);
+                    None
+                }
+                Recovery::Nobody => {
+                    defects.push(format!(
+                        "From is the list address {} and no recovery header names the sender",
+                        from.address
+                    ));
+                    None
+                }
             }
-            recovered
         }
         other => other.clone(),
     };
@@ -196,6 +216,7 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         references: message_ids(message.references()),
         date,
         automatic: automatic(&message, through_list(&message, options)),
+        sender_doubt,
         defects,
     }
 }
@@ -331,18 +352,57 @@ fn is_list_address(address: &str, options: &ParseOptions) -> bool {
         .any(|list| list.trim().eq_ignore_ascii_case(address))
 }
 
-/// A list that rewrites From for DMARC keeps the author elsewhere; the first
-/// configured header that names someone other than the list wins.
-fn recover_sender(message: &Message<'_>, options: &ParseOptions) -> Option<Mailbox> {
-    options.recover_from.iter().find_map(|header| {
+/// The author of a post whose From the list rewrote (DMARC), if the list
+/// certainly named them. Mailman appends the original From to Reply-To (or to Cc)
+/// after any address the post already had there, unless it was there already;
+/// Google Groups and groups.io put it in X-Original-From. So one address in the
+/// configured headers (the list's own left out) is the author; with several,
+/// the post itself put the others there, and which one the list added cannot be
+/// told from the headers: the message is not credited to anyone.
+fn recover_sender(message: &Message<'_>, options: &ParseOptions) -> Recovery {
+    let mut candidates: Vec<Mailbox> = Vec::new();
+    let mut headers: Vec<&str> = Vec::new();
+    for header in &options.recover_from {
         // Parsing the raw field with an address parser works for any header name,
         // including ones mail-parser keeps as raw text such as X-Original-From.
         let header_name = HeaderName::from(header.trim().to_string());
         let values = message.header_as(header_name, HeaderForm::Addresses);
-        mailboxes(values.iter())
+        let found: Vec<Mailbox> = mailboxes(values.iter())
             .into_iter()
-            .find(|mailbox| !is_list_address(&mailbox.address, options))
-    })
+            .filter(|mailbox| !is_list_address(&mailbox.address, options))
+            .collect();
+        if !found.is_empty() {
+            headers.push(header.as_str());
+        }
+        for mailbox in found {
+            if !candidates.iter().any(|c| c.address == mailbox.address) {
+                candidates.push(mailbox);
+            }
+        }
+    }
+    match candidates.len() {
+        0 => Recovery::Nobody,
+        1 => Recovery::Found(candidates.remove(0)),
+        _ => Recovery::Doubt(SenderDoubt {
+            reason: format!(
+                "the list rewrote From, and {} name{} {}: the list added one of them, the post the others, and which one wrote it cannot be told",
+                headers.join(" and "),
+                if headers.len() == 1 { "s" } else { "" },
+                candidates
+                    .iter()
+                    .map(|c| c.address.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            candidates,
+        }),
+    }
+}
+
+enum Recovery {
+    Found(Mailbox),
+    Doubt(SenderDoubt),
+    Nobody,
 }
 
 fn message_ids(value: &HeaderValue<'_>) -> Vec<String> {
@@ -1384,15 +1444,80 @@ mod tests {
     }
 
     #[test]
-    fn dmarc_recovery_follows_configured_order() {
+    fn dmarc_recovery_reads_only_the_configured_headers() {
         let mut options = options();
-        options.recover_from = vec!["cc".to_string(), "reply-to".to_string()];
+        options.recover_from = vec!["cc".to_string()];
         let raw = b"From: list@example.org\r\nReply-To: r@example.com\r\n\
             Cc: c@example.com\r\nSubject: x\r\n\r\nx\r\n";
         let sender = parse(raw, &options).sender;
         assert_eq!(
             sender.map(|mailbox| mailbox.address).as_deref(),
             Some("c@example.com")
+        );
+    }
+
+    /// Issue "A munged post is credited to another player": Mailman adds the
+    /// author after any Reply-To (or Cc) the post already had, so with several
+    /// addresses there the author cannot be told, and nobody is credited.
+    #[test]
+    fn a_munged_post_is_credited_to_no_other_player() {
+        let munged = |extra: &str| {
+            format!(
+                "From: \"Dave via Game\" <list@example.org>\r\n{extra}\
+                 To: list@example.org\r\nSubject: [ping] x\r\n\r\nping x\r\n"
+            )
+        };
+        // Dave wrote no Reply-To of his own: the list's is his alone.
+        let alone = parse(
+            munged("Reply-To: Dave <dave@example.com>\r\n").as_bytes(),
+            &options(),
+        );
+        assert_eq!(
+            alone.sender.map(|m| m.address).as_deref(),
+            Some("dave@example.com")
+        );
+        assert_eq!(alone.sender_doubt, None);
+        for (extra, named) in [
+            // Dave's own Reply-To: bob, then the list's Dave.
+            (
+                "Reply-To: bob@example.com, Dave <dave@example.com>\r\n",
+                ["bob@example.com", "dave@example.com"],
+            ),
+            // A moderator in Reply-To.
+            (
+                "Reply-To: carol@example.com, Dave <dave@example.com>\r\n",
+                ["carol@example.com", "dave@example.com"],
+            ),
+            // A reply-all's Cc, on a list that puts the author in Cc.
+            (
+                "Cc: alice@example.com, Bob <bob@example.com>\r\n",
+                ["alice@example.com", "bob@example.com"],
+            ),
+            // Spread over two headers.
+            (
+                "Reply-To: alice@example.com\r\nCc: dave@example.com\r\n",
+                ["alice@example.com", "dave@example.com"],
+            ),
+        ] {
+            let envelope = parse(munged(extra).as_bytes(), &options());
+            assert_eq!(envelope.sender, None, "{extra}");
+            let doubt = envelope.sender_doubt.expect("a doubt");
+            let candidates: Vec<&str> = doubt
+                .candidates
+                .iter()
+                .map(|c| c.address.as_str())
+                .collect();
+            assert_eq!(candidates, named, "{extra}");
+            assert!(doubt.reason.contains("cannot be told"), "{}", doubt.reason);
+        }
+        // The list's own address among them is no candidate.
+        let with_list = parse(
+            munged("Reply-To: list@example.org, Dave <dave@example.com>\r\n").as_bytes(),
+            &options(),
+        );
+        assert_eq!(
+            with_list.sender.map(|m| m.address).as_deref(),
+            Some("dave@example.com")
         );
     }
 
