@@ -1,0 +1,332 @@
+//! Behind a real list manager: mlmmj from Debian (`apt-get install mlmmj`, done
+//! by `.ci/run`) runs the game list in front of the test Postfix, with a subject
+//! prefix, a footer and `Precedence: bulk`, as the README's deployment section
+//! sets it up. Mail to the list lands in the list's mailbox on the test servers;
+//! what the mail server's pipe transport would do with it (hand it to
+//! `mlmmj-receive`) the test does, and mlmmj sends each post to its subscribers
+//! through the real Postfix. The bot reads its own subscription over IMAP.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::e2e::{ImapBot, is_from_bot};
+
+const MLMMJ_RECEIVE: &str = "/usr/bin/mlmmj-receive";
+const MLMMJ_SUB: &str = "/usr/bin/mlmmj-sub";
+
+/// One mlmmj list, in its own spool directory, relaying through the test Postfix.
+struct Mlmmj {
+    _spool: tempfile::TempDir,
+    dir: PathBuf,
+    /// Message-IDs of the list's mail already handed to mlmmj.
+    relayed: std::cell::RefCell<Vec<String>>,
+}
+
+impl Mlmmj {
+    /// The README's settings: prefix, footer, the list's headers, and the bot
+    /// subscribed and exempt from moderation.
+    fn new(bot: &ImapBot, subscribers: &[&str], moderated: bool) -> Mlmmj {
+        assert!(
+            Path::new(MLMMJ_RECEIVE).exists(),
+            "mlmmj is not installed: apt-get install mlmmj (.ci/run does)"
+        );
+        let spool = tempfile::tempdir().expect("spool");
+        let dir = spool.path().join("game");
+        for sub in [
+            "incoming",
+            "queue/discarded",
+            "archive",
+            "text",
+            "subconf",
+            "unsubconf",
+            "bounce",
+            "control",
+            "moderation",
+            "subscribers.d",
+            "digesters.d",
+            "requeue",
+            "nomailsubs.d",
+        ] {
+            std::fs::create_dir_all(dir.join(sub)).expect("list dir");
+        }
+        std::fs::write(dir.join("index"), "").expect("index");
+        let control = |name: &str, value: &str| {
+            std::fs::write(dir.join("control").join(name), value).expect("control file");
+        };
+        control("listaddress", &format!("{}\n", bot.list()));
+        control("owner", &format!("{}\n", bot.player("owner")));
+        control("relayhost", &format!("{}\n", bot.servers.host));
+        control("smtpport", &format!("{}\n", bot.servers.smtp_port));
+        control("prefix", "[game-list]\n");
+        control(
+            "footer",
+            "-- \nThe game list: https://nomic.example/game-list\n",
+        );
+        control(
+            "customheaders",
+            &format!(
+                "Precedence: bulk\nList-Id: <game.nomic.example>\nList-Post: <mailto:{}>\n",
+                bot.list()
+            ),
+        );
+        if moderated {
+            control("moderated", "");
+            control("moderators", &format!("{}\n", bot.player("owner")));
+            // The README's exemption: the bot's own posts are sent unmoderated.
+            control(
+                "access",
+                &format!("send ^From:.*{}\nallow\n", regex_escape(&bot.bot())),
+            );
+        }
+        for address in subscribers {
+            let status = Command::new(MLMMJ_SUB)
+                .args(["-L"])
+                .arg(&dir)
+                .args(["-a", address, "-f", "-q", "-s"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("mlmmj-sub");
+            assert!(status.success(), "mlmmj-sub {address}");
+        }
+        Mlmmj {
+            _spool: spool,
+            dir,
+            relayed: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    /// What Postfix's pipe transport does with mail for the list
+    /// (`flags=ORhu`): it adds Return-Path and X-Original-To, then runs
+    /// `mlmmj-receive`, which sends the post to every subscriber.
+    fn receive(&self, envelope_from: &str, list: &str, raw: &[u8]) {
+        let mut child = Command::new(MLMMJ_RECEIVE)
+            .args(["-F", "-L"])
+            .arg(&self.dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mlmmj-receive");
+        let mut stdin = child.stdin.take().expect("stdin");
+        write!(
+            stdin,
+            "Return-Path: <{envelope_from}>\r\nX-Original-To: {list}\r\n"
+        )
+        .expect("pipe");
+        stdin.write_all(raw).expect("pipe");
+        drop(stdin);
+        assert!(child.wait().expect("mlmmj-receive").success());
+    }
+
+    /// Hands every message that reached the list's mailbox (the bot's
+    /// announcements, a player's post sent by SMTP) to mlmmj, once.
+    async fn relay(&self, bot: &ImapBot) -> usize {
+        let mut handed = 0;
+        for message in bot.mailbox_of(&bot.list()).await {
+            // mlmmj's own bounces and notices come back to the list's address.
+            if message.contains("List-Id: <game.nomic.example>") || !message.contains("Message-ID")
+            {
+                continue;
+            }
+            let id = header(&message, "Message-ID").unwrap_or_default();
+            if self.relayed.borrow().contains(&id) {
+                continue;
+            }
+            self.relayed.borrow_mut().push(id);
+            let from = header(&message, "From").unwrap_or_default();
+            let envelope = from
+                .rsplit('<')
+                .next()
+                .unwrap_or(&from)
+                .trim_end_matches('>')
+                .to_owned();
+            // The test servers' own trace headers are the delivery to the list's
+            // mailbox, not part of the post.
+            let post = message
+                .split_once("\r\n")
+                .filter(|_| message.starts_with("Return-Path:"))
+                .map_or(message.as_str(), |(_, rest)| rest);
+            self.receive(&envelope, &bot.list(), post.as_bytes());
+            handed += 1;
+        }
+        handed
+    }
+
+    fn held_for_moderation(&self) -> usize {
+        std::fs::read_dir(self.dir.join("moderation"))
+            .map(|entries| entries.count())
+            .unwrap_or(0)
+    }
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if ".+*?()[]{}|^$\\".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+fn header(message: &str, name: &str) -> Option<String> {
+    let prefix = format!("{}:", name.to_lowercase());
+    message
+        .split("\r\n\r\n")
+        .next()?
+        .lines()
+        .find(|line| line.to_lowercase().starts_with(&prefix))
+        .map(|line| line[prefix.len()..].trim().to_owned())
+}
+
+/// A player's post, as their mail client would write it.
+fn post(from: &str, list: &str, subject: &str, id: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: {list}\r\nSubject: {subject}\r\nMessage-ID: <{id}@players.test>\r\n\
+         Date: Tue, 24 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    )
+}
+
+fn bot_with_list_id(bot: &ImapBot) {
+    let path = bot.config_path();
+    let config = std::fs::read_to_string(&path).expect("config");
+    let config = config.replacen("[bot]\n", "[bot]\nlist_id = \"game.nomic.example\"\n", 1);
+    std::fs::write(path, config).expect("config");
+}
+
+/// Issue 11, the whole flow: players post through mlmmj (prefix, footer,
+/// `Precedence: bulk`); the bot applies the posts, answers the players and
+/// announces on the list; mlmmj relays the announcement to everyone, the bot
+/// included, which keeps its own announcement aside.
+#[tokio::test(flavor = "multi_thread")]
+async fn posts_through_mlmmj_are_applied_and_announced_through_it() {
+    let bot = ImapBot::new("mlmmj");
+    bot_with_list_id(&bot);
+    let (alice, bob) = (bot.player("alice"), bot.player("bob"));
+    let list = Mlmmj::new(&bot, &[&bot.bot(), &alice, &bob], false);
+
+    list.receive(
+        &alice,
+        &bot.list(),
+        post(
+            &format!("Alice <{alice}>"),
+            &bot.list(),
+            "[nomic] join Alice",
+            "a1",
+            "",
+        )
+        .as_bytes(),
+    );
+    let arrived = bot.wait_for(&bot.bot(), 1, |_| true).await;
+    assert!(
+        arrived[0].contains("Subject: [game-list] [nomic] join Alice")
+            && arrived[0].contains("Precedence: bulk")
+            && arrived[0].contains("The game list: https://nomic.example/game-list"),
+        "mlmmj stamped the post: {}",
+        arrived[0]
+    );
+    let out = bot.cli(&["once"]);
+    assert!(
+        out.contains("applied 1"),
+        "a bulk-stamped post is applied: {out}"
+    );
+    let state = bot.cli(&["state", "--json"]);
+    assert!(state.contains(&alice), "{state}");
+
+    let answers = bot
+        .wait_for(&alice, 1, |m| is_from_bot(m) && !m.contains("List-Id:"))
+        .await;
+    assert_eq!(answers.len(), 1, "alice's private answer: {answers:?}");
+
+    // The bot's announcement went to the list address; mlmmj relays it.
+    bot.wait_for(&bot.list(), 1, is_from_bot).await;
+    assert_eq!(list.relay(&bot).await, 1);
+    let relayed = bot
+        .wait_for(&bob, 1, |m| is_from_bot(m) && m.contains("List-Id:"))
+        .await;
+    assert_eq!(
+        relayed.len(),
+        1,
+        "bob reads the announcement through the list"
+    );
+    assert!(
+        header(&relayed[0], "Subject").is_some_and(|s| s.starts_with("[game-list] [nomic]")),
+        "{}",
+        relayed[0]
+    );
+    // The copy that comes back to the bot is its own, and never applied or answered.
+    bot.wait_for(&bot.bot(), 2, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    let aside = bot.cli(&["inbox", "--status", "aside"]);
+    assert!(aside.contains("the bot's own mail"), "{aside}");
+
+    // A reply under the announcement, through the list, with a command in its body.
+    list.receive(
+        &bob,
+        &bot.list(),
+        post(
+            &format!("Bob <{bob}>"),
+            &bot.list(),
+            "Re: [game-list] [nomic] Alice joined the game",
+            "b1",
+            "join Bob\n",
+        )
+        .as_bytes(),
+    );
+    bot.wait_for(&bot.bot(), 3, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    let state = bot.cli(&["state", "--json"]);
+    assert!(state.contains(&bob), "{state}");
+}
+
+/// Issue 11, "Held announcements vanish": on a moderated list the README's
+/// `control/access` line lets the bot's announcements through unmoderated,
+/// while a player's post waits for the moderators.
+#[tokio::test(flavor = "multi_thread")]
+async fn held_announcements_vanish_unless_the_bot_is_exempt_from_moderation() {
+    let bot = ImapBot::new("mlmmj-mod");
+    bot_with_list_id(&bot);
+    let (alice, bob) = (bot.player("alice"), bot.player("bob"));
+    let list = Mlmmj::new(&bot, &[&bot.bot(), &alice, &bob], true);
+
+    // A player's post is held.
+    list.receive(
+        &alice,
+        &bot.list(),
+        post(
+            &format!("Alice <{alice}>"),
+            &bot.list(),
+            "[nomic] join Alice",
+            "h1",
+            "",
+        )
+        .as_bytes(),
+    );
+    assert_eq!(list.held_for_moderation(), 1, "the player's post is held");
+
+    // Alice joins in private; the announcement goes through unmoderated.
+    bot.send(&alice, false, "[nomic] join Alice", "h2", "")
+        .await;
+    bot.wait_for(&bot.bot(), 1, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    bot.wait_for(&bot.list(), 1, is_from_bot).await;
+    assert_eq!(list.relay(&bot).await, 1);
+    assert_eq!(
+        list.held_for_moderation(),
+        1,
+        "the announcement was not held"
+    );
+    let relayed = bot
+        .wait_for(&bob, 1, |m| is_from_bot(m) && m.contains("List-Id:"))
+        .await;
+    assert_eq!(relayed.len(), 1, "bob reads the announcement: {relayed:?}");
+}
