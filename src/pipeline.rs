@@ -1052,6 +1052,7 @@ impl Bot {
             from_name: &self.config.bot.name,
             from_address: &self.config.bot.address,
             to: &to,
+            to_list: mail.to == Audience::List,
             tag: &mail.tag,
             subject: &rendered.subject,
             body: &rendered.body,

@@ -74,6 +74,18 @@ pub struct Ctx {
     pub entropy: [u8; 32],
 }
 
+impl Ctx {
+    /// How an announcement names the sender acting as an officer: by the name
+    /// their mail carried, with the address (`Carol Mod <carol@example.org>`),
+    /// or by the address alone when the mail carried no name.
+    pub fn signature(&self) -> String {
+        match self.sender_name.as_deref().map(str::trim) {
+            Some(name) if !name.is_empty() => format!("{name} <{}>", self.sender.as_str()),
+            _ => self.sender.as_str().to_owned(),
+        }
+    }
+}
+
 /// Who an outgoing mail is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -753,7 +753,7 @@ impl Registry {
                 Ok(announced(
                     Event::Gaoled { id: player.id },
                     "player_gaoled",
-                    json!({ "name": player.name, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "officer": ctx.signature(), "at": human_time(ctx.now) }),
                     Sentence::new("gaoled").arg("name", &player.name),
                 ))
             }
@@ -767,7 +767,7 @@ impl Registry {
                 Ok(announced(
                     Event::Released { id: player.id },
                     "player_released",
-                    json!({ "name": player.name, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "officer": ctx.signature(), "at": human_time(ctx.now) }),
                     Sentence::new("released").arg("name", &player.name),
                 ))
             }
@@ -787,7 +787,7 @@ impl Registry {
                 Ok(announced(
                     event,
                     "player_standing",
-                    json!({ "name": player.name, "active": !deactivate, "officer": ctx.sender, "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "active": !deactivate, "officer": ctx.signature(), "at": human_time(ctx.now) }),
                     Sentence::new("standing_changed")
                         .arg("name", &player.name)
                         .arg("active", !deactivate),

@@ -179,7 +179,7 @@ pub fn apply<G: Registered>(
                 players::TAG,
                 "override_void",
                 serde_json::json!({
-                    "officer": ctx.sender, "message_id": message_id, "reason": reason,
+                    "officer": ctx.signature(), "message_id": message_id, "reason": reason,
                     "at": human_time(ctx.now),
                     // Filled by the shell when this void undoes another (`judge_void`).
                     "restored": [],
@@ -344,7 +344,7 @@ fn on_behalf<G: Registered>(
             players::TAG,
             "override_on_behalf",
             serde_json::json!({
-                "officer": ctx.sender, "name": player_name,
+                "officer": ctx.signature(), "name": player_name,
                 // The list learns that an action was made, not which.
                 "command": if secret { serde_json::Value::Null } else { inner_line.into() },
                 "secret": secrecy,
@@ -418,7 +418,7 @@ fn adjust<G: Registered>(
         players::TAG,
         "override_adjust",
         serde_json::json!({
-            "officer": ctx.sender, "name": player.name, "amount": amount,
+            "officer": ctx.signature(), "name": player.name, "amount": amount,
             "currency": configured, "reason": reason, "at": human_time(ctx.now),
             "balance": balance, "negative": negative,
         }),

@@ -40,6 +40,8 @@ pub struct Outgoing<'a> {
     pub from_name: &'a str,
     pub from_address: &'a str,
     pub to: &'a str,
+    /// `to` is the list: an announcement.
+    pub to_list: bool,
     pub tag: &'a str,
     pub subject: &'a str,
     pub body: &'a str,
@@ -59,8 +61,16 @@ pub fn message_id(cause: &str, index: usize, domain: &str) -> String {
     format!("{hex}.nomicbot@{domain}")
 }
 
-/// `[tag] subject`, unless the subject already starts with the tag.
+/// `[tag] subject`, unless the subject already starts with the tag; an answer's
+/// `Re:` stays first (`Re: [nomic] join Alice`), where mail clients look for it.
 pub fn tagged_subject(tag: &str, subject: &str) -> String {
+    if let Some(rest) = subject
+        .get(..3)
+        .filter(|start| start.eq_ignore_ascii_case("re:"))
+        .and_then(|_| subject.get(3..))
+    {
+        return format!("Re: {}", tagged_subject(tag, rest.trim_start()));
+    }
     let prefix = format!("[{tag}]");
     if subject.to_lowercase().starts_with(&prefix.to_lowercase()) {
         subject.to_owned()
@@ -100,9 +110,11 @@ pub fn compose(out: &Outgoing<'_>) -> Result<Vec<u8>, ComposeError> {
             .in_reply_to(format!("<{parent}>"))
             .references(references.join(" "));
     }
+    // RFC 3834: `auto-replied` is an answer to the one who wrote; whatever goes
+    // to the list, whatever caused it, is `auto-generated`.
     let auto_submitted = match out.kind {
-        Kind::Reply => "auto-replied",
-        Kind::Notice => "auto-generated",
+        Kind::Reply if !out.to_list => "auto-replied",
+        _ => "auto-generated",
     };
     builder = builder
         .raw_header(HeaderValue::new(
@@ -159,6 +171,7 @@ mod tests {
             from_name: "nomicbot",
             from_address: "bot@example.test",
             to: "alice@example.test",
+            to_list: false,
             tag: "nomic",
             subject: "Welcome, Zoë",
             body: "You joined.\n",
@@ -178,5 +191,25 @@ mod tests {
         );
         assert!(text.contains("Auto-Submitted: auto-replied"), "{text}");
         assert!(text.contains("Subject: [nomic] Welcome, "), "{text}");
+    }
+
+    /// Issue "Headers of the bot's own mail": an answer's subject keeps `Re:`
+    /// first, as mail clients expect.
+    #[test]
+    fn an_answer_reads_re_before_the_tag() {
+        assert_eq!(
+            tagged_subject("nomic", "Re: join Alice"),
+            "Re: [nomic] join Alice"
+        );
+        assert_eq!(
+            tagged_subject("nomic", "RE: [nomic] join Alice"),
+            "Re: [nomic] join Alice"
+        );
+        assert_eq!(
+            tagged_subject("nomic", "Alice joined"),
+            "[nomic] Alice joined"
+        );
+        assert_eq!(tagged_subject("nomic", "Reward"), "[nomic] Reward");
+        assert_eq!(tagged_subject("nomic", ""), "[nomic]");
     }
 }

@@ -580,7 +580,7 @@ fn hardening_10_a_line_break_in_a_subject_never_reaches_the_answers_headers() {
     assert!(
         sent.iter().any(|m| m
             .subject
-            .ends_with("Re: join Eve Bcc: victim@nomic.example")),
+            .ends_with("Re: [nomic] join Eve Bcc: victim@nomic.example")),
         "the answer's subject is the one line: {:?}",
         sent.iter().map(|m| &m.subject).collect::<Vec<_>>()
     );

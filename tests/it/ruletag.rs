@@ -381,7 +381,7 @@ pub fn replies_to(bot: &LocalBot, who: &str) -> Vec<SentMail> {
 pub fn answers(bot: &LocalBot, who: &str) -> Vec<SentMail> {
     replies_to(bot, who)
         .into_iter()
-        .filter(|m| m.subject.starts_with("[rule tag] Re:"))
+        .filter(|m| m.subject.starts_with("Re: [rule tag]"))
         .collect()
 }
 
@@ -561,7 +561,7 @@ fn elements_a_player_changes_element_by_private_mail_or_on_the_list() {
     run_until(&bot, on(5, 2, 10));
 
     let ariel = last_answer(&bot, &address("Ariel"));
-    assert_has(&ariel, "Re: element air");
+    assert_has(&ariel, "Re: [rule tag] element air");
     assert_has(
         &ariel,
         "Done. Counted: element change to Air. It takes effect at the end of nweek 5.",
@@ -718,7 +718,7 @@ fn rule_tag_actions_by_private_mail_are_answered_with_a_copy_to_the_moderator() 
     run_until(&bot, on(5, 2, 1));
     let answers = answers(&bot, &address("Earl"));
     assert_eq!(answers.len(), 1);
-    assert_eq!(answers[0].subject, "[rule tag] Re: move from null to 325");
+    assert_eq!(answers[0].subject, "Re: [rule tag] move from null to 325");
     assert_has(&answers[0].body, "(to the bot)");
     assert_has(
         &answers[0].body,

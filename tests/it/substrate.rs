@@ -512,3 +512,36 @@ fn an_amended_rule_keeps_its_paragraphs() {
     let answer = replies_to(&bot, SCHOLAR).join("\n");
     assert!(!answer.contains("Not understood"), "{answer}");
 }
+
+/// Issue "Headers of the bot's own mail": an announcement names the officer
+/// who acted by the name their mail carried, not by a bare address.
+#[test]
+fn announcements_name_the_officer_by_name_where_one_is_known() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                &format!("Mona Moderator <{MODERATOR}>"),
+                LIST,
+                "[nomic] gaol Bob",
+                "",
+            ),
+            (MODERATOR, LIST, "[nomic] release Bob", ""),
+        ],
+    );
+    let public = announcements(&bot);
+    assert!(
+        public.iter().any(
+            |(_, body)| body.contains(&format!("Mona Moderator <{MODERATOR}> put Bob in Gaol"))
+        ),
+        "{public:?}"
+    );
+    assert!(
+        public
+            .iter()
+            .any(|(_, body)| body.contains(&format!("{MODERATOR} released Bob from Gaol"))),
+        "with no name, the address: {public:?}"
+    );
+}

@@ -91,7 +91,7 @@ impl RuleTag {
             TAG,
             "ruletag_override",
             json!({
-                "officer": ctx.sender, "what": what, "reason": reason,
+                "officer": ctx.signature(), "what": what, "reason": reason,
                 "at": human_time(ctx.now), "nweek": self.nweek,
             }),
         )

@@ -261,7 +261,7 @@ fn start(tx: &mut Tx<'_>, ctx: &Ctx) -> Result<Sentence, Refusal> {
     tx.record(Event::Started { nweek, objects });
     tx.record_shared(end_deadline(nweek, times.process_at));
     let values = json!({
-        "by": ctx.sender, "at": human_time(ctx.now), "nweek": nweek,
+        "by": ctx.signature(), "at": human_time(ctx.now), "nweek": nweek,
         "ball": ball, "goal": goal,
         "actions_close": human_time(times.actions_close),
         "process_at": human_time(times.process_at),
