@@ -205,8 +205,13 @@ fn execute(args: Args) -> Result<ExitCode> {
     match args.command {
         Command::Run => {
             // A second daemon beside a running one refuses at once.
-            let mut bot = open_exclusive(&args.config, Duration::ZERO)
-                .context("not starting a second daemon")?;
+            let mut bot = open_exclusive(&args.config, Duration::ZERO).map_err(|error| {
+                if is_locked(&error) {
+                    error.context("not starting a second daemon")
+                } else {
+                    error
+                }
+            })?;
             runtime()?.block_on(async {
                 let stop = run::stop_signal().context("cannot listen for signals")?;
                 // Said once SIGTERM and ctrl-c are in hand, so a stop from now on is clean.
