@@ -160,7 +160,7 @@ fn main() -> ExitCode {
     match execute(args) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("nomicbot: {error:#}");
+            eprintln!("nomicbot: {}", one_line(&error));
             if is_locked(&error) {
                 ExitCode::from(EXIT_LOCKED)
             } else {
@@ -168,6 +168,23 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The error and its causes on one line, each said once: most errors include
+/// their cause's words in their own already.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// Opens the bot to read: no lock.

@@ -102,7 +102,8 @@ impl Transport {
                 let Some(cfg) = self.config.imap.clone() else {
                     return Ok(0);
                 };
-                if self.imap.is_none() {
+                let fresh = self.imap.is_none();
+                if fresh {
                     let password = read_password(&cfg.password, &cfg.password_file, &self.config)
                         .map_err(RunError::Password)?
                         .unwrap_or_default();
@@ -111,7 +112,7 @@ impl Transport {
                 let Some(session) = self.imap.as_mut() else {
                     return Ok(0);
                 };
-                let result = fetch_imap(session, bot, &cfg.mailbox, now).await;
+                let result = fetch_imap(session, bot, &cfg.mailbox, now, fresh).await;
                 if result.is_err() {
                     // A failed command may leave the session out of step: start afresh.
                     self.imap = None;
@@ -313,11 +314,15 @@ impl Tally {
     }
 }
 
+/// Stores every new message of `mailbox`, then flags it `\Seen`. On a `fresh`
+/// connection, what was stored before is flagged first, in case the last
+/// connection was cut between the two.
 async fn fetch_imap(
     session: &mut Inbound,
     bot: &mut Bot,
     mailbox: &str,
     now: Timestamp,
+    fresh: bool,
 ) -> Result<usize, RunError> {
     let uidvalidity = session.uidvalidity();
     let last_uid = match bot.store.imap_mark(mailbox)? {
@@ -334,6 +339,11 @@ async fn fetch_imap(
         }
         None => 0,
     };
+    if fresh && let Err(error) = session.mark_seen_through(last_uid).await {
+        // Only a courtesy to whoever reads the mailbox: the high-water mark is
+        // what keeps a message from being stored twice.
+        tracing::warn!(%error, "cannot flag the messages stored before as seen");
+    }
     // A backlog is fetched, stored and acknowledged a few messages at a time, so
     // it never sits in memory whole; each batch moves the high-water mark.
     let mut last_uid = last_uid;

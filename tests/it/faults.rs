@@ -8,22 +8,253 @@
 //! once, and a clear word from the bot when it stops.
 
 use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener as StdListener;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::e2e::ImapBot;
+use crate::e2e::{ImapBot, is_from_bot};
 use crate::hardening::{deliveries, joins_waiting};
 use crate::support::{LocalBot, at, message, repo_root};
 
 // ---------------------------------------------------------------------------
+// The proxies.
+
+/// What a proxy counts, for the test to check that its fault really happened.
+#[derive(Debug, Default)]
+struct Counters {
+    /// Connections accepted.
+    sessions: AtomicUsize,
+    /// Connections that reached the point where the fault waits (IMAP: every
+    /// pattern seen).
+    armed: AtomicUsize,
+    /// Faults injected.
+    injected: AtomicUsize,
+}
+
+/// Where an IMAP proxy cuts a connection: once the server has said each of
+/// `after`, in order, `then` more of its bytes go through and both sides are
+/// closed. Only the connections numbered in `connections` (0: the first) are
+/// cut; the others pass untouched.
+#[derive(Debug, Clone)]
+struct ImapCut {
+    after: Vec<&'static str>,
+    then: usize,
+    connections: Range<usize>,
+}
+
+#[derive(Debug, Clone)]
+enum Fault {
+    Imap(ImapCut),
+}
+
+/// A TCP proxy on a free loopback port in front of a real server, on a thread
+/// and runtime of its own (so the test may block on the bot's process while it
+/// works). Stopped, with every connection it holds, on drop.
+struct Proxy {
+    port: u16,
+    counters: Arc<Counters>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Proxy {
+    fn imap(upstream: u16, cut: ImapCut) -> Proxy {
+        Proxy::start(upstream, Fault::Imap(cut))
+    }
+
+    fn start(upstream: u16, fault: Fault) -> Proxy {
+        let listener = StdListener::bind(("127.0.0.1", 0)).expect("a free port for the proxy");
+        let port = listener.local_addr().expect("proxy address").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let counters = Arc::new(Counters::default());
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let shared = Arc::clone(&counters);
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("proxy runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                loop {
+                    let client = tokio::select! {
+                        _ = &mut stopped => break,
+                        accepted = listener.accept() => match accepted {
+                            Ok((client, _)) => client,
+                            Err(_) => continue,
+                        },
+                    };
+                    let index = shared.sessions.fetch_add(1, Ordering::SeqCst);
+                    let counters = Arc::clone(&shared);
+                    let fault = fault.clone();
+                    tokio::spawn(async move {
+                        match fault {
+                            Fault::Imap(cut) => {
+                                let cut = cut.connections.contains(&index).then_some(cut);
+                                imap_session(client, upstream, cut, &counters).await;
+                            }
+                        }
+                    });
+                }
+                // Dropping the runtime closes every connection still open.
+            });
+        });
+        Proxy {
+            port,
+            counters,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    fn sessions(&self) -> usize {
+        self.counters.sessions.load(Ordering::SeqCst)
+    }
+
+    fn armed(&self) -> usize {
+        self.counters.armed.load(Ordering::SeqCst)
+    }
+
+    fn injected(&self) -> usize {
+        self.counters.injected.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Watches the server's bytes for the patterns of an [`ImapCut`].
+struct Watch {
+    patterns: Vec<Vec<u8>>,
+    next: usize,
+    window: Vec<u8>,
+    then: usize,
+    /// Bytes still to forward once every pattern was seen.
+    left: Option<usize>,
+}
+
+impl Watch {
+    fn new(cut: &ImapCut) -> Watch {
+        Watch {
+            patterns: cut.after.iter().map(|p| p.as_bytes().to_vec()).collect(),
+            next: 0,
+            window: Vec::new(),
+            then: cut.then,
+            left: None,
+        }
+    }
+
+    fn armed(&self) -> bool {
+        self.left.is_some()
+    }
+
+    /// How much of `chunk` goes through before the cut, or `None` for all of it
+    /// and no cut yet.
+    fn feed(&mut self, chunk: &[u8]) -> Option<usize> {
+        for (index, &byte) in chunk.iter().enumerate() {
+            match self.left {
+                Some(0) => return Some(index),
+                Some(left) => self.left = Some(left - 1),
+                None => {
+                    self.window.push(byte);
+                    let pattern = &self.patterns[self.next];
+                    if self.window.ends_with(pattern) {
+                        self.window.clear();
+                        self.next += 1;
+                        if self.next == self.patterns.len() {
+                            self.left = Some(self.then);
+                        }
+                    } else if self.window.len() > pattern.len() {
+                        self.window.remove(0);
+                    }
+                }
+            }
+        }
+        (self.left == Some(0)).then_some(chunk.len())
+    }
+}
+
+/// One IMAP connection: both ways byte for byte, and, if it is to be cut, the
+/// server's bytes watched and both sides closed at the cut.
+async fn imap_session(
+    mut client: TcpStream,
+    upstream: u16,
+    cut: Option<ImapCut>,
+    counters: &Counters,
+) {
+    let Ok(mut server) = TcpStream::connect(("127.0.0.1", upstream)).await else {
+        return;
+    };
+    let Some(cut) = cut else {
+        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        return;
+    };
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut server_read, mut server_write) = server.into_split();
+    let upward = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
+    });
+    let mut watch = Watch::new(&cut);
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let n = match server_read.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let was_armed = watch.armed();
+        let cut_at = watch.feed(&buffer[..n]);
+        if !was_armed && watch.armed() {
+            counters.armed.fetch_add(1, Ordering::SeqCst);
+        }
+        let forward = cut_at.unwrap_or(n);
+        if client_write.write_all(&buffer[..forward]).await.is_err() {
+            break;
+        }
+        if cut_at.is_some() {
+            counters.injected.fetch_add(1, Ordering::SeqCst);
+            break;
+        }
+    }
+    // Both connections close here: the client reads an end of stream.
+    upward.abort();
+    let _ = upward.await;
+}
+
+// ---------------------------------------------------------------------------
 // The bot, its servers and its database.
+
+/// Points the bot's IMAP or SMTP at a proxy instead of the real server (the
+/// test itself still reads and writes mailboxes on the real one).
+fn through(bot: &ImapBot, imap: Option<u16>, smtp: Option<u16>) {
+    let path = bot.config_path();
+    let mut config = std::fs::read_to_string(&path).expect("bot.toml");
+    for (real, proxy) in [(bot.servers.imap_port, imap), (bot.servers.smtp_port, smtp)] {
+        if let Some(proxy) = proxy {
+            let line = format!("port = {real}\n");
+            assert_eq!(config.matches(&line).count(), 1, "{config}");
+            config = config.replace(&line, &format!("port = {proxy}\n"));
+        }
+    }
+    std::fs::write(&path, config).expect("bot.toml");
+}
 
 /// Puts the bot's database at `database`.
 fn database_at(config_path: &Path, database: &Path) {
@@ -152,6 +383,11 @@ struct Daemon {
 }
 
 impl Daemon {
+    /// `nomicbot run` for this bot.
+    fn start(bot: &ImapBot) -> Daemon {
+        Daemon::spawn(bot.command(&["run"]))
+    }
+
     /// Starts it and waits until it says it runs.
     fn spawn(mut run: Command) -> Daemon {
         let mut child = run
@@ -210,6 +446,149 @@ impl Drop for Daemon {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Polls `done` (a generous bound, not a measurement).
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < give_up, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// IMAP.
+
+/// Fault: the IMAP connection is cut in the middle of a FETCH response: inside
+/// the literal of the tenth message (the second batch of eight), between the
+/// tenth and the eleventh, or after the last of the batch but before the
+/// server's OK. `once` stops with one clear line; what was stored is
+/// acknowledged, what was not stored is not; the next pass fetches the rest and
+/// applies each message once, and in the end every message is acknowledged.
+#[tokio::test(flavor = "multi_thread")]
+async fn imap_connection_cut_mid_fetch_once_stops_and_the_next_pass_applies_each_once() {
+    let tenth = vec!["BODY[] {"; 10];
+    let mut after_tenth = tenth.clone();
+    after_tenth.push(")\r\n");
+    let mut after_twelfth = vec!["BODY[] {"; 12];
+    after_twelfth.push(")\r\n");
+    // (where, the cut, messages stored by the cut pass)
+    let cases = [
+        ("in a literal", tenth, 40, 8),
+        ("between two responses", after_tenth, 0, 8),
+        ("before the OK", after_twelfth, 0, 12),
+    ];
+    for (n, (what, after, then, stored)) in cases.into_iter().enumerate() {
+        let bot = ImapBot::new(&format!("cut-fetch{n}"));
+        let players = joins_waiting(&bot, 12).await;
+        let proxy = Proxy::imap(
+            bot.servers.imap_port,
+            ImapCut {
+                after,
+                then,
+                connections: 0..1,
+            },
+        );
+        through(&bot, Some(proxy.port), None);
+
+        let said = refusal(&output(&bot, &["once"]));
+        assert_eq!(proxy.injected(), 1, "{what}: the connection was cut");
+        assert!(
+            said.contains("imap server closed the connection"),
+            "{what}: {said}"
+        );
+        // Stored before acknowledged: never the other way round.
+        assert_eq!(inbox_statuses(&bot).get("pending"), Some(&stored), "{what}");
+        let (total, seen) = seen_in_mailbox(&bot).await;
+        assert_eq!(total, 12, "{what}");
+        assert_eq!(seen, 8, "{what}: acknowledged");
+
+        let out = bot.cli(&["once"]);
+        assert!(
+            out.contains(&format!("fetched {}, applied 12,", 12 - stored)),
+            "{what}: {out}"
+        );
+        assert!(out.contains("sent 24,"), "{what}: {out}");
+        let out = bot.cli(&["once", "--now", &later(1)]);
+        assert!(out.contains("fetched 0, applied 0,"), "{what}: {out}");
+        assert_eq!(joined(&bot), 12, "{what}");
+        assert_eq!(seen_in_mailbox(&bot).await, (12, 12), "{what}");
+        replay_agrees(&bot);
+        each_delivered_once(&bot, &players, 24).await;
+    }
+}
+
+/// Fault: the same cut under the daemon. It reconnects by itself and applies
+/// and answers every message once.
+#[tokio::test(flavor = "multi_thread")]
+async fn imap_connection_cut_mid_fetch_the_daemon_reconnects_and_applies_each_once() {
+    let bot = ImapBot::new("cut-fetch-run");
+    let players = joins_waiting(&bot, 12).await;
+    let proxy = Proxy::imap(
+        bot.servers.imap_port,
+        ImapCut {
+            after: vec!["BODY[] {"; 3],
+            then: 40,
+            connections: 0..1,
+        },
+    );
+    through(&bot, Some(proxy.port), None);
+
+    let daemon = Daemon::start(&bot);
+    eventually("the daemon applies the twelve", || {
+        inbox_statuses(&bot).get("applied") == Some(&12)
+    })
+    .await;
+    each_delivered_once(&bot, &players, 24).await;
+    let (status, log) = daemon.stop();
+    assert!(status.success(), "{status}: {log}");
+    assert_eq!(proxy.injected(), 1, "the connection was cut: {log}");
+    assert!(proxy.sessions() >= 2, "it reconnected: {log}");
+    assert!(!log.contains("panicked"), "{log}");
+    assert_eq!(joined(&bot), 12);
+    assert_eq!(seen_in_mailbox(&bot).await, (12, 12));
+    replay_agrees(&bot);
+}
+
+/// Fault: the IMAP connection is cut while the daemon idles, just as the server
+/// announces new mail (the announcement is lost with the connection). The
+/// daemon reconnects, finds the message, and idles again on the new connection:
+/// a second message is answered too, each once.
+#[tokio::test(flavor = "multi_thread")]
+async fn imap_connection_cut_mid_idle_the_daemon_reconnects_and_misses_nothing() {
+    let bot = ImapBot::new("cut-idle");
+    let proxy = Proxy::imap(
+        bot.servers.imap_port,
+        ImapCut {
+            after: vec!["+ idling"],
+            then: 1,
+            connections: 0..1,
+        },
+    );
+    through(&bot, Some(proxy.port), None);
+    let daemon = Daemon::start(&bot);
+    eventually("the daemon idles", || proxy.armed() == 1).await;
+
+    let alice = bot.player("alice");
+    bot.send(&alice, true, "[nomic] join Alice", "a1", "").await;
+    eventually("the connection is cut", || proxy.injected() == 1).await;
+    let answers = bot.wait_for(&alice, 1, is_from_bot).await;
+    assert_eq!(answers.len(), 1, "Alice is answered: {}", daemon.log());
+
+    // On the new connection, which is not cut.
+    eventually("the daemon idles again", || proxy.sessions() >= 2).await;
+    let bob = bot.player("bob");
+    bot.send(&bob, true, "[nomic] join Bob", "b1", "").await;
+    let answers = bot.wait_for(&bob, 1, is_from_bot).await;
+    assert_eq!(answers.len(), 1, "Bob is answered: {}", daemon.log());
+
+    let (status, log) = daemon.stop();
+    assert!(status.success(), "{status}: {log}");
+    assert!(!log.contains("panicked"), "{log}");
+    assert_eq!(joined(&bot), 2);
+    replay_agrees(&bot);
+    each_delivered_once(&bot, &[alice, bob], 4).await;
 }
 
 // ---------------------------------------------------------------------------
