@@ -246,13 +246,14 @@ fn execute(args: Args) -> Result<ExitCode> {
                 run::once(&mut bot, &mut transport, now).await
             })?;
             println!(
-                "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}",
+                "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}, refused {}",
                 pass.fetched,
                 pass.processed.applied,
                 pass.processed.aside,
                 pass.processed.deadlines,
                 pass.sent,
-                pass.failed
+                pass.failed,
+                pass.refused
             );
         }
         Command::Ingest {

@@ -37,7 +37,10 @@ pub struct Pass {
     pub fetched: usize,
     pub processed: Processed,
     pub sent: usize,
+    /// Not sent yet: tried again later.
     pub failed: usize,
+    /// Refused by the server for good (5xx): marked failed, never tried again.
+    pub refused: usize,
 }
 
 /// The mail side of the bot, for the configured transport.
@@ -124,15 +127,16 @@ impl Transport {
 
     /// Sends every outgoing message that is due; failures are retried with backoff.
     /// Each message is marked sent the moment the server accepts it, so a crash
-    /// can send again only the messages in flight at that moment.
+    /// can send again only the messages in flight at that moment. Returns how
+    /// many were sent, are to be tried again, and were refused for good.
     pub async fn send(
         &mut self,
         bot: &mut Bot,
         now: Timestamp,
-    ) -> Result<(usize, usize), RunError> {
+    ) -> Result<(usize, usize, usize), RunError> {
         let due = bot.store.due_outbox(now)?;
         if due.is_empty() {
-            return Ok((0, 0));
+            return Ok((0, 0, 0));
         }
         failpoint("before-send");
         let mut tally = Tally {
@@ -140,6 +144,7 @@ impl Transport {
             retry_max: self.retry_max(),
             sent: 0,
             failed: 0,
+            refused: 0,
             server_trouble: None,
         };
         let batches = send_batches(&due);
@@ -156,7 +161,7 @@ impl Transport {
                 break;
             }
         }
-        Ok((tally.sent, tally.failed))
+        Ok((tally.sent, tally.failed, tally.refused))
     }
 
     /// One attempt at each message of a batch, several at once over SMTP. Each
@@ -281,6 +286,7 @@ struct Tally {
     retry_max: u64,
     sent: usize,
     failed: usize,
+    refused: usize,
     /// A failure that a later attempt may get past: the server's, not the message's.
     server_trouble: Option<(String, Timestamp)>,
 }
@@ -300,14 +306,17 @@ impl Tally {
                 store.mark_sent(row.id, self.now)?;
                 self.sent += 1;
             }
-            Err((error, retry)) => {
-                let retry_at = retry.then(|| self.now + backoff(row.attempts, self.retry_max));
-                tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
-                store.mark_failed(row.id, &error, retry_at)?;
+            Err((error, false)) => {
+                tracing::error!(outbox = row.id, %error, "the server refused this mail for good: marked failed (nomicbot outbox)");
+                store.mark_failed(row.id, &error, None)?;
+                self.refused += 1;
+            }
+            Err((error, true)) => {
+                let retry_at = self.now + backoff(row.attempts, self.retry_max);
+                tracing::warn!(outbox = row.id, %error, %retry_at, "sending failed");
+                store.mark_failed(row.id, &error, Some(retry_at))?;
                 self.failed += 1;
-                if let Some(at) = retry_at {
-                    self.server_trouble = Some((error, at));
-                }
+                self.server_trouble = Some((error, retry_at));
             }
         }
         Ok(())
@@ -457,12 +466,13 @@ pub async fn once(
 ) -> Result<Pass, RunError> {
     let fetched = transport.fetch(bot, now).await?;
     let processed = bot.process(now)?;
-    let (sent, failed) = transport.send(bot, now).await?;
+    let (sent, failed, refused) = transport.send(bot, now).await?;
     Ok(Pass {
         fetched,
         processed,
         sent,
         failed,
+        refused,
     })
 }
 
@@ -520,7 +530,9 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
         let wait = match pass {
             Ok(pass) => {
                 failures = 0;
-                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed > 0 {
+                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed + pass.refused
+                    > 0
+                {
                     tracing::info!(
                         fetched = pass.fetched,
                         applied = pass.processed.applied,
@@ -528,6 +540,7 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
                         deadlines = pass.processed.deadlines,
                         sent = pass.sent,
                         failed = pass.failed,
+                        refused = pass.refused,
                         "pass done"
                     );
                 }

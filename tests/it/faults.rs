@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 use tokio::net::TcpStream;
 
 use crate::e2e::{ImapBot, is_from_bot};
-use crate::hardening::{deliveries, joins_waiting};
+use crate::hardening::{deliveries, joins_waiting, outbox_ids};
 use crate::support::{LocalBot, at, message, repo_root};
 
 // ---------------------------------------------------------------------------
@@ -52,9 +52,29 @@ struct ImapCut {
     connections: Range<usize>,
 }
 
+/// A reply the SMTP proxy gives itself instead of the server's.
+#[derive(Debug, Clone)]
+enum SmtpFault {
+    /// The greeting of the first `sessions` sessions, which then end.
+    Greeting {
+        reply: &'static str,
+        sessions: usize,
+    },
+    /// The answer to the end of DATA of the first `times` messages. The server
+    /// never gets their final dot and its connection is dropped, so it delivers
+    /// nothing.
+    DataEnd { reply: &'static str, times: usize },
+    /// The answer to RCPT TO for this address, every time.
+    Rcpt {
+        address: String,
+        reply: &'static str,
+    },
+}
+
 #[derive(Debug, Clone)]
 enum Fault {
     Imap(ImapCut),
+    Smtp(Vec<SmtpFault>),
 }
 
 /// A TCP proxy on a free loopback port in front of a real server, on a thread
@@ -72,6 +92,10 @@ impl Proxy {
         Proxy::start(upstream, Fault::Imap(cut))
     }
 
+    fn smtp(upstream: u16, faults: Vec<SmtpFault>) -> Proxy {
+        Proxy::start(upstream, Fault::Smtp(faults))
+    }
+
     fn start(upstream: u16, fault: Fault) -> Proxy {
         let listener = StdListener::bind(("127.0.0.1", 0)).expect("a free port for the proxy");
         let port = listener.local_addr().expect("proxy address").port();
@@ -86,6 +110,7 @@ impl Proxy {
                 .expect("proxy runtime");
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let smtp_counts = Arc::new(Mutex::new(Vec::<usize>::new()));
                 loop {
                     let client = tokio::select! {
                         _ = &mut stopped => break,
@@ -97,11 +122,16 @@ impl Proxy {
                     let index = shared.sessions.fetch_add(1, Ordering::SeqCst);
                     let counters = Arc::clone(&shared);
                     let fault = fault.clone();
+                    let smtp_counts = Arc::clone(&smtp_counts);
                     tokio::spawn(async move {
                         match fault {
                             Fault::Imap(cut) => {
                                 let cut = cut.connections.contains(&index).then_some(cut);
                                 imap_session(client, upstream, cut, &counters).await;
+                            }
+                            Fault::Smtp(faults) => {
+                                smtp_session(client, upstream, &faults, &smtp_counts, &counters)
+                                    .await;
                             }
                         }
                     });
@@ -236,6 +266,156 @@ async fn imap_session(
     // Both connections close here: the client reads an end of stream.
     upward.abort();
     let _ = upward.await;
+}
+
+/// Reads one SMTP reply (all its lines) from the server and passes it on; the
+/// last line, or `None` when the server hung up.
+async fn relay_reply(
+    server: &mut AsyncBufReader<tokio::net::tcp::OwnedReadHalf>,
+    client: &mut tokio::net::tcp::OwnedWriteHalf,
+) -> Option<String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if server.read_line(&mut line).await.ok()? == 0 {
+            return None;
+        }
+        client.write_all(line.as_bytes()).await.ok()?;
+        // "250-more follows", "250 last line".
+        if line.as_bytes().get(3) != Some(&b'-') {
+            return Some(line);
+        }
+    }
+}
+
+/// One SMTP session, command by command (lettre does not pipeline): forwarded to
+/// the server, except where a fault answers instead.
+async fn smtp_session(
+    client: TcpStream,
+    upstream: u16,
+    faults: &[SmtpFault],
+    counts: &Mutex<Vec<usize>>,
+    counters: &Counters,
+) {
+    // How often each fault has been injected so far, over every session.
+    let take = |index: usize, limit: usize| -> bool {
+        let mut counts = counts.lock().expect("counts");
+        counts.resize(faults.len(), 0);
+        if counts[index] < limit {
+            counts[index] += 1;
+            counters.injected.fetch_add(1, Ordering::SeqCst);
+            true
+        } else {
+            false
+        }
+    };
+    let (client_read, mut client_write) = client.into_split();
+    let mut client_read = AsyncBufReader::new(client_read);
+    for (index, fault) in faults.iter().enumerate() {
+        if let SmtpFault::Greeting { reply, sessions } = fault
+            && take(index, *sessions)
+        {
+            let _ = client_write.write_all(reply.as_bytes()).await;
+            return;
+        }
+    }
+    let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)).await else {
+        return;
+    };
+    let (server_read, mut server_write) = server.into_split();
+    let mut server_read = AsyncBufReader::new(server_read);
+    if relay_reply(&mut server_read, &mut client_write)
+        .await
+        .is_none()
+    {
+        return;
+    }
+    let mut in_data = false;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match client_read.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if in_data {
+            if line == b".\r\n" {
+                in_data = false;
+                let refusal = faults
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, fault)| match fault {
+                        SmtpFault::DataEnd { reply, times } if take(index, *times) => Some(*reply),
+                        _ => None,
+                    });
+                if let Some(reply) = refusal {
+                    let _ = client_write.write_all(reply.as_bytes()).await;
+                    // The server never sees the dot: without it, it delivers nothing.
+                    drop(server_write);
+                    drop(server_read);
+                    closing(&mut client_read, &mut client_write).await;
+                    return;
+                }
+                if server_write.write_all(&line).await.is_err()
+                    || relay_reply(&mut server_read, &mut client_write)
+                        .await
+                        .is_none()
+                {
+                    return;
+                }
+            } else if server_write.write_all(&line).await.is_err() {
+                return;
+            }
+            continue;
+        }
+        let command = String::from_utf8_lossy(&line).to_ascii_lowercase();
+        let refusal = faults.iter().find_map(|fault| match fault {
+            SmtpFault::Rcpt { address, reply }
+                if command.starts_with("rcpt to:")
+                    && command.contains(&format!("<{}>", address.to_ascii_lowercase())) =>
+            {
+                counters.injected.fetch_add(1, Ordering::SeqCst);
+                Some(*reply)
+            }
+            _ => None,
+        });
+        if let Some(reply) = refusal {
+            if client_write.write_all(reply.as_bytes()).await.is_err() {
+                return;
+            }
+            continue;
+        }
+        if server_write.write_all(&line).await.is_err() {
+            return;
+        }
+        let Some(reply) = relay_reply(&mut server_read, &mut client_write).await else {
+            return;
+        };
+        if command.starts_with("data") && reply.starts_with("354") {
+            in_data = true;
+        }
+        if command.starts_with("quit") {
+            return;
+        }
+    }
+}
+
+/// After a refusal the proxy gave in the server's stead: QUIT is answered, and
+/// anything else ends the session.
+async fn closing(
+    client_read: &mut AsyncBufReader<tokio::net::tcp::OwnedReadHalf>,
+    client_write: &mut tokio::net::tcp::OwnedWriteHalf,
+) {
+    let mut line = String::new();
+    if client_read.read_line(&mut line).await.unwrap_or(0) == 0 {
+        return;
+    }
+    let reply = if line.to_ascii_lowercase().starts_with("quit") {
+        "221 2.0.0 Bye\r\n"
+    } else {
+        "421 4.4.2 closing the connection\r\n"
+    };
+    let _ = client_write.write_all(reply.as_bytes()).await;
 }
 
 // ---------------------------------------------------------------------------
@@ -589,6 +769,178 @@ async fn imap_connection_cut_mid_idle_the_daemon_reconnects_and_misses_nothing()
     assert_eq!(joined(&bot), 2);
     replay_agrees(&bot);
     each_delivered_once(&bot, &[alice, bob], 4).await;
+}
+
+// ---------------------------------------------------------------------------
+// SMTP.
+
+/// Fault: SMTP 451 at the end of DATA for three messages. They stay pending
+/// with the reason, are sent on the next pass, and every message reaches its
+/// reader once.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_4xx_at_the_end_of_data_is_retried_and_delivered_once() {
+    let bot = ImapBot::new("smtp-451");
+    let players = joins_waiting(&bot, 4).await;
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::DataEnd {
+            reply: "451 4.3.0 Error: queue file write error\r\n",
+            times: 3,
+        }],
+    );
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 5, not sent yet 3"), "{out}");
+    assert_eq!(proxy.injected(), 3);
+    let waiting: Vec<Value> = outbox(&bot)
+        .into_iter()
+        .filter(|row| row["status"] == "pending")
+        .collect();
+    assert_eq!(waiting.len(), 3);
+    for row in &waiting {
+        assert!(
+            row["last_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("451")),
+            "{row}"
+        );
+    }
+
+    let out = bot.cli(&["once", "--now", &later(1)]);
+    assert!(out.contains("sent 3, not sent yet 0"), "{out}");
+    let out = bot.cli(&["once", "--now", &later(2)]);
+    assert!(out.contains("sent 0, not sent yet 0"), "{out}");
+    assert_eq!(outbox_ids(&bot, "sent").len(), 8);
+    each_delivered_once(&bot, &players, 8).await;
+}
+
+/// Fault: SMTP 421 at connect for the first eight sessions (a server turning
+/// everyone away). The whole first batch is put off, and the messages after it
+/// wait with it without an attempt counted against them; all are delivered once
+/// on the next pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_4xx_at_connect_defers_the_outbox_and_delivers_it_once() {
+    let bot = ImapBot::new("smtp-421");
+    let players = joins_waiting(&bot, 10).await;
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::Greeting {
+            reply: "421 4.3.2 Service shutting down, try again later\r\n",
+            sessions: 8,
+        }],
+    );
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 0, not sent yet 8"), "{out}");
+    assert_eq!(proxy.injected(), 8);
+    let rows = outbox(&bot);
+    assert_eq!(rows.len(), 20);
+    let tried: Vec<&Value> = rows.iter().filter(|row| row["attempts"] == 1).collect();
+    let put_off: Vec<&Value> = rows.iter().filter(|row| row["attempts"] == 0).collect();
+    assert_eq!((tried.len(), put_off.len()), (8, 12), "{rows:#?}");
+    for row in &rows {
+        assert_eq!(row["status"], "pending", "{row}");
+        assert!(
+            row["last_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("421")),
+            "{row}"
+        );
+    }
+
+    let out = bot.cli(&["once", "--now", &later(1)]);
+    assert!(out.contains("sent 20, not sent yet 0"), "{out}");
+    let out = bot.cli(&["once", "--now", &later(2)]);
+    assert!(out.contains("sent 0, not sent yet 0"), "{out}");
+    each_delivered_once(&bot, &players, 20).await;
+}
+
+/// Fault: SMTP 550 at RCPT for one player. That one mail is marked failed with
+/// the server's reason, for the operator (`nomicbot outbox`), and is never
+/// tried again; every other mail goes, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_5xx_at_rcpt_marks_that_mail_failed_and_the_others_go() {
+    let bot = ImapBot::new("smtp-550");
+    let players = joins_waiting(&bot, 3).await;
+    let refused = players[1].clone();
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::Rcpt {
+            address: refused.clone(),
+            reply: "550 5.1.1 Recipient address rejected: User unknown\r\n",
+        }],
+    );
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 5, not sent yet 0, refused 1"), "{out}");
+    assert_eq!(proxy.injected(), 1);
+    let failed: Vec<Value> = outbox(&bot)
+        .into_iter()
+        .filter(|row| row["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["recipients"][0], refused.as_str());
+    let reason = failed[0]["last_error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("550") && reason.contains("User unknown"),
+        "{reason}"
+    );
+    let shown = bot.cli(&["outbox"]);
+    assert!(
+        shown
+            .lines()
+            .any(|line| line.contains("failed") && line.contains(&refused) && line.contains("550")),
+        "{shown}"
+    );
+
+    // Never tried again.
+    let out = bot.cli(&["once", "--now", &later(1)]);
+    assert!(out.contains("sent 0, not sent yet 0, refused 0"), "{out}");
+    assert_eq!(proxy.injected(), 1);
+    each_delivered_once(&bot, &players, 5).await;
+    assert!(
+        !bot.mailbox_of(&refused)
+            .await
+            .iter()
+            .any(|raw| is_from_bot(raw)),
+        "the refused mail did not arrive"
+    );
+}
+
+/// Fault: SMTP 554 at the end of DATA for one message (the server refuses its
+/// content). It is marked failed with the reason and never tried again; the
+/// others go, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_5xx_at_the_end_of_data_marks_that_mail_failed_and_the_others_go() {
+    let bot = ImapBot::new("smtp-554");
+    let players = joins_waiting(&bot, 3).await;
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::DataEnd {
+            reply: "554 5.7.1 Message content rejected\r\n",
+            times: 1,
+        }],
+    );
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 5, not sent yet 0, refused 1"), "{out}");
+    let failed: Vec<Value> = outbox(&bot)
+        .into_iter()
+        .filter(|row| row["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    let reason = failed[0]["last_error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("554") && reason.contains("content rejected"),
+        "{reason}"
+    );
+    let out = bot.cli(&["once", "--now", &later(1)]);
+    assert!(out.contains("sent 0, not sent yet 0, refused 0"), "{out}");
+    each_delivered_once(&bot, &players, 5).await;
 }
 
 // ---------------------------------------------------------------------------
