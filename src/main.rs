@@ -160,7 +160,7 @@ fn main() -> ExitCode {
     match execute(args) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("nomicbot: {error:#}");
+            eprintln!("nomicbot: {}", one_line(&error));
             if is_locked(&error) {
                 ExitCode::from(EXIT_LOCKED)
             } else {
@@ -168,6 +168,23 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The error and its causes on one line, each said once: most errors include
+/// their cause's words in their own already.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// Opens the bot to read: no lock.
@@ -205,8 +222,13 @@ fn execute(args: Args) -> Result<ExitCode> {
     match args.command {
         Command::Run => {
             // A second daemon beside a running one refuses at once.
-            let mut bot = open_exclusive(&args.config, Duration::ZERO)
-                .context("not starting a second daemon")?;
+            let mut bot = open_exclusive(&args.config, Duration::ZERO).map_err(|error| {
+                if is_locked(&error) {
+                    error.context("not starting a second daemon")
+                } else {
+                    error
+                }
+            })?;
             runtime()?.block_on(async {
                 let stop = run::stop_signal().context("cannot listen for signals")?;
                 // Said once SIGTERM and ctrl-c are in hand, so a stop from now on is clean.
@@ -224,13 +246,14 @@ fn execute(args: Args) -> Result<ExitCode> {
                 run::once(&mut bot, &mut transport, now).await
             })?;
             println!(
-                "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}",
+                "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}, refused {}",
                 pass.fetched,
                 pass.processed.applied,
                 pass.processed.aside,
                 pass.processed.deadlines,
                 pass.sent,
-                pass.failed
+                pass.failed,
+                pass.refused
             );
         }
         Command::Ingest {

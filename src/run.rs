@@ -37,7 +37,10 @@ pub struct Pass {
     pub fetched: usize,
     pub processed: Processed,
     pub sent: usize,
+    /// Not sent yet: tried again later.
     pub failed: usize,
+    /// Refused by the server for good (5xx): marked failed, never tried again.
+    pub refused: usize,
 }
 
 /// The mail side of the bot, for the configured transport.
@@ -102,7 +105,8 @@ impl Transport {
                 let Some(cfg) = self.config.imap.clone() else {
                     return Ok(0);
                 };
-                if self.imap.is_none() {
+                let fresh = self.imap.is_none();
+                if fresh {
                     let password = read_password(&cfg.password, &cfg.password_file, &self.config)
                         .map_err(RunError::Password)?
                         .unwrap_or_default();
@@ -111,7 +115,7 @@ impl Transport {
                 let Some(session) = self.imap.as_mut() else {
                     return Ok(0);
                 };
-                let result = fetch_imap(session, bot, &cfg.mailbox, now).await;
+                let result = fetch_imap(session, bot, &cfg.mailbox, now, fresh).await;
                 if result.is_err() {
                     // A failed command may leave the session out of step: start afresh.
                     self.imap = None;
@@ -123,15 +127,16 @@ impl Transport {
 
     /// Sends every outgoing message that is due; failures are retried with backoff.
     /// Each message is marked sent the moment the server accepts it, so a crash
-    /// can send again only the messages in flight at that moment.
+    /// can send again only the messages in flight at that moment. Returns how
+    /// many were sent, are to be tried again, and were refused for good.
     pub async fn send(
         &mut self,
         bot: &mut Bot,
         now: Timestamp,
-    ) -> Result<(usize, usize), RunError> {
+    ) -> Result<(usize, usize, usize), RunError> {
         let due = bot.store.due_outbox(now)?;
         if due.is_empty() {
-            return Ok((0, 0));
+            return Ok((0, 0, 0));
         }
         failpoint("before-send");
         let mut tally = Tally {
@@ -139,6 +144,7 @@ impl Transport {
             retry_max: self.retry_max(),
             sent: 0,
             failed: 0,
+            refused: 0,
             server_trouble: None,
         };
         let batches = send_batches(&due);
@@ -155,7 +161,7 @@ impl Transport {
                 break;
             }
         }
-        Ok((tally.sent, tally.failed))
+        Ok((tally.sent, tally.failed, tally.refused))
     }
 
     /// One attempt at each message of a batch. Over SMTP the envelopes are given
@@ -292,6 +298,7 @@ struct Tally {
     retry_max: u64,
     sent: usize,
     failed: usize,
+    refused: usize,
     /// A failure that a later attempt may get past: the server's, not the message's.
     server_trouble: Option<(String, Timestamp)>,
 }
@@ -311,25 +318,32 @@ impl Tally {
                 store.mark_sent(row.id, self.now)?;
                 self.sent += 1;
             }
-            Err((error, retry)) => {
-                let retry_at = retry.then(|| self.now + backoff(row.attempts, self.retry_max));
-                tracing::warn!(outbox = row.id, %error, ?retry_at, "sending failed");
-                store.mark_failed(row.id, &error, retry_at)?;
+            Err((error, false)) => {
+                tracing::error!(outbox = row.id, %error, "the server refused this mail for good: marked failed (nomicbot outbox)");
+                store.mark_failed(row.id, &error, None)?;
+                self.refused += 1;
+            }
+            Err((error, true)) => {
+                let retry_at = self.now + backoff(row.attempts, self.retry_max);
+                tracing::warn!(outbox = row.id, %error, %retry_at, "sending failed");
+                store.mark_failed(row.id, &error, Some(retry_at))?;
                 self.failed += 1;
-                if let Some(at) = retry_at {
-                    self.server_trouble = Some((error, at));
-                }
+                self.server_trouble = Some((error, retry_at));
             }
         }
         Ok(())
     }
 }
 
+/// Stores every new message of `mailbox`, then flags it `\Seen`. On a `fresh`
+/// connection, what was stored before is flagged first, in case the last
+/// connection was cut between the two.
 async fn fetch_imap(
     session: &mut Inbound,
     bot: &mut Bot,
     mailbox: &str,
     now: Timestamp,
+    fresh: bool,
 ) -> Result<usize, RunError> {
     let uidvalidity = session.uidvalidity();
     let last_uid = match bot.store.imap_mark(mailbox)? {
@@ -346,6 +360,11 @@ async fn fetch_imap(
         }
         None => 0,
     };
+    if fresh && let Err(error) = session.mark_seen_through(last_uid).await {
+        // Only a courtesy to whoever reads the mailbox: the high-water mark is
+        // what keeps a message from being stored twice.
+        tracing::warn!(%error, "cannot flag the messages stored before as seen");
+    }
     // A backlog is fetched, stored and acknowledged a few messages at a time, so
     // it never sits in memory whole; each batch moves the high-water mark.
     let mut last_uid = last_uid;
@@ -459,12 +478,13 @@ pub async fn once(
 ) -> Result<Pass, RunError> {
     let fetched = transport.fetch(bot, now).await?;
     let processed = bot.process(now)?;
-    let (sent, failed) = transport.send(bot, now).await?;
+    let (sent, failed, refused) = transport.send(bot, now).await?;
     Ok(Pass {
         fetched,
         processed,
         sent,
         failed,
+        refused,
     })
 }
 
@@ -522,7 +542,9 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
         let wait = match pass {
             Ok(pass) => {
                 failures = 0;
-                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed > 0 {
+                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed + pass.refused
+                    > 0
+                {
                     tracing::info!(
                         fetched = pass.fetched,
                         applied = pass.processed.applied,
@@ -530,6 +552,7 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
                         deadlines = pass.processed.deadlines,
                         sent = pass.sent,
                         failed = pass.failed,
+                        refused = pass.refused,
                         "pass done"
                     );
                 }

@@ -181,6 +181,26 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send + fmt::Debug> Transport for T {}
 
 type Session = async_imap::Session<Box<dyn Transport>>;
 
+/// A command that failed; the server hanging up (before its response or in the
+/// middle of it, or before the command could be written) is said so.
+fn failed(command: &'static str, source: ProtocolError) -> ImapError {
+    match &source {
+        ProtocolError::ConnectionLost => ImapError::Closed { command },
+        ProtocolError::Io(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::UnexpectedEof
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+            ) =>
+        {
+            ImapError::Closed { command }
+        }
+        _ => ImapError::Command { command, source },
+    }
+}
+
 /// Runs one network step under [`COMMAND_TIMEOUT`].
 async fn timed<T>(
     command: &'static str,
@@ -188,7 +208,7 @@ async fn timed<T>(
 ) -> Result<T, ImapError> {
     match tokio::time::timeout(COMMAND_TIMEOUT, step).await {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(source)) => Err(ImapError::Command { command, source }),
+        Ok(Err(source)) => Err(failed(command, source)),
         Err(_elapsed) => Err(ImapError::Timeout {
             command,
             seconds: COMMAND_TIMEOUT.as_secs(),
@@ -527,12 +547,7 @@ impl Inbound {
             let fetch = match next {
                 None => break,
                 Some(Ok(fetch)) => fetch,
-                Some(Err(source)) => {
-                    return Err(ImapError::Command {
-                        command: "uid fetch",
-                        source,
-                    });
-                }
+                Some(Err(source)) => return Err(failed("uid fetch", source)),
             };
             // Unsolicited FETCH responses (flag changes made by another client)
             // come on the same stream and carry no body: skip them, along with
@@ -568,7 +583,19 @@ impl Inbound {
             return Err(error);
         }
         if let Some(&missing) = wanted.iter().find(|uid| !found.contains_key(uid)) {
-            return Err(ImapError::Missing { uid: missing });
+            // The stream ends alike on the server's NO and on the server hanging
+            // up between two responses: one NOOP tells which. (Not `noop()`,
+            // which takes the end of the stream for its OK.)
+            drop(stream);
+            return Err(
+                match timed("noop", session.run_command_and_check_ok("NOOP")).await {
+                    Ok(()) => ImapError::Missing { uid: missing },
+                    Err(ImapError::Closed { .. }) => ImapError::Closed {
+                        command: "uid fetch",
+                    },
+                    Err(other) => other,
+                },
+            );
         }
         Ok(found.into_values().collect())
     }
@@ -580,27 +607,34 @@ impl Inbound {
             return Ok(());
         }
         let uids: BTreeSet<u32> = uids.iter().copied().collect();
-        let result = self.store_seen(&uids).await;
+        let result = self.store_seen(uid_set(&uids)).await;
         self.account.note(result)
     }
 
-    async fn store_seen(&mut self, uids: &BTreeSet<u32>) -> Result<(), ImapError> {
+    /// Flags every message up to `last_uid` `\Seen`: what was stored before a
+    /// connection was cut between storing and flagging is acknowledged on the
+    /// next connection.
+    pub async fn mark_seen_through(&mut self, last_uid: u32) -> Result<(), ImapError> {
+        self.account.check()?;
+        if last_uid == 0 {
+            return Ok(());
+        }
+        let result = self.store_seen(format!("1:{last_uid}")).await;
+        self.account.note(result)
+    }
+
+    async fn store_seen(&mut self, uid_set: String) -> Result<(), ImapError> {
         let session = &mut self.account.session;
         let mut stream = timed(
             "uid store",
-            session.uid_store(uid_set(uids), "+FLAGS.SILENT (\\Seen)"),
+            session.uid_store(uid_set, "+FLAGS.SILENT (\\Seen)"),
         )
         .await?;
         loop {
             match tokio::time::timeout(COMMAND_TIMEOUT, stream.next()).await {
                 Ok(None) => return Ok(()),
                 Ok(Some(Ok(_unsolicited))) => {}
-                Ok(Some(Err(source))) => {
-                    return Err(ImapError::Command {
-                        command: "uid store",
-                        source,
-                    });
-                }
+                Ok(Some(Err(source))) => return Err(failed("uid store", source)),
                 Err(_elapsed) => {
                     return Err(ImapError::Timeout {
                         command: "uid store",
@@ -690,12 +724,7 @@ impl Inbound {
                         break Wake::NewMail;
                     }
                 }
-                Ok(Err(source)) => {
-                    return Err(ImapError::Command {
-                        command: "idle",
-                        source,
-                    });
-                }
+                Ok(Err(source)) => return Err(failed("idle", source)),
             }
         };
         let session = timed("done", handle.done()).await?;

@@ -36,6 +36,24 @@ pub enum StoreError {
         path: String,
         source: events::FormatError,
     },
+    /// At open: a file that is no SQLite database, or a damaged one. Refused
+    /// before anything is written.
+    #[error(
+        "database {path} {problem}: restore it from a backup, or set [bot] database in the config to the right file"
+    )]
+    Damaged { path: String, problem: String },
+    /// At open: an SQLite database of another program. Refused before anything is
+    /// written.
+    #[error(
+        "database {path} is not a nomicbot database (it holds {tables}): set [bot] database in the config to nomicbot's database, or to a file that does not exist yet for a new one"
+    )]
+    Foreign { path: String, tables: String },
+    /// The database's disk (or the quota on it) is full: the transaction in hand was
+    /// rolled back.
+    #[error(
+        "database {path}: its disk is full ({detail}): the step in hand was rolled back and nothing is lost; free some space, then run nomicbot again"
+    )]
+    DiskFull { path: String, detail: String },
     /// Tables and columns of a newer release: refused before anything is migrated.
     #[error(
         "database {path} has schema version {schema}, but this nomicbot ({version}) knows schema versions up to {known}: it was written by {written_by}; upgrade nomicbot to open it"
@@ -47,6 +65,89 @@ pub enum StoreError {
         version: &'static str,
         written_by: String,
     },
+}
+
+impl StoreError {
+    /// Names the database in the errors its file or its disk caused, and says
+    /// what to do about them; any other error as it is.
+    fn in_database(self, path: &str) -> StoreError {
+        let StoreError::Sqlite(error @ rusqlite::Error::SqliteFailure(failure, _)) = &self else {
+            return self;
+        };
+        let path = path.to_owned();
+        match failure.code {
+            // SQLite reports a full disk as such, except when it cannot enlarge the
+            // WAL's shared-memory file, which it reports as an I/O error.
+            rusqlite::ErrorCode::DiskFull => StoreError::DiskFull {
+                path,
+                detail: error.to_string(),
+            },
+            rusqlite::ErrorCode::SystemIoFailure
+                if failure.extended_code == rusqlite::ffi::SQLITE_IOERR_SHMSIZE =>
+            {
+                StoreError::DiskFull {
+                    path,
+                    detail: "cannot enlarge its -shm file".to_owned(),
+                }
+            }
+            rusqlite::ErrorCode::NotADatabase => StoreError::Damaged {
+                path,
+                problem: format!("is not an SQLite database ({error})"),
+            },
+            rusqlite::ErrorCode::DatabaseCorrupt => StoreError::Damaged {
+                path,
+                problem: format!("is damaged ({error})"),
+            },
+            _ => self,
+        }
+    }
+}
+
+/// Refuses, before SQLite reads it, a file SQLite would misread: one that does not
+/// begin with SQLite's header, or that is shorter than its header says (cut short
+/// by a copy, a restore or a full disk). A missing or empty file is a new
+/// database; one SQLite cannot open is left for SQLite to name.
+fn check_header(path: &Path, shown: &str) -> Result<()> {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let length = file.metadata().map_or(0, |m| m.len());
+    if length == 0 {
+        return Ok(());
+    }
+    let damaged = |problem: String| StoreError::Damaged {
+        path: shown.to_owned(),
+        problem,
+    };
+    let mut header = [0u8; 100];
+    if file.read_exact(&mut header).is_err() || &header[..16] != b"SQLite format 3\0" {
+        return Err(damaged(
+            "is not an SQLite database (it does not begin with SQLite's header)".to_owned(),
+        ));
+    }
+    // While a write-ahead log is there, the newest pages may be in it alone.
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Ok(());
+    }
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65536,
+        size => u64::from(size),
+    };
+    let pages = u64::from(u32::from_be_bytes([
+        header[28], header[29], header[30], header[31],
+    ]));
+    // The page count is valid when its change counter matches the file's.
+    let counted = header[24..28] == header[92..96];
+    if counted && length < page_size * pages {
+        return Err(damaged(format!(
+            "is cut short: it is {length} bytes long, and its header says {}",
+            page_size * pages
+        )));
+    }
+    Ok(())
 }
 
 /// The format of the state snapshot (`state.world`, the JSON of `games::World`).
@@ -274,7 +375,40 @@ fn ts(value: String) -> Result<Timestamp> {
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
+        let shown = path.display().to_string();
+        Store::open_checked(path, &shown).map_err(|error| error.in_database(&shown))
+    }
+
+    fn open_checked(path: &Path, shown: &str) -> Result<Store> {
+        // Nothing is written before the file is known to be a nomicbot database
+        // this release can read: any other file is refused as it is.
+        check_header(path, shown)?;
         let mut conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let schema_version = schema::version(&conn)?;
+        let tables = schema::tables(&conn)?;
+        if !schema::is_ours(schema_version, &tables) {
+            return Err(StoreError::Foreign {
+                path: shown.to_owned(),
+                tables: format!("the tables {}", tables.join(", ")),
+            });
+        }
+        if schema_version > schema::current() {
+            return Err(StoreError::NewerSchema {
+                written_by: written_by(&conn)
+                    .ok()
+                    .flatten()
+                    .filter(|v| v != env!("CARGO_PKG_VERSION"))
+                    .map_or_else(
+                        || "a newer nomicbot".to_owned(),
+                        |v| format!("nomicbot {v}"),
+                    ),
+                path: shown.to_owned(),
+                schema: schema_version,
+                known: schema::current(),
+                version: env!("CARGO_PKG_VERSION"),
+            });
+        }
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::NotWal {
@@ -286,27 +420,11 @@ impl Store {
         // a power cut, so a message acknowledged on the server is never lost. Each
         // commit costs one fsync of the WAL.
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        let shown = path.display().to_string();
-        let schema_version = schema::version(&conn)?;
-        if schema_version > schema::current() {
-            return Err(StoreError::NewerSchema {
-                written_by: written_by(&conn)
-                    .ok()
-                    .flatten()
-                    .filter(|v| v != env!("CARGO_PKG_VERSION"))
-                    .map_or_else(
-                        || "a newer nomicbot".to_owned(),
-                        |v| format!("nomicbot {v}"),
-                    ),
-                path: shown,
-                schema: schema_version,
-                known: schema::current(),
-                version: env!("CARGO_PKG_VERSION"),
-            });
-        }
         schema::migrate(&mut conn)?;
-        let store = Store { conn, path: shown };
+        let store = Store {
+            conn,
+            path: shown.to_owned(),
+        };
         store.check_event_formats()?;
         store.conn.execute(
             "INSERT INTO meta (key, value) VALUES (?1, ?2)
@@ -314,6 +432,12 @@ impl Store {
             params![WRITTEN_BY, env!("CARGO_PKG_VERSION")],
         )?;
         Ok(store)
+    }
+
+    /// Runs a write, naming the database in what its file or its disk makes fail
+    /// (a full disk above all).
+    fn write<T>(&mut self, write: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        write(&mut self.conn).map_err(|error| error.in_database(&self.path))
     }
 
     /// Refuses to open a log with an event this binary cannot read (a newer release
@@ -346,67 +470,69 @@ impl Store {
         imap_mark: Option<(&str, u32, u32)>,
         now: Timestamp,
     ) -> Result<Vec<Stored>> {
-        let tx = self.conn.transaction()?;
-        let mut results = Vec::with_capacity(batch.len());
-        for message in batch {
-            let (source, uidvalidity, uid, source_key) = message.origin.parts();
-            let exists: Option<i64> = tx
-                .query_row(
-                    "SELECT id FROM inbox WHERE source = ?1 AND uidvalidity IS ?2 AND uid IS ?3 AND source_key IS ?4",
-                    params![source, uidvalidity, uid, source_key],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if exists.is_some() {
-                results.push(Stored::AlreadyStored);
-                continue;
+        self.write(|conn| {
+            let tx = conn.transaction()?;
+            let mut results = Vec::with_capacity(batch.len());
+            for message in batch {
+                let (source, uidvalidity, uid, source_key) = message.origin.parts();
+                let exists: Option<i64> = tx
+                    .query_row(
+                        "SELECT id FROM inbox WHERE source = ?1 AND uidvalidity IS ?2 AND uid IS ?3 AND source_key IS ?4",
+                        params![source, uidvalidity, uid, source_key],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                if exists.is_some() {
+                    results.push(Stored::AlreadyStored);
+                    continue;
+                }
+                let earlier: Option<i64> = tx
+                    .query_row(
+                        "SELECT id FROM inbox WHERE dedup_key = ?1 AND status != 'duplicate' ORDER BY id LIMIT 1",
+                        params![message.dedup_key],
+                        |row| row.get(0),
+                    )
+                    .optional()?;
+                let (status, reason) = match earlier {
+                    Some(id) => (
+                        InboxStatus::Duplicate,
+                        Some(format!("same message as inbox #{id}")),
+                    ),
+                    None => (InboxStatus::Pending, None),
+                };
+                tx.execute(
+                    "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        source,
+                        uidvalidity,
+                        uid,
+                        source_key,
+                        message.dedup_key,
+                        message.received_at.to_string(),
+                        now.to_string(),
+                        message.raw,
+                        status.as_str(),
+                        reason,
+                        schema::arrival_ns(message.received_at)
+                    ],
+                )?;
+                let id = tx.last_insert_rowid();
+                results.push(match earlier {
+                    Some(_) => Stored::Duplicate(id),
+                    None => Stored::New(id),
+                });
             }
-            let earlier: Option<i64> = tx
-                .query_row(
-                    "SELECT id FROM inbox WHERE dedup_key = ?1 AND status != 'duplicate' ORDER BY id LIMIT 1",
-                    params![message.dedup_key],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            let (status, reason) = match earlier {
-                Some(id) => (
-                    InboxStatus::Duplicate,
-                    Some(format!("same message as inbox #{id}")),
-                ),
-                None => (InboxStatus::Pending, None),
-            };
-            tx.execute(
-                "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    source,
-                    uidvalidity,
-                    uid,
-                    source_key,
-                    message.dedup_key,
-                    message.received_at.to_string(),
-                    now.to_string(),
-                    message.raw,
-                    status.as_str(),
-                    reason,
-                    schema::arrival_ns(message.received_at)
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            results.push(match earlier {
-                Some(_) => Stored::Duplicate(id),
-                None => Stored::New(id),
-            });
-        }
-        if let Some((mailbox, uidvalidity, last_uid)) = imap_mark {
-            tx.execute(
-                "INSERT INTO imap_sync (mailbox, uidvalidity, last_uid) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(mailbox) DO UPDATE SET uidvalidity = ?2, last_uid = ?3",
-                params![mailbox, i64::from(uidvalidity), i64::from(last_uid)],
-            )?;
-        }
-        tx.commit()?;
-        Ok(results)
+            if let Some((mailbox, uidvalidity, last_uid)) = imap_mark {
+                tx.execute(
+                    "INSERT INTO imap_sync (mailbox, uidvalidity, last_uid) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(mailbox) DO UPDATE SET uidvalidity = ?2, last_uid = ?3",
+                    params![mailbox, i64::from(uidvalidity), i64::from(last_uid)],
+                )?;
+            }
+            tx.commit()?;
+            Ok(results)
+        })
     }
 
     /// The UIDVALIDITY and last UID seen for an IMAP mailbox.
@@ -508,71 +634,73 @@ impl Store {
 
     /// Commits one step: inbox status, events, state, outbox, all or nothing.
     pub fn commit(&mut self, step: Step<'_>) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        if let Some((id, status, reason)) = &step.inbox {
-            tx.execute(
-                "UPDATE inbox SET status = ?2, reason = ?3 WHERE id = ?1",
-                params![id, status.as_str(), reason],
-            )?;
-        }
-        for event in &step.events {
-            let payload = serde_json::to_string(event).map_err(|source| StoreError::Corrupt {
-                what: "event".into(),
+        self.write(|conn| {
+            let tx = conn.transaction()?;
+            if let Some((id, status, reason)) = &step.inbox {
+                tx.execute(
+                    "UPDATE inbox SET status = ?2, reason = ?3 WHERE id = ?1",
+                    params![id, status.as_str(), reason],
+                )?;
+            }
+            for event in &step.events {
+                let payload = serde_json::to_string(event).map_err(|source| StoreError::Corrupt {
+                    what: "event".into(),
+                    source,
+                })?;
+                tx.execute(
+                    "INSERT INTO events (at, cause, payload, format) VALUES (?1, ?2, ?3, ?4)",
+                    params![
+                        step.at.to_string(),
+                        step.cause,
+                        payload,
+                        events::EVENT_FORMAT
+                    ],
+                )?;
+            }
+            let world = serde_json::to_string(step.world).map_err(|source| StoreError::Corrupt {
+                what: "state".into(),
                 source,
             })?;
             tx.execute(
-                "INSERT INTO events (at, cause, payload, format) VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    step.at.to_string(),
-                    step.cause,
-                    payload,
-                    events::EVENT_FORMAT
-                ],
+                "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
+                 ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
+                params![world, step.at.to_string(), STATE_FORMAT],
             )?;
-        }
-        let world = serde_json::to_string(step.world).map_err(|source| StoreError::Corrupt {
-            what: "state".into(),
-            source,
-        })?;
-        tx.execute(
-            "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
-             ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
-            params![world, step.at.to_string(), STATE_FORMAT],
-        )?;
-        for mail in &step.mail {
-            let recipients =
-                serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
-                    what: "recipients".into(),
-                    source,
-                })?;
-            let (status, answer_to, answer_day, digest_at) = match &mail.quota {
-                Quota::Free => ("pending", None, None, None),
-                Quota::Counted { sender, day } => {
-                    ("pending", Some(sender.as_str()), Some(day.as_str()), None)
-                }
-                Quota::Folded { digest_at } => ("folded", None, None, Some(sortable(*digest_at))),
-            };
-            // A stable Message-ID makes a second insert of the same mail a no-op.
-            tx.execute(
-                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, answer_to, answer_day, digest_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    mail.message_id,
-                    step.cause,
-                    mail.template,
-                    mail.envelope_from,
-                    recipients,
-                    mail.raw,
-                    sortable(step.now),
-                    status,
-                    answer_to,
-                    answer_day,
-                    digest_at
-                ],
-            )?;
-        }
-        tx.commit()?;
-        Ok(())
+            for mail in &step.mail {
+                let recipients =
+                    serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
+                        what: "recipients".into(),
+                        source,
+                    })?;
+                let (status, answer_to, answer_day, digest_at) = match &mail.quota {
+                    Quota::Free => ("pending", None, None, None),
+                    Quota::Counted { sender, day } => {
+                        ("pending", Some(sender.as_str()), Some(day.as_str()), None)
+                    }
+                    Quota::Folded { digest_at } => ("folded", None, None, Some(sortable(*digest_at))),
+                };
+                // A stable Message-ID makes a second insert of the same mail a no-op.
+                tx.execute(
+                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, answer_to, answer_day, digest_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        mail.message_id,
+                        step.cause,
+                        mail.template,
+                        mail.envelope_from,
+                        recipients,
+                        mail.raw,
+                        sortable(step.now),
+                        status,
+                        answer_to,
+                        answer_day,
+                        digest_at
+                    ],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
     }
 
     /// How many answers were sent to `sender` on `day` (a date), counted against
@@ -614,39 +742,41 @@ impl Store {
         digests: &[NewMail],
         now: Timestamp,
     ) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        for id in gathered {
+        self.write(|conn| {
+            let tx = conn.transaction()?;
+            for id in gathered {
+                tx.execute(
+                    "UPDATE outbox SET status = 'digested' WHERE id = ?1 AND status = 'folded'",
+                    params![id],
+                )?;
+            }
+            for mail in digests {
+                let recipients =
+                    serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
+                        what: "recipients".into(),
+                        source,
+                    })?;
+                tx.execute(
+                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                    params![
+                        mail.message_id,
+                        format!("digest:{at}"),
+                        mail.template,
+                        mail.envelope_from,
+                        recipients,
+                        mail.raw,
+                        sortable(now)
+                    ],
+                )?;
+            }
             tx.execute(
-                "UPDATE outbox SET status = 'digested' WHERE id = ?1 AND status = 'folded'",
-                params![id],
+                "UPDATE state SET clock = ?1 WHERE id = 1",
+                params![at.to_string()],
             )?;
-        }
-        for mail in digests {
-            let recipients =
-                serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
-                    what: "recipients".into(),
-                    source,
-                })?;
-            tx.execute(
-                "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-                params![
-                    mail.message_id,
-                    format!("digest:{at}"),
-                    mail.template,
-                    mail.envelope_from,
-                    recipients,
-                    mail.raw,
-                    sortable(now)
-                ],
-            )?;
-        }
-        tx.execute(
-            "UPDATE state SET clock = ?1 WHERE id = 1",
-            params![at.to_string()],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.commit()?;
+            Ok(())
+        })
     }
 
     /// The event log, every event brought to today's format (`events::upgrade`).
@@ -777,68 +907,74 @@ impl Store {
     }
 
     pub fn mark_sent(&mut self, id: i64, at: Timestamp) -> Result<()> {
-        self.conn.execute(
-            "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
-            params![id, at.to_string()],
-        )?;
-        Ok(())
+        self.write(|conn| {
+            conn.execute(
+                "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
+                params![id, at.to_string()],
+            )?;
+            Ok(())
+        })
     }
 
     /// Records a failed attempt: tried again at `retry_at`, or never (`None`: the
     /// server refused it for good; the operator sees it in `outbox`).
     pub fn mark_failed(&mut self, id: i64, error: &str, retry_at: Option<Timestamp>) -> Result<()> {
-        match retry_at {
-            Some(at) => self.conn.execute(
-                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
-                params![id, error, sortable(at)],
-            )?,
-            None => self.conn.execute(
-                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' WHERE id = ?1",
-                params![id, error],
-            )?,
-        };
-        Ok(())
+        self.write(|conn| {
+            match retry_at {
+                Some(at) => conn.execute(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+                    params![id, error, sortable(at)],
+                )?,
+                None => conn.execute(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' WHERE id = ?1",
+                    params![id, error],
+                )?,
+            };
+            Ok(())
+        })
     }
 
     /// Puts a message back to wait until `at` without counting an attempt: it was
     /// never tried, because the server failed the ones before it.
     pub fn defer(&mut self, id: i64, error: &str, at: Timestamp) -> Result<()> {
-        self.conn.execute(
-            "UPDATE outbox SET last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
-            params![id, error, sortable(at)],
-        )?;
-        Ok(())
+        self.write(|conn| {
+            conn.execute(
+                "UPDATE outbox SET last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
+                params![id, error, sortable(at)],
+            )?;
+            Ok(())
+        })
     }
 
     /// The bot's secret: 32 random bytes made when the database was created, never
     /// published. Every step's entropy is derived from it (see `pipeline`).
     pub fn secret(&mut self) -> Result<[u8; 32]> {
-        let stored: Option<String> = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
-                row.get(0)
-            })
-            .optional()?;
-        if let Some(hex) = stored
-            && let Some(bytes) = crate::engine::random::parse_seed(&hex)
-        {
-            return Ok(bytes);
-        }
-        // Two processes opening a new database at once (a reader beside the one
-        // that holds the lock) must agree on one secret: the first write wins, and
-        // everyone reads it back.
-        let bytes = fresh_secret();
-        self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('secret', ?1)
-             ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE length(value) != 64",
-            params![crate::engine::random::hex(&bytes)],
-        )?;
-        let stored: String =
-            self.conn
+        self.write(|conn| {
+            let stored: Option<String> = conn
                 .query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
                     row.get(0)
+                })
+                .optional()?;
+            if let Some(hex) = stored
+                && let Some(bytes) = crate::engine::random::parse_seed(&hex)
+            {
+                return Ok(bytes);
+            }
+            // Two processes opening a new database at once (a reader beside the one
+            // that holds the lock) must agree on one secret: the first write wins, and
+            // everyone reads it back.
+            let bytes = fresh_secret();
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('secret', ?1)
+                 ON CONFLICT(key) DO UPDATE SET value = ?1 WHERE length(value) != 64",
+                params![crate::engine::random::hex(&bytes)],
+            )?;
+            let stored: String =
+                conn.query_row("SELECT value FROM meta WHERE key = 'secret'", [], |row| {
+                    row.get(0)
                 })?;
-        Ok(crate::engine::random::parse_seed(&stored).unwrap_or(bytes))
+            Ok(crate::engine::random::parse_seed(&stored).unwrap_or(bytes))
+        })
     }
 
     /// Did the bot itself send a message with this Message-ID? (Loop safety that

@@ -150,6 +150,27 @@ pub fn version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |row| row.get(0))
 }
 
+/// The tables of a database, by name (SQLite's own left out).
+pub fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )?
+    .query_map([], |row| row.get(0))?
+    .collect()
+}
+
+/// Whether a database with this schema version and these tables is nomicbot's:
+/// a new one has no table at all; from the first migration on, it has those of
+/// the first migration (another program's database may have a version too).
+pub fn is_ours(version: i64, tables: &[String]) -> bool {
+    if version == 0 {
+        return tables.is_empty();
+    }
+    ["inbox", "imap_sync", "events", "state", "outbox"]
+        .iter()
+        .all(|table| tables.iter().any(|t| t == table))
+}
+
 /// Applies the migrations the database has not had yet. The caller has refused a
 /// database whose schema is newer than `current()`.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

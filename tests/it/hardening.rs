@@ -200,7 +200,7 @@ fn run_refuses_to_start_beside_a_running_one() {
 }
 
 /// The Message-ID of a raw message, without angle brackets.
-fn message_id_of(raw: &str) -> Option<String> {
+pub(crate) fn message_id_of(raw: &str) -> Option<String> {
     raw.lines()
         .take_while(|line| !line.is_empty())
         .find_map(|line| {
@@ -211,7 +211,7 @@ fn message_id_of(raw: &str) -> Option<String> {
 }
 
 /// `n` players' joins waiting in the bot's mailbox (put there by IMAP APPEND).
-async fn joins_waiting(bot: &ImapBot, n: usize) -> Vec<String> {
+pub(crate) async fn joins_waiting(bot: &ImapBot, n: usize) -> Vec<String> {
     let account = bot.imap(&format!("bot-{}", bot.name), "INBOX");
     let mut session = imap::connect_no_select(&account, &bot.servers.password)
         .await
@@ -238,7 +238,7 @@ async fn joins_waiting(bot: &ImapBot, n: usize) -> Vec<String> {
 
 /// How often each of the bot's messages arrived in the players' and the list's
 /// mailboxes, once `unique` different ones have (or 30 s have passed).
-async fn deliveries(
+pub(crate) async fn deliveries(
     bot: &ImapBot,
     players: &[String],
     unique: usize,
@@ -275,7 +275,7 @@ async fn deliveries(
 }
 
 /// The outbox rows with this status, by Message-ID (without angle brackets).
-fn outbox_ids(bot: &ImapBot, status: &str) -> Vec<String> {
+pub(crate) fn outbox_ids(bot: &ImapBot, status: &str) -> Vec<String> {
     let outbox: Value = serde_json::from_str(&bot.cli(&["outbox", "--json"])).expect("json");
     outbox
         .as_array()
