@@ -462,7 +462,76 @@ impl Bot {
                 Next::Idle => break,
             }
         }
+        while let Some((echo, first)) = self.store.next_echo()? {
+            done.mail_queued += self.look_at_echo(&echo, &first, now)?;
+        }
         Ok(done)
+    }
+
+    /// A second copy of a message already handled is never applied again. One
+    /// that came through the list when the first came to the bot alone tells
+    /// its sender: the list showed everyone what they meant to be private (a
+    /// vote sent with the list in Bcc, say). What it did stands (rulings.md).
+    fn look_at_echo(&mut self, echo: &InboxRow, first: &InboxRow, now: Timestamp) -> Result<usize> {
+        let reason = echo.reason.clone();
+        let first_envelope = parse::parse(&first.raw, &self.parse_options);
+        let echo_envelope = parse::parse(parse::header_block(&echo.raw), &self.parse_options);
+        let went_public = first.status == InboxStatus::Applied
+            && !self.store.echo_told(&first.dedup_key)?
+            && !self.is_public(&first_envelope)
+            && self.is_public(&echo_envelope)
+            && first_envelope.automatic.is_none();
+        let sender = first_envelope
+            .sender
+            .as_ref()
+            .filter(|sender| went_public && can_write_to(&sender.address));
+        let at = self.clock.map_or(now, |clock| clock.max(now));
+        let cause = format!("echo:{}", echo.id);
+        let mut mail = Vec::new();
+        if let (Some(sender), Some(tag)) = (sender, &first_envelope.tag) {
+            let notice = Mail::new(
+                Audience::Address(Address::new(&sender.address)),
+                &tag.tag,
+                "went_public",
+                json!({
+                    "subject": first_envelope.subject,
+                    "first_at": crate::engine::human_time(first.received_at),
+                    "at": crate::engine::human_time(echo.received_at),
+                }),
+            );
+            let thread = Thread {
+                message_id: first_envelope.message_id.clone(),
+                references: first_envelope.references.clone(),
+            };
+            match self.render_one(&notice, &cause, 0, &thread, Kind::Reply, now) {
+                Ok(rendered) => mail.push(rendered),
+                Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                    tracing::error!(inbox = echo.id, %error, "cannot write the notice of a private message gone public");
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        let reason = match (&reason, mail.is_empty()) {
+            (Some(reason), false) => Some(format!("{reason}; {}", crate::store::ECHO_TOLD)),
+            _ => reason,
+        };
+        if !mail.is_empty() {
+            tracing::info!(
+                inbox = echo.id,
+                "a private message came back through the list: its sender is told"
+            );
+        }
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((echo.id, InboxStatus::Duplicate, reason)),
+            cause,
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        Ok(queued)
     }
 
     /// The next moment the world changes by itself, or a digest of folded

@@ -391,6 +391,7 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "passphrase_public",
         "list_unsigned",
         "recovered_unknown",
+        "recovered_uncertain",
         "unauthenticated",
     ] {
         templates.render(
@@ -411,9 +412,14 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
             "at": "2026-01-01 00:00 UTC", "reason": "it has 1,500 command lines; the bot reads at most 1,000" }),
     )?;
     templates.render(
+        "went_public",
+        serde_json::json!({ "subject": "[vote] yes", "first_at": "2026-01-01 00:00 UTC",
+            "at": "2026-01-01 00:05 UTC" }),
+    )?;
+    templates.render(
         "digest",
         serde_json::json!({ "day": "2026-01-01", "cap": 10, "count": 2, "omitted": 1,
-            "answers": [{ "subject": "[nomic] Re: balance", "body": "> balance
+            "answers": [{ "subject": "Re: [nomic] balance", "body": "> balance
 Done. You have 5 A$." }] }),
     )?;
     // Every game's announcements, with the values its sample really sends.

@@ -17,6 +17,11 @@ use sha2::Digest;
 use crate::games::{Event, World};
 use schema::sortable;
 
+/// The end of the reason of a private message's copy the list delivered, once
+/// its sender has been told.
+pub const ECHO_TOLD: &str =
+    "the list delivered this private message to everyone, and its sender was told";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -501,8 +506,8 @@ impl Store {
                     None => (InboxStatus::Pending, None),
                 };
                 tx.execute(
-                    "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    "INSERT INTO inbox (source, uidvalidity, uid, source_key, dedup_key, received_at, stored_at, raw, status, reason, arrival_ns, echo_of)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         source,
                         uidvalidity,
@@ -514,7 +519,8 @@ impl Store {
                         message.raw,
                         status.as_str(),
                         reason,
-                        schema::arrival_ns(message.received_at)
+                        schema::arrival_ns(message.received_at),
+                        earlier
                     ],
                 )?;
                 let id = tx.last_insert_rowid();
@@ -562,6 +568,38 @@ impl Store {
             [],
         )
         .map(|mut rows| rows.pop())
+    }
+
+    /// The oldest duplicate not yet looked at whose first copy has been handled,
+    /// with that first copy.
+    pub fn next_echo(&self) -> Result<Option<(InboxRow, InboxRow)>> {
+        let echo = self
+            .inbox_query(
+                "WHERE echo_of IS NOT NULL AND (SELECT status FROM inbox AS first WHERE first.id = inbox.echo_of) != 'pending'
+                 ORDER BY arrival_ns, id LIMIT 1",
+                [],
+            )?
+            .pop();
+        let Some(echo) = echo else {
+            return Ok(None);
+        };
+        let first: i64 = self.conn.query_row(
+            "SELECT echo_of FROM inbox WHERE id = ?1",
+            [echo.id],
+            |row| row.get(0),
+        )?;
+        let first = self.inbox_query("WHERE id = ?1", [first])?.pop();
+        Ok(first.map(|first| (echo, first)))
+    }
+
+    /// Whether a copy of this message was already found to have gone public,
+    /// and its sender told (the reason says so).
+    pub fn echo_told(&self, dedup_key: &str) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM inbox WHERE dedup_key = ?1 AND status = 'duplicate' AND echo_of IS NULL AND reason LIKE ?2)",
+            params![dedup_key, format!("%{ECHO_TOLD}")],
+            |row| row.get(0),
+        )?)
     }
 
     pub fn inbox(&self, status: Option<InboxStatus>) -> Result<Vec<InboxRow>> {
@@ -638,7 +676,7 @@ impl Store {
             let tx = conn.transaction()?;
             if let Some((id, status, reason)) = &step.inbox {
                 tx.execute(
-                    "UPDATE inbox SET status = ?2, reason = ?3 WHERE id = ?1",
+                    "UPDATE inbox SET status = ?2, reason = ?3, echo_of = NULL WHERE id = ?1",
                     params![id, status.as_str(), reason],
                 )?;
             }

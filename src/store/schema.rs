@@ -81,7 +81,9 @@ const MIGRATIONS: &[&str] = &[
     // digest's `digest_at`) are written with nine fractional digits, so that text
     // order is time order (`...:00Z` sorted after `...:00.3Z`). `finish` pads the
     // rows already there.
-    "",
+    // Also: a duplicate that must still be looked at (`echo_of`, the row it
+    // repeats): a private message the list delivered later, for instance.
+    "ALTER TABLE inbox ADD COLUMN echo_of INTEGER;",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

@@ -479,3 +479,91 @@ fn a_moderators_private_vote_for_a_player_is_as_secret_as_the_players_own() {
         "{subjects:#?}"
     );
 }
+
+/// Issue 11, "A vote with the list in Bcc": the vote reached the bot privately
+/// and was sealed; when the list later delivers the same message to everyone,
+/// the voter is told their vote went public. It stands, and is not counted twice.
+#[test]
+fn a_vote_with_the_list_in_bcc_tells_the_voter_it_went_public() {
+    let config = nomicbot::config::DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .replace(
+            "# list_id = \"game-list.nomic.example\"",
+            "list_id = \"game-list.nomic.example\"",
+        );
+    let bot = LocalBot::with_config(&config);
+    let opened = ballot_with_votes(&bot);
+    let before = bot.state_json()["games"]["votes"].to_string();
+    let told_before = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("alice@nomic.example"))
+        .count();
+
+    // The list's copy of Alice's private vote: same Message-ID, through the list.
+    let echo = message(
+        "alice@nomic.example",
+        BOT,
+        "[vote] yes",
+        "vote-alice@players.test",
+        "",
+    )
+    .replacen(
+        "To: ",
+        "List-Id: The game <game-list.nomic.example>\r\nPrecedence: list\r\nTo: ",
+        1,
+    );
+    bot.deliver(
+        "vote-alice-echo",
+        &echo,
+        opened + SignedDuration::from_hours(5),
+    );
+    bot.once(opened + SignedDuration::from_hours(6));
+
+    let to_alice: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("alice@nomic.example"))
+        .collect();
+    assert_eq!(to_alice.len(), told_before + 1, "one notice: {to_alice:#?}");
+    let notice = to_alice.last().expect("notice");
+    assert_eq!(
+        notice.subject,
+        "[vote] Your private message went to the whole list"
+    );
+    assert!(
+        notice.body.contains("What it did stands"),
+        "{}",
+        notice.body
+    );
+    assert!(
+        bot.sent_mail()
+            .iter()
+            .all(|m| !m.is_to(LIST) || !m.body.contains("went to the whole list")),
+        "the notice is private"
+    );
+    assert_eq!(
+        bot.state_json()["games"]["votes"].to_string(),
+        before,
+        "the vote is neither undone nor counted twice"
+    );
+    let duplicates = bot.inbox_with_status("duplicate");
+    assert!(duplicates.contains("its sender was told"), "{duplicates}");
+
+    // The same copy again (a second delivery by the list) tells nobody twice.
+    bot.deliver(
+        "vote-alice-echo-2",
+        &echo,
+        opened + SignedDuration::from_hours(7),
+    );
+    bot.once(opened + SignedDuration::from_hours(8));
+    let again = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("alice@nomic.example"))
+        .count();
+    assert_eq!(again, told_before + 1, "told once");
+}
