@@ -172,15 +172,9 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
     }
     let mut out = String::new();
     for row in rows {
-        let subject = crate::mail::parse::parse(
-            &row.raw,
-            &crate::mail::parse::ParseOptions {
-                known_tags: Vec::new(),
-                list_addresses: Vec::new(),
-                recover_from: Vec::new(),
-            },
-        )
-        .subject;
+        let subject =
+            crate::mail::parse::parse(&row.raw, &crate::mail::parse::ParseOptions::default())
+                .subject;
         writeln!(
             out,
             "#{} {} to {} {:?} ({} attempt(s){})",

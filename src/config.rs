@@ -43,6 +43,9 @@ pub struct Config {
     /// What one message, and one sender in a day, may cost the bot.
     #[serde(default)]
     pub limits: LimitsConfig,
+    /// What the game list adds to the posts it delivers.
+    #[serde(default)]
+    pub list: ListConfig,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -275,6 +278,32 @@ fn default_max_answer_bytes() -> usize {
 /// Mailman's `max_autoresponses_per_day`.
 fn default_max_answers_per_day() -> usize {
     10
+}
+
+/// What the list manager adds to a post. Reading a body stops at the first line
+/// of its footer, so the footer is never read as commands.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListConfig {
+    /// Lines at which a list's footer begins: a body line equal to one of them
+    /// (surrounding whitespace aside) ends what the bot reads.
+    #[serde(default = "default_footer_markers")]
+    pub footer_markers: Vec<String>,
+}
+
+impl Default for ListConfig {
+    fn default() -> Self {
+        ListConfig {
+            footer_markers: default_footer_markers(),
+        }
+    }
+}
+
+/// The first lines of the footers list managers add by default: Mailman's rule of
+/// 47 underscores (2.1 and 3) and groups.io's `-=-=-` rule. mlmmj has no default
+/// footer (`control/footer` is the operator's text): its first line goes here.
+fn default_footer_markers() -> Vec<String> {
+    vec!["_".repeat(47), "-=-=-=-=-=-=-=-=-=-=-=-".to_string()]
 }
 
 /// Who holds which office, by address.

@@ -185,15 +185,7 @@ fn show(out: &mut String, raw: &[u8]) -> Result<()> {
 
 /// The subject of a mail of the bot's, decoded.
 fn subject(raw: &[u8]) -> String {
-    crate::mail::parse::parse(
-        raw,
-        &crate::mail::parse::ParseOptions {
-            known_tags: Vec::new(),
-            list_addresses: Vec::new(),
-            recover_from: Vec::new(),
-        },
-    )
-    .subject
+    crate::mail::parse::parse(raw, &crate::mail::parse::ParseOptions::default()).subject
 }
 
 /// Lists every mail the bot sent, a line each, and returns them.

@@ -166,6 +166,7 @@ impl Bot {
             known_tags: games::known_tags(),
             list_addresses: vec![config.bot.list.to_lowercase()],
             recover_from: config.identity.recover_from.clone(),
+            footer_markers: config.list.footer_markers.clone(),
         };
         let auth = auth::Policy::new(
             &config.identity,
@@ -402,14 +403,7 @@ impl Bot {
     /// The key that makes a message "the same message" however it reached us.
     pub fn dedup_key(raw: &[u8]) -> String {
         // The Message-ID is a header: the body, however large, is not read.
-        let envelope = parse::parse(
-            parse::header_block(raw),
-            &ParseOptions {
-                known_tags: Vec::new(),
-                list_addresses: Vec::new(),
-                recover_from: Vec::new(),
-            },
-        );
+        let envelope = parse::parse(parse::header_block(raw), &ParseOptions::default());
         match envelope.message_id {
             Some(id) if !id.trim().is_empty() => format!("<{}>", id.trim()),
             _ => {

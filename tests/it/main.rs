@@ -17,6 +17,7 @@ mod golden;
 mod hardening;
 mod hardening_engine;
 mod hardening_mail;
+mod list_reading;
 mod ruletag;
 mod samples;
 mod scenarios;
