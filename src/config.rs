@@ -79,6 +79,21 @@ pub struct BotConfig {
     /// The official dictionary of the word games: a word list, one word per line.
     /// Unset: the shipped list.
     pub dictionary: Option<PathBuf>,
+    /// What a reply under a tag gets when its lines are all talk (none understood,
+    /// none an attempt at a command): `none`, no answer; `short`, one line.
+    #[serde(default)]
+    pub chatter_answer: ChatterAnswer,
+}
+
+/// The answer to chatter in a tagged thread (`bot.chatter_answer`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatterAnswer {
+    /// No answer: the message is kept aside with the reason.
+    #[default]
+    None,
+    /// One short line saying nothing was done, and how to get the commands.
+    Short,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -552,3 +567,21 @@ pub fn read_password(
 
 /// The shipped, commented `bot.toml` (the embedded Maildir default), written by `init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped bot.toml writes out the defaults of the reading keys, so an
+    /// operator who deletes a line gets what the file said.
+    #[test]
+    fn the_shipped_list_and_chatter_keys_are_the_defaults() {
+        let shipped = Config::parse(DEFAULT_CONFIG, PathBuf::from(".")).expect("bot.toml");
+        assert_eq!(shipped.list.footer_markers, default_footer_markers());
+        assert_eq!(shipped.bot.chatter_answer, ChatterAnswer::default());
+        let minimal = "transport = \"maildir\"\n[bot]\naddress = \"b@x.org\"\nlist = \"l@x.org\"\n";
+        let minimal = Config::parse(minimal, PathBuf::from(".")).expect("minimal");
+        assert_eq!(minimal.list.footer_markers, default_footer_markers());
+        assert_eq!(minimal.bot.chatter_answer, ChatterAnswer::None);
+    }
+}

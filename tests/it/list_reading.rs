@@ -1,8 +1,8 @@
-//! Issue 11, items 3 and 4: how the bot reads what real mail programs and list
+//! Issue 11, items 3 to 5: how the bot reads what real mail programs and list
 //! managers make of a player's message. Each case is a raw message under
 //! `tests/corpus/` (a reply as mutt, s-nail, Thunderbird, Outlook, Gmail and
-//! Apple Mail write it; a post with Mailman's, groups.io's or mlmmj's footer),
-//! delivered to a bot on the embedded Maildir
+//! Apple Mail write it; a post with Mailman's, groups.io's or mlmmj's footer;
+//! talk in a tagged thread), delivered to a bot on the embedded Maildir
 //! transport. The tests assert what the player sees: the answer, or that there
 //! is none, and the state.
 
@@ -14,6 +14,8 @@ use crate::support::{LocalBot, SentMail, at, message, repo_root};
 
 const LIST: &str = "game-list@nomic.example";
 const ALICE: &str = "alice@example.org";
+const CAROL: &str = "carol@example.org";
+const DAVE: &str = "dave@example.org";
 
 fn corpus_dir() -> PathBuf {
     repo_root().join("tests/corpus")
@@ -172,26 +174,6 @@ fn apple_mail_device_signature_and_quoted_attribution_are_not_commands() {
     assert_eq!(player_names(&bot), ["Alicia"]);
 }
 
-#[test]
-fn every_quoting_corpus_file_has_its_test() {
-    let mut files: Vec<String> = std::fs::read_dir(corpus_dir().join("quoting"))
-        .expect("tests/corpus/quoting")
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .collect();
-    files.sort();
-    assert_eq!(
-        files,
-        [
-            "apple-mail.eml",
-            "gmail.eml",
-            "mutt.eml",
-            "outlook.eml",
-            "s-nail.eml",
-            "thunderbird.eml"
-        ]
-    );
-}
-
 // --- Item 4: the list's footer -----------------------------------------------
 
 #[test]
@@ -270,4 +252,123 @@ fn mlmmj_footer_after_a_plain_body_ends_reading_at_its_configured_first_line() {
     let mail = deliver(&bot, "footers/mlmmj-plain.eml");
     let answer = answer_to(&mail, ALICE);
     assert!(answer.body.contains("Not understood"), "{}", answer.body);
+}
+
+// --- Item 5: chatter in a tagged thread --------------------------------------
+
+#[test]
+fn chatter_in_a_tagged_thread_gets_no_answer() {
+    let bot = LocalBot::new();
+    players_join(
+        &bot,
+        &[
+            ("Alice", ALICE),
+            ("Bob", "bob@example.org"),
+            ("Carol", CAROL),
+        ],
+    );
+    let events_before = bot.log_json().len();
+    let mail_before = bot.sent().len();
+    let mail = deliver(&bot, "chatter/prose-reply.eml");
+    assert!(mail.is_empty(), "no answer to chatter: {mail:#?}");
+    assert_eq!(bot.sent().len(), mail_before, "no mail at all");
+    assert_eq!(bot.log_json().len(), events_before, "nothing happened");
+    let aside = bot.inbox_with_status("aside");
+    assert!(aside.contains("chatter"), "{aside}");
+}
+
+#[test]
+fn chatter_answer_short_is_one_line_without_the_help() {
+    let bot = bot_with(&[("chatter_answer", "\"short\"")]);
+    players_join(&bot, &[("Carol", CAROL)]);
+    let mail = deliver(&bot, "chatter/prose-reply.eml");
+    let answer = answer_to(&mail, CAROL);
+    assert_eq!(mail.len(), 1, "{mail:#?}");
+    assert!(
+        answer
+            .body
+            .contains("reads as a [nomic] command, so nothing was done"),
+        "{}",
+        answer.body
+    );
+    assert!(!answer.body.contains("Not understood"), "{}", answer.body);
+    assert!(!answer.body.contains("Commands under"), "{}", answer.body);
+    let text = answer.body.split("\n-- \n").next().unwrap_or_default();
+    assert_eq!(text.trim().lines().count(), 1, "{}", answer.body);
+}
+
+/// A reply from Carol whose lines are all not understood, one of them an
+/// attempt at a command: answered line by line, with the help.
+fn carol_gets_the_help(path: &str, attempt: &str) {
+    let bot = LocalBot::new();
+    players_join(&bot, &[("Carol", CAROL)]);
+    let mail = deliver(&bot, path);
+    let answer = answer_to(&mail, CAROL);
+    assert!(reported_lines(answer).contains(&attempt), "{}", answer.body);
+    assert!(answer.body.contains("Not understood"), "{}", answer.body);
+    assert!(
+        answer.body.contains("Commands under [nomic]"),
+        "{}",
+        answer.body
+    );
+}
+
+#[test]
+fn chatter_a_reply_with_a_slip_in_a_command_gets_the_help() {
+    carol_gets_the_help("chatter/typo-reply.eml", "gvie 2 A$ to Bob");
+}
+
+#[test]
+fn chatter_a_reply_with_a_malformed_command_gets_the_help() {
+    carol_gets_the_help("chatter/usage-reply.eml", "give 2 to Bob");
+}
+
+#[test]
+fn chatter_a_reply_that_asks_for_help_gets_it() {
+    let bot = LocalBot::new();
+    let mail = deliver(&bot, "chatter/help-reply.eml");
+    let answer = answer_to(&mail, DAVE);
+    assert!(
+        answer.body.contains("Commands under [nomic]"),
+        "{}",
+        answer.body
+    );
+}
+
+/// Every file under `tests/corpus/`, as `folder/name`: each has its test above,
+/// so a file added without one fails here (and an empty folder cannot pass).
+#[test]
+fn every_corpus_file_has_its_test() {
+    let mut files = Vec::new();
+    for folder in std::fs::read_dir(corpus_dir()).expect("tests/corpus") {
+        let folder = folder.expect("a folder").path();
+        for file in std::fs::read_dir(&folder).expect("a corpus folder") {
+            let file = file.expect("a file").path();
+            files.push(format!(
+                "{}/{}",
+                folder.file_name().unwrap_or_default().to_string_lossy(),
+                file.file_name().unwrap_or_default().to_string_lossy()
+            ));
+        }
+    }
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "chatter/help-reply.eml",
+            "chatter/prose-reply.eml",
+            "chatter/typo-reply.eml",
+            "chatter/usage-reply.eml",
+            "footers/groups-io.eml",
+            "footers/mailman.eml",
+            "footers/mlmmj-base64.eml",
+            "footers/mlmmj-plain.eml",
+            "quoting/apple-mail.eml",
+            "quoting/gmail.eml",
+            "quoting/mutt.eml",
+            "quoting/outlook.eml",
+            "quoting/s-nail.eml",
+            "quoting/thunderbird.eml",
+        ]
+    );
 }
