@@ -43,6 +43,9 @@ pub struct Config {
     /// What one message, and one sender in a day, may cost the bot.
     #[serde(default)]
     pub limits: LimitsConfig,
+    /// What the game list adds to the posts it delivers.
+    #[serde(default)]
+    pub list: ListConfig,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -76,6 +79,21 @@ pub struct BotConfig {
     /// The official dictionary of the word games: a word list, one word per line.
     /// Unset: the shipped list.
     pub dictionary: Option<PathBuf>,
+    /// What a reply under a tag gets when its lines are all talk (none understood,
+    /// none an attempt at a command): `none`, no answer; `short`, one line.
+    #[serde(default)]
+    pub chatter_answer: ChatterAnswer,
+}
+
+/// The answer to chatter in a tagged thread (`bot.chatter_answer`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatterAnswer {
+    /// No answer: the message is kept aside with the reason.
+    #[default]
+    None,
+    /// One short line saying nothing was done, and how to get the commands.
+    Short,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -275,6 +293,32 @@ fn default_max_answer_bytes() -> usize {
 /// Mailman's `max_autoresponses_per_day`.
 fn default_max_answers_per_day() -> usize {
     10
+}
+
+/// What the list manager adds to a post. Reading a body stops at the first line
+/// of its footer, so the footer is never read as commands.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListConfig {
+    /// Lines at which a list's footer begins: a body line equal to one of them
+    /// (surrounding whitespace aside) ends what the bot reads.
+    #[serde(default = "default_footer_markers")]
+    pub footer_markers: Vec<String>,
+}
+
+impl Default for ListConfig {
+    fn default() -> Self {
+        ListConfig {
+            footer_markers: default_footer_markers(),
+        }
+    }
+}
+
+/// The first lines of the footers list managers add by default: Mailman's rule of
+/// 47 underscores (2.1 and 3) and groups.io's `-=-=-` rule. mlmmj has no default
+/// footer (`control/footer` is the operator's text): its first line goes here.
+fn default_footer_markers() -> Vec<String> {
+    vec!["_".repeat(47), "-=-=-=-=-=-=-=-=-=-=-=-".to_string()]
 }
 
 /// Who holds which office, by address.
@@ -523,3 +567,21 @@ pub fn read_password(
 
 /// The shipped, commented `bot.toml` (the embedded Maildir default), written by `init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped bot.toml writes out the defaults of the reading keys, so an
+    /// operator who deletes a line gets what the file said.
+    #[test]
+    fn the_shipped_list_and_chatter_keys_are_the_defaults() {
+        let shipped = Config::parse(DEFAULT_CONFIG, PathBuf::from(".")).expect("bot.toml");
+        assert_eq!(shipped.list.footer_markers, default_footer_markers());
+        assert_eq!(shipped.bot.chatter_answer, ChatterAnswer::default());
+        let minimal = "transport = \"maildir\"\n[bot]\naddress = \"b@x.org\"\nlist = \"l@x.org\"\n";
+        let minimal = Config::parse(minimal, PathBuf::from(".")).expect("minimal");
+        assert_eq!(minimal.list.footer_markers, default_footer_markers());
+        assert_eq!(minimal.bot.chatter_answer, ChatterAnswer::None);
+    }
+}

@@ -167,6 +167,7 @@ impl Bot {
             list_addresses: vec![config.bot.list.to_lowercase()],
             recover_from: config.identity.recover_from.clone(),
             list_id: config.bot.list_id.as_ref().map(|id| id.to_lowercase()),
+            footer_markers: config.list.footer_markers.clone(),
         };
         let auth = auth::Policy::new(
             &config.identity,
@@ -689,6 +690,21 @@ impl Bot {
                     let refused = auth::Refused::officer(&ctx.sender, &trust);
                     return self.refuse_sender(row, at, &cause, &envelope, refused, &[line], now);
                 }
+                // Talk in a tagged thread ("How generous of you!" under `Re:
+                // [nomic] ...`) is no attempt at a command: no "not understood"
+                // and no help, at most one line (`bot.chatter_answer`).
+                let is_reply = envelope.tag.as_ref().is_some_and(|tag| tag.reply);
+                if is_reply
+                    && outcome.chatter
+                    && outcome.events.is_empty()
+                    && outcome.mail.is_empty()
+                    && outcome
+                        .report
+                        .iter()
+                        .all(|line| line.status == Status::NotUnderstood)
+                {
+                    return self.chatter(row, at, &cause, &message, &ctx, &thread, now);
+                }
                 let mut next = self.world.clone();
                 for event in &outcome.events {
                     next.apply_event(event, at);
@@ -805,6 +821,56 @@ impl Bot {
                 Vec::new()
             }
         };
+        tracing::info!(inbox = row.id, %reason, "kept aside");
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((row.id, InboxStatus::Aside, Some(reason))),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, queued))
+    }
+
+    /// A reply whose lines are all talk: nothing to apply; kept aside with the
+    /// reason, and answered with one short line only if `bot.chatter_answer` says so.
+    #[allow(clippy::too_many_arguments)]
+    fn chatter(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        message: &Message,
+        ctx: &Ctx,
+        thread: &Thread,
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        let reason = "chatter: a reply in which no line reads as a command".to_string();
+        let mut mail = Vec::new();
+        if self.config.bot.chatter_answer == crate::config::ChatterAnswer::Short {
+            let answer = Mail::new(
+                Audience::Address(ctx.sender.clone()),
+                &message.tag,
+                "chatter",
+                json!({
+                    "tag": message.tag,
+                    "subject_rest": message.subject_rest,
+                    "at": crate::engine::human_time(ctx.now),
+                }),
+            );
+            match self.render_one(&answer, cause, 0, thread, Kind::Reply, now) {
+                Ok(one) => mail.push(one),
+                Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                    tracing::error!(inbox = row.id, %error, "cannot write the answer to chatter");
+                }
+                Err(other) => return Err(other),
+            }
+            self.apply_quota(&mut mail, &ctx.sender, at)?;
+        }
         tracing::info!(inbox = row.id, %reason, "kept aside");
         let queued = mail.len();
         self.store.commit(Step {

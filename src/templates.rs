@@ -417,6 +417,10 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
             "at": "2026-01-01 00:05 UTC" }),
     )?;
     templates.render(
+        "chatter",
+        serde_json::json!({ "tag": "nomic", "subject_rest": "", "at": "2026-01-01 00:00 UTC" }),
+    )?;
+    templates.render(
         "digest",
         serde_json::json!({ "day": "2026-01-01", "cap": 10, "count": 2, "omitted": 1,
             "answers": [{ "subject": "Re: [nomic] balance", "body": "> balance

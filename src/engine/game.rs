@@ -49,6 +49,10 @@ pub trait Game: Sized + 'static {
     type Params: Clone + Default + Debug + DeserializeOwned + Send + Sync;
 
     /// Reads one command line. `tag` is the subject tag as written (`ghost 2`).
+    /// A line that begins with none of the game's commands is `Err` with the
+    /// sentence `engine::UNKNOWN_COMMAND`; any other sentence says the game
+    /// recognised how it begins (the router then takes it for an attempt at a
+    /// command, not for talk in a thread).
     fn parse(line: &str, tag: &str) -> Result<Self::Command, NotUnderstood>;
 
     /// Whether the rest of a subject after the tag is a command of this game, given

@@ -185,6 +185,11 @@ impl From<Sentence> for Refusal {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotUnderstood(pub Sentence);
 
+/// The code of the sentence a game's `parse` gives a line that begins with none
+/// of its commands. Any other sentence of a `NotUnderstood` (a usage, a bad
+/// amount) says the game recognised how the line begins.
+pub const UNKNOWN_COMMAND: &str = "unknown_command";
+
 /// Splits a command line into its first word (lower-cased) and the rest (trimmed).
 pub fn split_verb(line: &str) -> (String, &str) {
     let line = line.trim();

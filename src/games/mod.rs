@@ -398,6 +398,10 @@ pub struct Outcome {
     /// own, or the one a moderator carried out for em): what no public mail may
     /// show before the game reveals it.
     pub secret: Vec<String>,
+    /// No line of the message was understood and none looked like an attempt at
+    /// a command (`router::looks_like_a_command`): talk under a tag, such as
+    /// "How generous of you!" in a reply. The shell decides what it is answered.
+    pub chatter: bool,
 }
 
 impl Outcome {

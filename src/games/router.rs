@@ -5,7 +5,7 @@
 
 use crate::engine::game::{Effect, Secrecy, Standing, Tx};
 
-use crate::engine::{Audience, Ctx, LineReport, NotUnderstood, Sentence, Status};
+use crate::engine::{Audience, Ctx, LineReport, NotUnderstood, Sentence, Status, UNKNOWN_COMMAND};
 
 use super::overrides;
 use super::substrate;
@@ -190,9 +190,98 @@ fn handle_game<G: Registered>(
         .any(|r| r.status != Status::NotUnderstood);
     if !understood {
         push_unique(&mut outcome.help, game);
+        // Looking for a slip parses a line a thousand times or so: only the
+        // first lines are looked at, so a long message of talk costs no more
+        // than a short one.
+        outcome.chatter = outcome.report.iter().enumerate().all(|(index, report)| {
+            let slips = index < SLIP_CHECKED_LINES;
+            !looks_like_a_command::<G>(&report.line, &report.sentence, tag, slips)
+        });
     }
     outcome.copies = G::private_copies(params.officers(), G::params(params));
     outcome
+}
+
+/// Whether a line the game did not understand still looks like an attempt at a
+/// command rather than talk, as an officer reading it would judge: the game
+/// recognised how it begins (its reason is a usage or a bad value, not
+/// `UNKNOWN_COMMAND`: `join`, `give 5 to`), or a slip of one letter in its first
+/// word (one dropped, added, changed, or two swapped: `joni Alice`) makes a line
+/// the game reads whole. A line that ends as an exclamation or a question ("How
+/// generous of you!", "Leave it to me?") is talk whatever its first word.
+/// Slips are looked for only when `slips` is set.
+fn looks_like_a_command<G: Registered>(
+    line: &str,
+    reason: &Sentence,
+    tag: &str,
+    slips: bool,
+) -> bool {
+    let line = line.trim();
+    if line.ends_with(['!', '?']) {
+        return false;
+    }
+    if reason.code != UNKNOWN_COMMAND {
+        return true;
+    }
+    if !slips {
+        return false;
+    }
+    let reads = |candidate: &str| {
+        G::parse(candidate, tag).is_ok()
+            || matches!(overrides::parse::<G>(candidate, tag, false), Some(Ok(_)))
+    };
+    // Only the letters the first word begins with are varied; what follows them
+    // (a comma, the rest of the line) stays as written.
+    let letters_end = line
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(line.len());
+    let (word, tail) = line.split_at(letters_end);
+    let word = word.to_lowercase();
+    // A long word is no slip of a command's verb; this also bounds the work.
+    if word.is_empty() || word.chars().count() > 16 {
+        return false;
+    }
+    one_letter_slips(&word)
+        .iter()
+        .any(|variant| reads(&format!("{variant}{tail}")))
+}
+
+/// How many lines of a message not understood are looked at for a slip of a
+/// letter in their first word (`looks_like_a_command`).
+const SLIP_CHECKED_LINES: usize = 10;
+
+/// Every word one slip of a letter away from `word` (Damerau: a letter dropped,
+/// added, changed, or two neighbours swapped), over the letters a to z.
+fn one_letter_slips(word: &str) -> Vec<String> {
+    let letters: Vec<char> = word.chars().collect();
+    let mut slips = Vec::new();
+    for index in 0..letters.len() {
+        let mut dropped = letters.clone();
+        dropped.remove(index);
+        slips.push(dropped);
+        if index > 0 {
+            let mut swapped = letters.clone();
+            swapped.swap(index - 1, index);
+            slips.push(swapped);
+        }
+        for letter in 'a'..='z' {
+            let mut changed = letters.clone();
+            changed[index] = letter;
+            slips.push(changed);
+        }
+    }
+    for index in 0..=letters.len() {
+        for letter in 'a'..='z' {
+            let mut added = letters.clone();
+            added.insert(index, letter);
+            slips.push(added);
+        }
+    }
+    slips
+        .into_iter()
+        .map(|slip| slip.into_iter().collect::<String>())
+        .filter(|slip| slip != word)
+        .collect()
 }
 
 /// Carries out one command for `ctx.sender` in a transaction over `scratch`: on
@@ -443,6 +532,44 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn talk_is_chatter_and_an_attempt_at_a_command_is_not() {
+        let chatter = |lines: &[&str]| {
+            World::default()
+                .handle(&message("nomic", "", lines), &ctx(), &Params::default())
+                .chatter
+        };
+        assert!(chatter(&[
+            "How generous of you!",
+            "Bob will be pleased, I think."
+        ]));
+        assert!(chatter(&["Thanks", "Nice one"]));
+        assert!(chatter(&[]));
+        // A command's verb in an exclamation or a question is talk.
+        assert!(chatter(&["Leave it to me!", "Leave so soon?"]));
+        // The game recognised how the line begins.
+        assert!(!chatter(&["Nice one", "give 2 to Bob"]));
+        assert!(!chatter(&["join"]));
+        // An override's verb.
+        assert!(!chatter(&["as Bob"]));
+        // A slip of one letter in the first word.
+        assert!(!chatter(&["gvie 2 A$ to Bob"]));
+        assert!(!chatter(&["joni Alice"]));
+        assert!(!chatter(&["plyers"]));
+        assert!(!chatter(&["Playerss"]));
+        // Understood lines are no chatter.
+        assert!(!chatter(&["players", "Nice one"]));
+    }
+
+    #[test]
+    fn one_letter_slips_are_dropped_added_changed_or_swapped_letters() {
+        let slips = one_letter_slips("joni");
+        for slip in ["join", "jon", "jonie", "loni", "ojni"] {
+            assert!(slips.iter().any(|s| s == slip), "{slip}");
+        }
+        assert!(!slips.iter().any(|s| s == "joni" || s == "jn"));
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct ParseOptions {
     pub recover_from: Vec<String>,
     /// The List-Id the list stamps (`[bot] list_id`), lower-case, if configured.
     pub list_id: Option<String>,
+    /// The first lines of the list's footer (`[list] footer_markers`): reading stops
+    /// at a body line that is one of them.
+    pub footer_markers: Vec<String>,
 }
 
 /// Reads one raw message. Never fails: what cannot be read is left empty and
@@ -211,7 +214,7 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         list_id: list_id(&message),
         subject,
         tag,
-        command_lines: command_lines(&body),
+        command_lines: command_lines_with_footers(&body, &options.footer_markers),
         in_reply_to: message_ids(message.in_reply_to()),
         references: message_ids(message.references()),
         date,
@@ -643,6 +646,12 @@ fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {
         return String::new();
     };
     if part.is_encoding_problem {
+        if let Some(text) = base64_with_text_after(part, &message.raw_message) {
+            defects.push(
+                "text body: text after the base64 lines (a list's footer) left out".to_string(),
+            );
+            return text;
+        }
         // mail-parser then keeps the undecoded text, which is still worth scanning.
         defects.push("text body: unknown charset or broken transfer encoding".to_string());
     }
@@ -651,6 +660,71 @@ fn body_text(message: &Message<'_>, defects: &mut Vec<String>) -> String {
         PartType::Text(text) => text.to_string(),
         _ => String::new(),
     }
+}
+
+/// The text of a base64 body that has plain text after its encoded lines. A list
+/// manager may add its footer to a post as it is, after the encoded body (mlmmj
+/// appends `control/footer` to the raw message), and mail-parser then cannot
+/// decode the body at all. The leading run of base64 lines is the sender's text,
+/// decoded in its charset; what follows them was added on the way and is left
+/// out. `None` when the part is not such a body.
+fn base64_with_text_after(part: &MessagePart<'_>, raw_message: &[u8]) -> Option<String> {
+    let is_base64 = part
+        .content_transfer_encoding()
+        .is_some_and(|encoding| encoding.trim().eq_ignore_ascii_case("base64"));
+    if !is_base64 {
+        return None;
+    }
+    let raw = raw_message.get(part.offset_body as usize..part.offset_end as usize)?;
+    let is_base64_line = |line: &[u8]| {
+        line.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+    };
+    let mut encoded = Vec::new();
+    let mut width = None;
+    for line in raw.split(|&byte| byte == b'\n') {
+        let line = line.trim_ascii();
+        if line.is_empty() && encoded.is_empty() {
+            continue;
+        }
+        if line.is_empty() || !is_base64_line(line) {
+            break;
+        }
+        // Every encoded line but the last is as wide as the first, and the data
+        // is whole groups of four: a short word of a footer is not mistaken for
+        // the body's last line.
+        let width = *width.get_or_insert(line.len());
+        let is_last = line.len() < width || line.ends_with(b"=");
+        if line.len() > width || (is_last && (encoded.len() + line.len()) % 4 != 0) {
+            break;
+        }
+        encoded.extend_from_slice(line);
+        if is_last {
+            break;
+        }
+    }
+    if encoded.is_empty() || encoded.len() % 4 != 0 {
+        return None;
+    }
+    let decoded = mail_parser::decoders::base64::base64_decode(&encoded)?;
+    let charset = part
+        .content_type()
+        .and_then(|content_type| content_type.attribute("charset"))
+        .and_then(|charset| charset_decoder(charset.trim().as_bytes()));
+    let text = match charset {
+        Some(decode) => decode(&decoded),
+        None => String::from_utf8_lossy(&decoded).into_owned(),
+    };
+    let is_html = part.content_type().is_some_and(|content_type| {
+        content_type
+            .subtype()
+            .is_some_and(|subtype| subtype.eq_ignore_ascii_case("html"))
+    });
+    Some(if is_html {
+        html_to_text(&html_with_block_breaks(&text))
+    } else {
+        text
+    })
 }
 
 /// mail-parser's `html_to_text` breaks lines only at `<br>` and `</p>`, but mail
@@ -871,18 +945,62 @@ fn trim_line(line: &str) -> &str {
     line.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}' || c == '\u{200b}')
 }
 
-/// A reply attribution line ("On Mon, Alice wrote:") in the languages players
-/// are likely to use. `text` may be two lines joined, as clients wrap it.
-fn is_attribution(text: &str) -> bool {
+/// How sure a line is to be a reply's attribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attribution {
+    /// "On Mon, Alice wrote:", "Le ... a écrit :", "alice@example.org wrote:": it
+    /// introduces someone else's message whether or not that is quoted.
+    Certain,
+    /// "Alice wrote:" alone (Thunderbird's short form, a mailer's custom one): an
+    /// attribution only when a quotation follows it.
+    IfQuoted,
+}
+
+/// A reply attribution line in the languages players are likely to use. `text`
+/// may be two lines joined, as clients wrap a long one (`wrapped`): then only the
+/// forms that say where they begin ("On ...") count, so a command just above an
+/// attribution is never taken for its first half.
+fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
     let lower = text.to_lowercase();
     let lower = lower.trim_end();
-    (lower.starts_with("on ") && lower.ends_with("wrote:"))
+    let certain = (lower.starts_with("on ") && lower.ends_with("wrote:"))
         || (lower.starts_with("le ")
             && (lower.ends_with("a écrit :") || lower.ends_with("a écrit:")))
         || (lower.starts_with("am ") && lower.contains("schrieb") && lower.ends_with(':'))
         || (lower.starts_with("el ") && lower.ends_with("escribió:"))
         || (lower.starts_with("il ") && lower.ends_with("ha scritto:"))
-        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'))
+        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'));
+    if certain {
+        return Some(Attribution::Certain);
+    }
+    if wrapped {
+        return None;
+    }
+    // "NAME wrote:" as Thunderbird, s-nail ("%f wrote:"), Gnus ("writes:") and
+    // Outlook Express write it, in the same languages.
+    let names_an_author = [
+        "wrote:",
+        "writes:",
+        "a écrit :",
+        "a écrit:",
+        "schrieb:",
+        "escribió:",
+        "ha scritto:",
+        "schreef:",
+    ]
+    .iter()
+    .any(|ending| lower.ends_with(ending));
+    // A line ending so is one sentence at most, never a paragraph.
+    if !names_an_author || lower.chars().count() > 200 {
+        return None;
+    }
+    // With an address in it, it names the author of what follows: s-nail's
+    // "nomicbot <bot@nomic.example> wrote:".
+    if lower.contains('@') {
+        Some(Attribution::Certain)
+    } else {
+        Some(Attribution::IfQuoted)
+    }
 }
 
 /// Separators after which only quoted or forwarded mail follows.
@@ -892,6 +1010,21 @@ fn is_separator(line: &str) -> bool {
         && (lower.contains("original message") || lower.contains("forwarded message")))
         || lower == "begin forwarded message:"
         || (line.len() >= 10 && line.chars().all(|c| c == '_'))
+}
+
+/// The line a phone's or a webmail's mail program adds under what its user
+/// wrote ("Sent from my iPhone", "Get Outlook for Android"): nobody's command.
+fn is_device_signature(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    [
+        "sent from my ",
+        "get outlook for ",
+        "sent from mail for windows",
+        "sent from yahoo mail",
+        "sent with proton mail",
+    ]
+    .iter()
+    .any(|start| lower.starts_with(start))
 }
 
 /// An Outlook-style quoted header block: `From: ...` directly followed by
@@ -905,19 +1038,97 @@ fn is_quoted_header_block(line: &str, next_line: Option<&str>) -> bool {
     line.starts_with("from:") && (next_line.starts_with("sent:") || next_line.starts_with("date:"))
 }
 
+/// One line of a body as the reader sees it.
+struct BodyLine {
+    /// Made one line and trimmed (`one_line`, `trim_line`).
+    text: String,
+    /// Began with a tab: how mailx and s-nail quote (their `indentprefix`).
+    tab_indented: bool,
+}
+
+impl BodyLine {
+    fn is_blank(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Quoted with `>` (mutt, Thunderbird, Gmail, Apple Mail, ...).
+    fn is_angle_quoted(&self) -> bool {
+        self.text.starts_with('>')
+    }
+}
+
+/// How a quotation under an attribution marks its lines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum QuoteMark {
+    Angle,
+    Tab,
+}
+
+/// The end of the quotation that starts at `start` (blank lines first allowed):
+/// the index of its first line that is neither blank nor quoted the same way.
+/// `None` when no quotation starts there.
+fn quotation_end(lines: &[BodyLine], start: usize) -> Option<usize> {
+    let first = start
+        + lines
+            .get(start..)?
+            .iter()
+            .position(|line| !line.is_blank())?;
+    let mark = if lines[first].is_angle_quoted() {
+        QuoteMark::Angle
+    } else if lines[first].tab_indented {
+        QuoteMark::Tab
+    } else {
+        return None;
+    };
+    let belongs = |line: &BodyLine| {
+        line.is_blank()
+            || match mark {
+                QuoteMark::Angle => line.is_angle_quoted(),
+                QuoteMark::Tab => line.tab_indented,
+            }
+    };
+    Some(
+        lines[first..]
+            .iter()
+            .position(|line| !belongs(line))
+            .map_or(lines.len(), |offset| first + offset),
+    )
+}
+
 /// The body lines that may be commands: in order, trimmed, without quotes, the
-/// signature, or anything after a reply attribution or forward marker. A run of
-/// blank lines between two lines is kept as one empty string (a paragraph break in
-/// a rule text); games that read one command per line skip them.
+/// signature, or anything after a forward marker or an unquoted reply. A reply's
+/// attribution and the quotation under it are skipped, and what follows them is
+/// read (a bottom-posted or interleaved reply). A run of blank lines between two
+/// lines is kept as one empty string (a paragraph break in a rule text); games
+/// that read one command per line skip them.
 pub fn command_lines(body: &str) -> Vec<String> {
-    let lines: Vec<String> = body
+    command_lines_with_footers(body, &[])
+}
+
+/// `command_lines`, stopping also at the first line of a list's footer: a line
+/// that is one of `footer_markers` (surrounding whitespace aside).
+pub fn command_lines_with_footers(body: &str, footer_markers: &[String]) -> Vec<String> {
+    let lines: Vec<BodyLine> = body
         .split('\n')
-        .map(|line| one_line(line.strip_suffix('\r').unwrap_or(line)))
+        .map(|line| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            BodyLine {
+                text: trim_line(&one_line(line)).to_string(),
+                tab_indented: line.starts_with('\t'),
+            }
+        })
         .collect();
+    let is_footer = |text: &str| {
+        footer_markers
+            .iter()
+            .map(|marker| marker.trim())
+            .any(|marker| !marker.is_empty() && marker == text)
+    };
     let mut commands = Vec::new();
-    for (index, raw_line) in lines.iter().enumerate() {
-        let line = trim_line(raw_line);
-        if line.is_empty() {
+    let mut index = 0;
+    while let Some(line) = lines.get(index) {
+        let text = line.text.as_str();
+        if line.is_blank() {
             // A paragraph break, kept once between lines: rule texts have paragraphs.
             if commands
                 .last()
@@ -925,26 +1136,48 @@ pub fn command_lines(body: &str) -> Vec<String> {
             {
                 commands.push(String::new());
             }
+            index += 1;
             continue;
         }
-        if line.starts_with('>') {
+        if line.is_angle_quoted() || is_device_signature(text) {
+            index += 1;
             continue;
         }
-        if line == "--" {
-            break;
-        }
-        let next_line = lines.get(index + 1).map(|next| trim_line(next));
-        let wrapped_attribution = next_line
-            .filter(|next| !next.is_empty() && !next.starts_with('>'))
-            .is_some_and(|next| is_attribution(&format!("{line} {next}")));
-        if is_attribution(line)
-            || wrapped_attribution
-            || is_separator(line)
-            || is_quoted_header_block(line, next_line)
+        let next_line = lines
+            .get(index + 1)
+            .map(|next| next.text.as_str())
+            .filter(|next| !next.is_empty());
+        if text == "--"
+            || is_footer(text)
+            || is_separator(text)
+            || is_quoted_header_block(text, next_line)
         {
             break;
         }
-        commands.push(line.to_string());
+        // An attribution, on one line or wrapped onto the next by the client.
+        let found = match attribution(text, false) {
+            Some(kind) => Some((kind, 1)),
+            None => next_line
+                .filter(|next| {
+                    !next.starts_with('>') && attribution(next, false) != Some(Attribution::Certain)
+                })
+                .and_then(|next| attribution(&format!("{text} {next}"), true))
+                .map(|kind| (kind, 2)),
+        };
+        if let Some((kind, length)) = found {
+            match quotation_end(&lines, index + length) {
+                // The quoted message is skipped; what follows is the reply's.
+                Some(end) => {
+                    index = end;
+                    continue;
+                }
+                // Someone else's message, unquoted: nothing after it is ours.
+                None if kind == Attribution::Certain => break,
+                None => {}
+            }
+        }
+        commands.push(text.to_string());
+        index += 1;
     }
     if commands.last().is_some_and(String::is_empty) {
         commands.pop();
@@ -973,6 +1206,7 @@ mod tests {
                 "cc".to_string(),
             ],
             list_id: None,
+            footer_markers: vec!["-=-=-=-=-=-=-=-=-=-=-=-".to_string()],
         }
     }
 
@@ -1213,6 +1447,141 @@ mod tests {
             command_lines("From: here\nvote no"),
             ["From: here", "vote no"]
         );
+    }
+
+    #[test]
+    fn attribution_forms_of_real_clients() {
+        for (line, kind) in [
+            // mutt, Gmail, Thunderbird, Apple Mail.
+            (
+                "On Mon, Jan 05, 2026 at 10:01:00AM +0000, nomicbot wrote:",
+                Attribution::Certain,
+            ),
+            ("On 05/01/2026 10:01, nomicbot wrote:", Attribution::Certain),
+            (
+                "On 5 Jan 2026, at 10:01, nomicbot <bot@nomic.example> wrote:",
+                Attribution::Certain,
+            ),
+            // s-nail's "%f wrote:", Gnus's "writes:".
+            ("nomicbot <bot@nomic.example> wrote:", Attribution::Certain),
+            ("Alice <a@x.org> writes:", Attribution::Certain),
+            // Thunderbird's short form names no address.
+            ("nomicbot wrote:", Attribution::IfQuoted),
+            ("nomicbot a écrit :", Attribution::IfQuoted),
+        ] {
+            assert_eq!(attribution(line, false), Some(kind), "{line}");
+        }
+        assert_eq!(attribution("vote yes", false), None);
+        assert_eq!(attribution("wrote: a letter", false), None);
+        // Joined over two lines, only a form that says where it begins counts.
+        assert_eq!(
+            attribution("give 2 A$ to Bob nomicbot <bot@x.org> wrote:", true),
+            None
+        );
+    }
+
+    #[test]
+    fn body_reads_on_after_a_quoted_reply() {
+        // Bottom-posted and interleaved (mutt, Thunderbird).
+        let body = "On Mon, Bob wrote:\n> vote no\n>\n> -- \n> Bob\n\nvote yes\n> more\nping bob\n";
+        assert_eq!(command_lines(body), ["vote yes", "ping bob"]);
+        // Top-posted (Gmail): nothing after the quote.
+        let body = "vote yes\n\nOn Mon, Bob <b@x.org> wrote:\n\n> vote no\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+    }
+
+    #[test]
+    fn body_tab_quote_under_an_attribution_is_skipped() {
+        // s-nail: "%f wrote:", a blank line, the quote indented by a tab.
+        let body = "nomicbot <bot@x.org> wrote:\n\n\tYour message:\n\t\n\t> vote no\n\t-- \n\tnomicbot\n\nvote yes\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+        // A tab-indented line with no attribution above it is the writer's own.
+        assert_eq!(
+            command_lines("vote yes\n\tping bob\n"),
+            ["vote yes", "ping bob"]
+        );
+    }
+
+    #[test]
+    fn body_short_attribution_counts_only_above_a_quote() {
+        assert_eq!(
+            command_lines("Bob wrote:\n> vote no\nvote yes\n"),
+            ["vote yes"]
+        );
+        // "... wrote:" over unquoted lines is the writer's own sentence.
+        assert_eq!(
+            command_lines("Here is what I wrote:\nvote yes\n"),
+            ["Here is what I wrote:", "vote yes"]
+        );
+        // With an address it names someone else's message, quoted or not.
+        assert_eq!(
+            command_lines("vote yes\nbob@x.org wrote:\nvote no\n"),
+            ["vote yes"]
+        );
+    }
+
+    #[test]
+    fn body_keeps_a_command_just_above_an_attribution() {
+        let body = "vote yes\nOn Mon, Bob <b@x.org> wrote:\n> vote no\nping bob\n";
+        assert_eq!(command_lines(body), ["vote yes", "ping bob"]);
+    }
+
+    #[test]
+    fn body_skips_a_device_signature() {
+        let body = "vote yes\n\nSent from my iPhone\n\n> On 5 Jan 2026, at 10:01, Bob <b@x.org> wrote:\n> vote no\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+        assert_eq!(
+            command_lines("vote yes\nGet Outlook for Android\n"),
+            ["vote yes"]
+        );
+    }
+
+    #[test]
+    fn body_stops_at_a_configured_footer_marker() {
+        let markers = ["-=-=-=-=-=-=-=-=-=-=-=-".to_string(), "  ".to_string()];
+        let body = "vote yes\n\n-=-=-=-=-=-=-=-=-=-=-=-\nGroups.io Links: You receive all messages sent to this group.\n-=-=-=-=-=-=-=-=-=-=-=-\n";
+        assert_eq!(command_lines_with_footers(body, &markers), ["vote yes"]);
+        // An empty marker matches nothing, not a blank line.
+        assert_eq!(
+            command_lines_with_footers("vote yes\n\nping bob", &markers),
+            ["vote yes", "", "ping bob"]
+        );
+        // Mailman's rule of underscores ends reading without being configured.
+        assert_eq!(
+            command_lines(
+                "vote yes\n_______________________________________________\nGame-list mailing list -- game-list@x.org\n"
+            ),
+            ["vote yes"]
+        );
+    }
+
+    #[test]
+    fn base64_body_with_a_footer_appended_is_decoded_and_the_footer_left_out() {
+        // As mlmmj delivers it: the footer appended raw after the encoded lines.
+        let raw = plain(
+            "Content-Transfer-Encoding: base64\r\n",
+            "dm90ZSB5ZXMNCnZvdGUgbm8NCg==\r\n-- \r\nThe game list: to leave, write to list+unsubscribe@example.org\r\n",
+        );
+        let envelope = parse(&raw, &options());
+        assert_eq!(envelope.command_lines, ["vote yes", "vote no"]);
+        assert!(
+            envelope
+                .defects
+                .iter()
+                .any(|defect| defect.contains("footer")),
+            "{:?}",
+            envelope.defects
+        );
+        // A footer of one word is not taken for the body's last encoded line,
+        // and a Latin-1 body keeps its charset.
+        let raw = format!(
+            "From: a@example.com\r\nSubject: [vote]\r\n\
+             Content-Type: text/plain; charset=iso-8859-1\r\n\
+             Content-Transfer-Encoding: base64\r\n\r\n{}\r\nUnsubscribe\r\nat https://example.org/leave\r\n",
+            "dm90ZSDp9Q0K"
+        );
+        let envelope = parse(raw.as_bytes(), &options());
+        assert_eq!(envelope.command_lines, ["vote éõ"]);
     }
 
     // --- parse -----------------------------------------------------------------

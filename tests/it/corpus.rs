@@ -164,7 +164,7 @@ fn corpus_messages_with_odd_mime_still_reach_the_engine() {
         known_tags: vec!["nomic".into()],
         list_addresses: vec!["game-list@nomic.example".into()],
         recover_from: vec!["reply-to".into(), "x-original-from".into(), "cc".into()],
-        list_id: None,
+        ..ParseOptions::default()
     };
     // Every single-message file with a sender and a text body, made into a
     // `[nomic] players` request: whatever its MIME, the engine must answer it.

@@ -19,6 +19,7 @@ mod hardening;
 mod hardening_engine;
 mod hardening_mail;
 mod list_manager;
+mod list_reading;
 mod ruletag;
 mod samples;
 mod scenarios;
