@@ -330,3 +330,206 @@ async fn held_announcements_vanish_unless_the_bot_is_exempt_from_moderation() {
         .await;
     assert_eq!(relayed.len(), 1, "bob reads the announcement: {relayed:?}");
 }
+
+/// Mailman 3 core from Debian (`apt-get install mailman3`, done by `.ci/run`),
+/// run from a directory of its own with free ports for its REST and LMTP
+/// servers, delivering through the test Postfix. Its public-suffix list is the
+/// one Debian ships (`publicsuffix`): the machine is offline. Stopped on drop.
+struct Mailman {
+    dir: tempfile::TempDir,
+    list: String,
+}
+
+impl Mailman {
+    fn start(bot: &ImapBot, members: &[&str]) -> Mailman {
+        assert!(
+            Path::new("/usr/bin/mailman").exists(),
+            "Mailman 3 is not installed: apt-get install mailman3 (.ci/run does)"
+        );
+        let dir = tempfile::tempdir().expect("mailman dir");
+        let var = dir.path().join("var");
+        std::fs::create_dir_all(&var).expect("var");
+        let config = format!(
+            "[mailman]\nsite_owner: {owner}\nlayout: here\n\
+             [paths.here]\nvar_dir: {var}\npid_file: {var}/master.pid\nbin_dir: /usr/lib/mailman3/bin\n\
+             [database]\nclass: mailman.database.sqlite.SQLiteDatabase\nurl: sqlite:///{var}/mailman.db\n\
+             [webservice]\nport: {rest}\nadmin_user: restadmin\nadmin_pass: restpass\n\
+             [mta]\nincoming: mailman.mta.null.NullMTA\noutgoing: mailman.mta.deliver.deliver\n\
+             smtp_host: {host}\nsmtp_port: {smtp}\nlmtp_host: 127.0.0.1\nlmtp_port: {lmtp}\n\
+             [archiver.prototype]\nenable: no\n[archiver.mhonarc]\nenable: no\n\
+             [archiver.mail_archive]\nenable: no\n[runner.nntp]\nclass: mailman.runners.nntp.NNTPRunner\ninstances: 0\n",
+            owner = bot.player("owner"),
+            var = var.display(),
+            rest = crate::support::free_port(),
+            lmtp = crate::support::free_port(),
+            host = bot.servers.host,
+            smtp = bot.servers.smtp_port,
+        );
+        std::fs::write(dir.path().join("mailman.cfg"), config).expect("mailman.cfg");
+        // Offline: the cached copy Mailman would download, valid for a month.
+        let suffixes = var.join("public_suffix_list.dat");
+        std::fs::copy("/usr/share/publicsuffix/public_suffix_list.dat", &suffixes)
+            .expect("Debian's public suffix list (package publicsuffix)");
+        let month = std::time::SystemTime::now() + std::time::Duration::from_secs(30 * 86400);
+        std::fs::File::options()
+            .write(true)
+            .open(&suffixes)
+            .and_then(|file| file.set_modified(month))
+            .expect("cache lifetime");
+        // The list's settings, as a list owner sets them in Postorius: From
+        // munged for DMARC on every post, the prefix, posts from anyone accepted.
+        std::fs::write(
+            dir.path().join("game_settings.py"),
+            "from mailman.interfaces.mailinglist import DMARCMitigateAction\n\
+             from mailman.interfaces.action import Action\n\
+             def apply(mlist):\n\
+             \x20   mlist.dmarc_mitigate_action = DMARCMitigateAction.munge_from\n\
+             \x20   mlist.dmarc_mitigate_unconditionally = True\n\
+             \x20   mlist.subject_prefix = '[game-list] '\n\
+             \x20   mlist.default_member_action = Action.accept\n\
+             \x20   mlist.default_nonmember_action = Action.accept\n",
+        )
+        .expect("settings");
+        let mailman = Mailman {
+            dir,
+            list: bot.list(),
+        };
+        // The master stays behind with whatever it inherits: its output goes to
+        // a file, not to a pipe this test would wait on for ever.
+        let log = std::fs::File::create(mailman.dir.path().join("start.log")).expect("log");
+        let started = Command::new("/usr/bin/mailman")
+            .arg("-C")
+            .arg(mailman.dir.path().join("mailman.cfg"))
+            .args(["--run-as-root", "start"])
+            .current_dir(mailman.dir.path())
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .status()
+            .expect("mailman start");
+        assert!(started.success(), "mailman start");
+        mailman.run(&["create", &mailman.list]);
+        let listed = mailman.dir.path().join("members");
+        std::fs::write(&listed, members.join("\n") + "\n").expect("members");
+        mailman.run(&[
+            "addmembers",
+            "--no-welcome-msg",
+            &listed.display().to_string(),
+            &mailman.list,
+        ]);
+        mailman.run(&["withlist", "-r", "game_settings.apply", "-l", &mailman.list]);
+        mailman
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("/usr/bin/mailman")
+            .arg("-C")
+            .arg(self.dir.path().join("mailman.cfg"))
+            .arg("--run-as-root")
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("PYTHONPATH", self.dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("mailman");
+        assert!(
+            output.status.success(),
+            "mailman {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// What Postfix's LMTP delivery to Mailman does: the post enters the list's
+    /// incoming queue.
+    fn post(&self, raw: &str) {
+        let file = self.dir.path().join("post.eml");
+        std::fs::write(&file, raw).expect("post");
+        self.run(&["inject", "-f", &file.display().to_string(), &self.list]);
+    }
+}
+
+impl Drop for Mailman {
+    fn drop(&mut self) {
+        let _ = Command::new("/usr/bin/mailman")
+            .arg("-C")
+            .arg(self.dir.path().join("mailman.cfg"))
+            .args(["--run-as-root", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// Issue 11, "A munged post is credited to another player", behind Mailman 3
+/// with DMARC munging on: a post whose Reply-To Mailman had to extend is
+/// credited to nobody and its author is told; a post with no Reply-To of its own
+/// is credited to its author.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() {
+    let bot = ImapBot::new("mailman");
+    bot_with_list_id(&bot);
+    let (dave, bob) = (bot.player("dave"), bot.player("bob"));
+    let mailman = Mailman::start(&bot, &[&bot.bot(), &bob]);
+    let list_id = format!("<{}>", bot.list().replace('@', "."));
+    let config = std::fs::read_to_string(bot.config_path()).expect("config");
+    std::fs::write(
+        bot.config_path(),
+        config.replace(
+            "list_id = \"game.nomic.example\"",
+            &format!("list_id = \"{}\"", bot.list().replace('@', ".")),
+        ),
+    )
+    .expect("config");
+
+    mailman.post(&post(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        "[nomic] join Dave",
+        "mm-join",
+        "",
+    ));
+    let arrived = bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-join")).await;
+    assert_eq!(arrived.len(), 1, "Mailman delivered the post to the bot");
+    assert!(
+        arrived[0].contains(&format!("Reply-To: Dave <{dave}>"))
+            && arrived[0].contains(&format!("List-Id: {list_id}")),
+        "{}",
+        arrived[0]
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert!(bot.cli(&["state", "--json"]).contains(&dave));
+
+    // Dave's own Reply-To names Bob; Mailman appends Dave after it.
+    mailman.post(
+        &post(
+            &format!("Dave <{dave}>"),
+            &bot.list(),
+            "[nomic] rename Bobby",
+            "mm-rename",
+            "",
+        )
+        .replacen("To: ", &format!("Reply-To: {bob}\r\nTo: "), 1),
+    );
+    let arrived = bot
+        .wait_for(&bot.bot(), 1, |m| m.contains("mm-rename"))
+        .await;
+    assert!(
+        arrived[0]
+            .replace("\r\n ", " ")
+            .contains(&format!("Reply-To: {bob}, Dave <{dave}>")),
+        "Mailman's munging as read from its source: {}",
+        arrived[0]
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "credited to nobody: {out}");
+    let state = bot.cli(&["state", "--json"]);
+    assert!(!state.contains("Bobby"), "nobody was renamed: {state}");
+    let told = bot
+        .wait_for(&dave, 1, |m| {
+            is_from_bot(m) && m.contains("named several addresses as possible authors")
+        })
+        .await;
+    assert_eq!(told.len(), 1, "Dave, named last, is told");
+}
