@@ -533,3 +533,93 @@ async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() 
         .await;
     assert_eq!(told.len(), 1, "Dave, named last, is told");
 }
+
+/// The corpus of real list mail under `tests/corpus/lists/`: what Mailman 3 and
+/// mlmmj from Debian made of players' posts in the tests above, with the
+/// addresses renamed to the shipped config's.
+fn list_corpus(name: &str) -> String {
+    let path = crate::support::repo_root()
+        .join("tests/corpus/lists")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn shipped_bot() -> crate::support::LocalBot {
+    crate::support::LocalBot::with_config(&nomicbot::config::DEFAULT_CONFIG.replace(
+        "# list_id = \"game-list.nomic.example\"",
+        "list_id = \"game-list.nomic.example\"",
+    ))
+}
+
+/// Issue 11 item 1, from Mailman 3's own output: `From: Dave via Game-list`
+/// with `Reply-To: bob@..., Dave <dave@...>` renames nobody (Bob least of
+/// all), and Dave, whom Mailman names last, is told why.
+#[test]
+fn a_munged_post_is_credited_to_another_player_no_more() {
+    let bot = shipped_bot();
+    let t0 = crate::support::at("2026-11-24T10:00:00Z");
+    bot.deliver("join-dave", &list_corpus("mailman3-munged.eml"), t0);
+    bot.deliver(
+        "join-bob",
+        &crate::support::message(
+            "bob@nomic.example",
+            "game-list@nomic.example",
+            "[nomic] join Bob",
+            "join-bob@players.test",
+            "",
+        ),
+        t0 + jiff::SignedDuration::from_mins(1),
+    );
+    bot.deliver(
+        "rename",
+        &list_corpus("mailman3-munged-with-own-reply-to.eml"),
+        t0 + jiff::SignedDuration::from_mins(2),
+    );
+    bot.once(t0 + jiff::SignedDuration::from_mins(3));
+    let state = bot.state_json();
+    assert!(
+        crate::support::player_id(&state, "Dave").is_number(),
+        "Dave, alone in Reply-To, joined: {state}"
+    );
+    assert!(crate::support::player_id(&state, "Bob").is_number());
+    assert!(
+        !state["players"].to_string().contains("Bobby"),
+        "nobody renamed: {state}"
+    );
+    let told: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("dave@nomic.example"))
+        .filter(|m| {
+            m.body
+                .contains("named several addresses as possible authors")
+        })
+        .collect();
+    assert_eq!(told.len(), 1, "Dave is told");
+    assert!(told[0].body.contains("rename Bobby"), "{}", told[0].body);
+    assert!(
+        bot.sent_mail()
+            .iter()
+            .all(|m| !m.is_to("bob@nomic.example") || !m.body.contains("possible authors")),
+        "Bob, named first, is not"
+    );
+    let aside = bot.inbox_with_status("aside");
+    assert!(aside.contains("cannot be told"), "{aside}");
+}
+
+/// Issue 11 item 2, from mlmmj's own output (`Precedence: bulk` in its
+/// customheaders, the prefix, the footer): the post is read and applied.
+#[test]
+fn a_list_that_stamps_precedence_bulk_is_ignored_whole_no_more() {
+    let bot = shipped_bot();
+    let t0 = crate::support::at("2026-11-24T10:00:00Z");
+    let post = list_corpus("mlmmj-precedence-bulk.eml");
+    assert!(post.contains("Precedence: bulk"));
+    bot.deliver("mlmmj", &post, t0);
+    bot.once(t0 + jiff::SignedDuration::from_mins(1));
+    let state = bot.state_json();
+    assert!(
+        crate::support::player_id(&state, "Alice").is_number(),
+        "{state}"
+    );
+}
