@@ -338,6 +338,7 @@ async fn held_announcements_vanish_unless_the_bot_is_exempt_from_moderation() {
 struct Mailman {
     dir: tempfile::TempDir,
     list: String,
+    rest: u16,
 }
 
 impl Mailman {
@@ -347,20 +348,21 @@ impl Mailman {
             "Mailman 3 is not installed: apt-get install mailman3 (.ci/run does)"
         );
         let dir = tempfile::tempdir().expect("mailman dir");
+        let rest = crate::support::free_port();
         let var = dir.path().join("var");
         std::fs::create_dir_all(&var).expect("var");
         let config = format!(
             "[mailman]\nsite_owner: {owner}\nlayout: here\n\
              [paths.here]\nvar_dir: {var}\npid_file: {var}/master.pid\nbin_dir: /usr/lib/mailman3/bin\n\
              [database]\nclass: mailman.database.sqlite.SQLiteDatabase\nurl: sqlite:///{var}/mailman.db\n\
-             [webservice]\nport: {rest}\nadmin_user: restadmin\nadmin_pass: restpass\n\
+             [webservice]\nhostname: 127.0.0.1\nport: {rest}\nadmin_user: restadmin\nadmin_pass: restpass\n\
              [mta]\nincoming: mailman.mta.null.NullMTA\noutgoing: mailman.mta.deliver.deliver\n\
              smtp_host: {host}\nsmtp_port: {smtp}\nlmtp_host: 127.0.0.1\nlmtp_port: {lmtp}\n\
              [archiver.prototype]\nenable: no\n[archiver.mhonarc]\nenable: no\n\
              [archiver.mail_archive]\nenable: no\n[runner.nntp]\nclass: mailman.runners.nntp.NNTPRunner\ninstances: 0\n",
             owner = bot.player("owner"),
             var = var.display(),
-            rest = crate::support::free_port(),
+            rest = rest,
             lmtp = crate::support::free_port(),
             host = bot.servers.host,
             smtp = bot.servers.smtp_port,
@@ -387,12 +389,18 @@ impl Mailman {
              \x20   mlist.dmarc_mitigate_unconditionally = True\n\
              \x20   mlist.subject_prefix = '[game-list] '\n\
              \x20   mlist.default_member_action = Action.accept\n\
-             \x20   mlist.default_nonmember_action = Action.accept\n",
+             \x20   mlist.default_nonmember_action = Action.accept\n\
+             def moderate_everyone(mlist):\n\
+             \x20   mlist.default_member_action = Action.hold\n\
+             \x20   mlist.default_nonmember_action = Action.hold\n\
+             \x20   for member in mlist.members.members:\n\
+             \x20       member.moderation_action = None\n",
         )
         .expect("settings");
         let mailman = Mailman {
             dir,
             list: bot.list(),
+            rest,
         };
         // The master stays behind with whatever it inherits: its output goes to
         // a file, not to a pipe this test would wait on for ever.
@@ -438,6 +446,75 @@ impl Mailman {
             String::from_utf8_lossy(&output.stderr)
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// One call to Mailman's REST API, as the README gives it, answered with the
+    /// response's body. HTTP/1.0 keeps the reading simple.
+    fn rest(&self, method: &str, path: &str, form: &str) -> String {
+        use std::io::Read;
+        // The REST server is the last of Mailman's runners to come up.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut stream = loop {
+            match std::net::TcpStream::connect(("127.0.0.1", self.rest)) {
+                Ok(stream) => break stream,
+                Err(error) if std::time::Instant::now() > deadline => {
+                    panic!("Mailman's REST server never answered: {error}")
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(200)),
+            }
+        };
+        write!(
+            stream,
+            "{method} {path} HTTP/1.0\r\nHost: localhost\r\n\
+             Authorization: Basic cmVzdGFkbWluOnJlc3RwYXNz\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\n\
+             Content-Length: {}\r\n\r\n{form}",
+            form.len()
+        )
+        .expect("request");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("response");
+        assert!(
+            response.starts_with("HTTP/1.0 2") || response.starts_with("HTTP/1.1 2"),
+            "{method} {path}: {response}"
+        );
+        response
+            .split_once("\r\n\r\n")
+            .map_or(String::new(), |(_, body)| body.to_owned())
+    }
+
+    /// The README's exemption: `PATCH /3.1/members/<id>` with
+    /// `moderation_action=accept` for the bot's subscription.
+    fn exempt(&self, address: &str) {
+        let found = self.rest(
+            "GET",
+            &format!(
+                "/3.1/members/find?list_id={}&subscriber={address}",
+                self.list.replace('@', ".")
+            ),
+            "",
+        );
+        let link = found
+            .split("\"self_link\": \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("the bot's member link");
+        let path = link.split_once("/3.1/").map_or(link, |(_, path)| path);
+        self.rest("PATCH", &format!("/3.1/{path}"), "moderation_action=accept");
+    }
+
+    /// How many posts wait for a moderator.
+    fn held(&self) -> usize {
+        let body = self.rest(
+            "GET",
+            &format!("/3.1/lists/{}/held", self.list.replace('@', ".")),
+            "",
+        );
+        body.split("\"total_size\": ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
     }
 
     /// What Postfix's LMTP delivery to Mailman does: the post enters the list's
@@ -622,4 +699,57 @@ fn a_list_that_stamps_precedence_bulk_is_ignored_whole_no_more() {
         crate::support::player_id(&state, "Alice").is_number(),
         "{state}"
     );
+}
+
+/// Issue 11, "Held announcements vanish", behind Mailman 3 with every member
+/// moderated: the README's REST call exempts the bot, whose announcement then
+/// reaches the members at once, while a player's post waits for a moderator.
+#[tokio::test(flavor = "multi_thread")]
+async fn held_announcements_vanish_unless_mailman_exempts_the_bot() {
+    let bot = ImapBot::new("mailman-mod");
+    let (alice, bob) = (bot.player("alice"), bot.player("bob"));
+    let mailman = Mailman::start(&bot, &[&bot.bot(), &alice, &bob]);
+    mailman.run(&[
+        "withlist",
+        "-r",
+        "game_settings.moderate_everyone",
+        "-l",
+        &mailman.list,
+    ]);
+    mailman.exempt(&bot.bot());
+
+    mailman.post(&post(
+        &format!("Alice <{alice}>"),
+        &bot.list(),
+        "[nomic] join Alice",
+        "mod-1",
+        "",
+    ));
+    // Alice joins in private; the bot announces on the list.
+    bot.send(&alice, false, "[nomic] join Alice", "mod-2", "")
+        .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mod-2")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    let announcement = bot.wait_for(&bot.list(), 1, is_from_bot).await;
+    assert_eq!(announcement.len(), 1);
+    // What Postfix would hand Mailman: the announcement, as it reached the list.
+    let raw = announcement[0]
+        .split_once("\r\n\r\n")
+        .map(|(head, body)| {
+            let head: Vec<&str> = head
+                .split("\r\n")
+                .filter(|line| {
+                    !line.starts_with("Return-Path:") && !line.starts_with("Delivered-To:")
+                })
+                .collect();
+            format!("{}\r\n\r\n{body}", head.join("\r\n"))
+        })
+        .expect("a message");
+    mailman.post(&raw);
+    let relayed = bot
+        .wait_for(&bob, 1, |m| is_from_bot(m) && m.contains("List-Id:"))
+        .await;
+    assert_eq!(relayed.len(), 1, "bob reads the announcement at once");
+    assert_eq!(mailman.held(), 1, "only the player's post waits");
 }
