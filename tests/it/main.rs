@@ -12,6 +12,7 @@ mod dictionary;
 mod e2e;
 mod e2e_ghost;
 mod e2e_ruletag;
+mod fuzz;
 mod ghost;
 mod golden;
 mod hardening;
