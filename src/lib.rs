@@ -8,6 +8,8 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod games;
 pub mod mail;
 pub mod pipeline;

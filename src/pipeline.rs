@@ -1118,18 +1118,7 @@ impl Bot {
         };
         Ok(Ok((
             sender,
-            Message {
-                tag: tag.tag.clone(),
-                // The subject of a reply or a forward repeats someone else's: it is
-                // no command of the person replying (nor of an auto-responder that
-                // sends no RFC 3834 header). The tag still routes the body's lines.
-                subject_rest: if tag.reply {
-                    String::new()
-                } else {
-                    tag.rest.clone()
-                },
-                body_lines: envelope.command_lines.clone(),
-            },
+            tagged_message(tag, envelope.command_lines.clone()),
         )))
     }
 
@@ -1273,6 +1262,23 @@ impl Bot {
                 self.render_one(&mail, cause, index + n, thread, Kind::Reply, now)
             })
             .collect()
+    }
+}
+
+/// What the router reads of a tagged message: its tag, the rest of its subject and
+/// its command lines.
+pub fn tagged_message(tag: &parse::SubjectTag, body_lines: Vec<String>) -> Message {
+    Message {
+        tag: tag.tag.clone(),
+        // The subject of a reply or a forward repeats someone else's: it is no
+        // command of the person replying (nor of an auto-responder that sends no
+        // RFC 3834 header). The tag still routes the body's lines.
+        subject_rest: if tag.reply {
+            String::new()
+        } else {
+            tag.rest.clone()
+        },
+        body_lines,
     }
 }
 

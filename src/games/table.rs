@@ -54,7 +54,6 @@ impl Table {
         tag: &str,
         lines: &[&str],
     ) -> Outcome {
-        self.run_until(at);
         let ctx = Ctx {
             now: at,
             sender: Address::new(from),
@@ -67,8 +66,15 @@ impl Table {
             subject_rest: String::new(),
             body_lines: lines.iter().map(|l| l.to_string()).collect(),
         };
-        let outcome = self.world.handle(&message, &ctx, &self.params);
-        self.record(at, &outcome.events);
+        self.handle(&message, &ctx)
+    }
+
+    /// Applies one message as the router reads it (a subject's rest included), at
+    /// `ctx.now`, once every deadline due by then has fired.
+    pub fn handle(&mut self, message: &Message, ctx: &Ctx) -> Outcome {
+        self.run_until(ctx.now);
+        let outcome = self.world.handle(message, ctx, &self.params);
+        self.record(ctx.now, &outcome.events);
         self.mail.extend(outcome.mail.iter().cloned());
         self.last = outcome.report.clone();
         outcome

@@ -101,6 +101,9 @@ pub struct ParseOptions {
     pub footer_markers: Vec<String>,
 }
 
+/// The defect of a message the MIME parser panicked on.
+pub const PARSER_PANICKED: &str = "the MIME parser panicked on this message";
+
 /// Reads one raw message. Never fails: what cannot be read is left empty and
 /// noted in `defects`, so the caller can still store, answer or set aside the message.
 pub fn parse(raw: &[u8], options: &ParseOptions) -> Envelope {
@@ -108,7 +111,7 @@ pub fn parse(raw: &[u8], options: &ParseOptions) -> Envelope {
     // on one hostile message, so a panic is turned into a defect instead.
     match catch_unwind(AssertUnwindSafe(|| parse_message(raw, options))) {
         Ok(envelope) => envelope,
-        Err(_) => empty_envelope(vec!["the MIME parser panicked on this message".to_string()]),
+        Err(_) => empty_envelope(vec![PARSER_PANICKED.to_string()]),
     }
 }
 

@@ -13,6 +13,7 @@ mod e2e;
 mod e2e_ghost;
 mod e2e_ruletag;
 mod faults;
+mod fuzz;
 mod ghost;
 mod golden;
 mod hardening;
