@@ -14,6 +14,7 @@ mod e2e_ghost;
 mod e2e_ruletag;
 mod faults;
 mod fuzz;
+mod fuzz_regressions;
 mod ghost;
 mod golden;
 mod hardening;
