@@ -322,7 +322,7 @@ fn default_footer_markers() -> Vec<String> {
 }
 
 /// Who holds which office, by address.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OfficersConfig {
     /// The officer(s) who keep the rules: they enact, amend and repeal under [ruleset].
@@ -336,6 +336,40 @@ pub struct OfficersConfig {
     /// `"Rule Tag Moderator" = ["rtm@..."]`, `Referee = [...]`, `Wrangler = [...]`.
     #[serde(default)]
     pub offices: std::collections::BTreeMap<String, Vec<String>>,
+    /// The offices a moderator may appoint to by mail (`appoint OFFICE ADDRESS
+    /// because REASON` under [nomic]) besides the keepers of the rules, the offices
+    /// above and those the games name: by default every office the rule texts name.
+    #[serde(default = "default_office_names")]
+    pub names: Vec<String>,
+}
+
+/// The offices the shipped rule texts name (Ackanomic 1209–1250, Ghost, Gnomic,
+/// Rule Tag): appointable by mail before any game that needs them is set up.
+impl Default for OfficersConfig {
+    fn default() -> Self {
+        OfficersConfig {
+            rules: Vec::new(),
+            copy_private_to: Vec::new(),
+            offices: Default::default(),
+            names: default_office_names(),
+        }
+    }
+}
+
+fn default_office_names() -> Vec<String> {
+    [
+        "Rule Tag Moderator",
+        "Officer in charge of Random Things",
+        "Referee",
+        "GamesMaster",
+        "Wrangler",
+        "Scholar",
+        "Treasure-Harfer",
+        "Judge",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
 }
 
 /// The currencies of the nomic (`[[accounts.currency]]`).

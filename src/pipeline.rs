@@ -684,7 +684,9 @@ impl Bot {
                     &ctx,
                     &trust,
                     &self.world.shared.players,
-                    self.params.officers(),
+                    self.params
+                        .with_offices(&self.world.shared.offices)
+                        .officers(),
                     &mut outcome,
                 ) {
                     let refused = auth::Refused::officer(&ctx.sender, &trust);
@@ -1317,6 +1319,7 @@ pub fn game_params(
                 .collect(),
             of_games: Vec::new(),
             withdrawn: Vec::new(),
+            known: config.officers.names.clone(),
         },
         config.calendar.clone(),
         lexicon,

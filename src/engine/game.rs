@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::accounts::{self, Accounts};
 use super::calendar::{self, Calendar, Deadline, Schedule};
 use super::dictionary::Lexicon;
+use super::offices::{self, Offices};
 use super::players::{self, PlayerId, Registry};
 use super::random::{self, RandomOfficer};
 use super::ruleset::{self, Ruleset};
@@ -269,6 +270,9 @@ pub struct Shared {
     /// Sealed actions, secret until their deadline.
     #[serde(default)]
     pub sealed: Arc<SealedBox>,
+    /// The offices appointed and dismissed by mail.
+    #[serde(default)]
+    pub offices: Arc<Offices>,
 }
 
 /// An event of the shared world.
@@ -280,6 +284,7 @@ pub enum SharedEvent {
     Schedule(calendar::Event),
     Random(random::Event),
     Sealed(sealed::Event),
+    Offices(offices::Event),
 }
 
 impl Shared {
@@ -291,6 +296,7 @@ impl Shared {
             SharedEvent::Schedule(e) => Arc::make_mut(&mut self.schedule).apply_event(e, at),
             SharedEvent::Random(e) => Arc::make_mut(&mut self.random).apply_event(e, at),
             SharedEvent::Sealed(e) => Arc::make_mut(&mut self.sealed).apply_event(e),
+            SharedEvent::Offices(e) => Arc::make_mut(&mut self.offices).apply_event(e),
         }
     }
 
@@ -322,6 +328,9 @@ pub struct Officers {
     /// whose officers are not in these lists (a referee in its state, a moderator
     /// in its own section) asks `is_withdrawn`.
     pub withdrawn: Vec<Address>,
+    /// The offices a moderator may appoint to by mail besides those above: the
+    /// offices the rule texts name (`[officers] names`).
+    pub known: Vec<String>,
 }
 
 impl Officers {
@@ -356,6 +365,68 @@ impl Officers {
         }
         officers.withdrawn.push(address.clone());
         officers
+    }
+
+    /// Who holds an office, from wherever it is kept: the keepers of the rules,
+    /// an office of bot.toml, or one a game names (its own section's moderator).
+    pub fn holders_of(&self, office: &str) -> Vec<Address> {
+        if office.eq_ignore_ascii_case(super::offices::KEEPER) {
+            return self.rules.clone();
+        }
+        self.holders(office)
+            .or_else(|| {
+                self.of_games
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(office))
+                    .map(|(_, holders)| holders)
+            })
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The holders bot.toml (or an earlier appointment) names for an office: not a
+    /// game's default holder (the first moderator standing in for a vacant office),
+    /// whom the first appointment replaces.
+    pub fn configured(&self, office: &str) -> Vec<Address> {
+        if office.eq_ignore_ascii_case(super::offices::KEEPER) {
+            return self.rules.clone();
+        }
+        self.holders(office).cloned().unwrap_or_default()
+    }
+
+    /// Puts the holders of an office where `holders_of` finds them first.
+    pub fn set_holders(&mut self, office: &str, holders: Vec<Address>) {
+        if office.eq_ignore_ascii_case(super::offices::KEEPER) {
+            self.rules = holders;
+            return;
+        }
+        match self
+            .offices
+            .iter_mut()
+            .find(|(name, _)| name.eq_ignore_ascii_case(office))
+        {
+            Some((_, current)) => *current = holders,
+            None => {
+                self.offices.insert(office.to_owned(), holders);
+            }
+        }
+    }
+
+    /// Every office a moderator may appoint to: the keepers of the rules, the
+    /// offices of bot.toml, those the games name and those the rule texts name.
+    pub fn office_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = vec![super::offices::KEEPER.to_owned()];
+        let more = self
+            .offices
+            .keys()
+            .chain(self.of_games.iter().map(|(name, _)| name))
+            .chain(&self.known);
+        for name in more {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                names.push(name.clone());
+            }
+        }
+        names
     }
 
     /// The holders the configuration names for an office, if it names the office.
@@ -419,6 +490,7 @@ pub struct View<'a> {
     pub schedule: &'a Schedule,
     pub random: &'a RandomOfficer,
     pub sealed: &'a SealedBox,
+    pub offices: &'a Offices,
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
@@ -433,6 +505,7 @@ impl<'a> View<'a> {
             schedule: &shared.schedule,
             random: &shared.random,
             sealed: &shared.sealed,
+            offices: &shared.offices,
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),

@@ -79,6 +79,8 @@ impl World {
         caught_up_at: Timestamp,
         entropy: [u8; 32],
     ) -> Outcome {
+        let in_force = params.with_offices(&self.shared.offices);
+        let params = &*in_force;
         let phase = |phase, events: Vec<Event>, mail| Outcome {
             events,
             mail,

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::accounts;
 use crate::engine::calendar;
 use crate::engine::game::{Effect, Game, Officers, Script, Setting, Shared, SharedEvent, View};
+use crate::engine::offices::{self, Offices};
 use crate::engine::players;
 use crate::engine::random;
 use crate::engine::ruleset;
@@ -73,6 +74,7 @@ macro_rules! games {
             Schedule(calendar::Event),
             Random(random::Event),
             Sealed(sealed::Event),
+            Offices(offices::Event),
             Override(Override),
             $($variant(<$module::$($game)::+ as Game>::Event),)*
         }
@@ -182,6 +184,9 @@ impl World {
                 .apply_event(&SharedEvent::Schedule(e.clone()), at),
             Event::Random(e) => self.shared.apply_event(&SharedEvent::Random(e.clone()), at),
             Event::Sealed(e) => self.shared.apply_event(&SharedEvent::Sealed(e.clone()), at),
+            Event::Offices(e) => self
+                .shared
+                .apply_event(&SharedEvent::Offices(e.clone()), at),
             Event::Override(Override::Voided { message_id, .. }) => {
                 self.voided.push(message_id.clone())
             }
@@ -346,6 +351,18 @@ impl Params {
         G::params(self)
     }
 
+    /// These parameters with the officers in force: bot.toml's, changed by the
+    /// appointments and dismissals made by mail. Every step reads the officers
+    /// through this, so an appointment counts from the next message on.
+    pub fn with_offices(&self, offices: &Offices) -> std::borrow::Cow<'_, Params> {
+        if offices.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut params = self.clone();
+        params.setting.officers = offices.applied_to(&self.setting.officers);
+        std::borrow::Cow::Owned(params)
+    }
+
     /// The parameters, with the offices the games name added to the officers
     /// (for the `officers` roster).
     pub fn new(
@@ -426,6 +443,7 @@ pub fn shared_event(event: SharedEvent) -> Event {
         SharedEvent::Schedule(e) => Event::Schedule(e),
         SharedEvent::Random(e) => Event::Random(e),
         SharedEvent::Sealed(e) => Event::Sealed(e),
+        SharedEvent::Offices(e) => Event::Offices(e),
     }
 }
 

@@ -34,6 +34,8 @@ impl World {
     /// Applies a tagged message, line by line: each line sees the effects of the lines
     /// before it. `self` is not changed; the caller records the events.
     pub fn handle(&self, message: &Message, ctx: &Ctx, params: &Params) -> Outcome {
+        let in_force = params.with_offices(&self.shared.offices);
+        let params = &*in_force;
         let game = base_tag(&message.tag);
         if game == "help" {
             return Outcome {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crate::engine::game::{Game, NoEvent, Officers, SharedEvent, Tx};
 use crate::engine::{
-    Ctx, Done, NotUnderstood, Refusal, Sentence, Timestamp, accounts, players, ruleset, split_verb,
+    Ctx, Done, NotUnderstood, Refusal, Sentence, Timestamp, accounts, offices, players, ruleset,
+    split_verb,
 };
 
 use super::random_officer;
@@ -42,6 +43,8 @@ pub enum NomicCommand {
     Random(random_officer::Command),
     /// `officers`: who holds which office.
     Officers,
+    /// A moderator's `appoint` or `dismiss`.
+    Office(offices::Command),
 }
 
 impl Game for Nomic {
@@ -60,6 +63,9 @@ impl Game for Nomic {
         }
         if verb == "officers" && rest.is_empty() {
             return Ok(NomicCommand::Officers);
+        }
+        if let Some(command) = offices::parse(&verb, rest) {
+            return command.map(NomicCommand::Office);
         }
         let players_error = match players::parse(line) {
             Ok(command) => return Ok(NomicCommand::Players(command)),
@@ -97,6 +103,13 @@ impl Game for Nomic {
             NomicCommand::Random(command) => random_officer::apply(tx, command, ctx),
             NomicCommand::Officers => {
                 Ok(Sentence::new("officers").arg("offices", roster(&tx.setting().officers)))
+            }
+            NomicCommand::Office(command) => {
+                let view = tx.view();
+                let done = view
+                    .offices
+                    .apply(command, ctx, view.officers, view.players)?;
+                Ok(record(tx, done, SharedEvent::Offices))
             }
         }
     }

@@ -22,6 +22,7 @@ mod hardening_engine;
 mod hardening_mail;
 mod list_manager;
 mod list_reading;
+mod offices;
 mod ruletag;
 mod samples;
 mod scenarios;

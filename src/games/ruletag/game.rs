@@ -15,17 +15,16 @@ use super::{Command, Event, OFFICE, Params, TAG, nweek_of_deadline};
 /// Rule Tag, refereed by the bot as the Rule Tag Moderator's deputy.
 pub struct RuleTag;
 
-/// The Rule Tag Moderator: `[ruletag] moderator`, else the holder of the office,
-/// else the first moderator.
+/// The Rule Tag Moderator: the (first) holder of the office, as bot.toml or a
+/// moderator's `appoint` names em; else `[ruletag] moderator`; else the first
+/// moderator. An office emptied by `dismiss` falls to the moderators, not back to
+/// `[ruletag] moderator`, whom the office's holders already started from.
 pub fn moderator(officers: &Officers, params: &Params) -> Option<Address> {
-    if let Some(address) = &params.moderator {
-        return Some(Address::new(address));
-    }
-    officers
-        .holders(OFFICE)
-        .and_then(|holders| holders.first())
-        .or(officers.moderators.first())
-        .cloned()
+    let holder = match officers.holders(OFFICE) {
+        Some(holders) => holders.first().cloned(),
+        None => params.moderator.as_deref().map(Address::new),
+    };
+    holder.or_else(|| officers.moderators.first().cloned())
 }
 
 impl Game for RuleTag {
