@@ -7,7 +7,7 @@
 //! parts it changes.
 //!
 //! Run: `cargo bench --bench history` (`BENCH_HISTORY=1000,10000` to choose the
-//! sizes, `BENCH_SAMPLES=N` messages of each kind per size, default 15). Prints
+//! sizes, `BENCH_SAMPLES=N` messages of each kind per size, default 9). Prints
 //! figures; asserts only that every message was applied.
 
 use std::sync::Arc;
@@ -99,7 +99,7 @@ fn main() {
     let samples: usize = std::env::var("BENCH_SAMPLES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(15);
+        .unwrap_or(9);
     println!(
         "one message against the length of history (median of {samples}, ms; live state = snapshot JSON)"
     );

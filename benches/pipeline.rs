@@ -5,7 +5,7 @@
 //! no bot), so the ratio to the physical limit can be read off.
 //!
 //! Run: `eval "$(../shared/mailtest/start)"; cargo bench --bench pipeline`
-//! (`BENCH_MESSAGES=N` to change the count, default 300). Prints figures; asserts
+//! (`BENCH_MESSAGES=N` to change the count, default 200). Prints figures; asserts
 //! only that every message made it.
 
 use std::time::{Duration, Instant};
@@ -179,7 +179,7 @@ fn main() {
     let n: usize = std::env::var("BENCH_MESSAGES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(200);
     let s = servers();
     let run = format!("{:x}", Timestamp::now().as_millisecond() % 0xff_ffff);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -168,7 +168,15 @@ fn aliases(list: &[crate::engine::Address]) -> String {
 pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
     let rows = bot.store.outbox()?;
     if json {
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?));
+        let whole: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|row| {
+                let mut value = serde_json::to_value(row)?;
+                value["message"] = whole_message(&row.raw);
+                Ok(value)
+            })
+            .collect::<Result<_>>()?;
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&whole)?));
     }
     let mut out = String::new();
     for row in rows {
@@ -189,6 +197,58 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
         )?;
     }
     Ok(out)
+}
+
+/// An outgoing message as an operator reads it: To, Cc, From and Subject decoded,
+/// every header in order (encoded words decoded, folded lines joined) and the
+/// body as text.
+fn whole_message(raw: &[u8]) -> serde_json::Value {
+    use mail_parser::{HeaderValue, MessageParser};
+    let Some(message) = MessageParser::default().parse(raw) else {
+        return serde_json::json!({ "unreadable": String::from_utf8_lossy(raw) });
+    };
+    let addresses = |list: Option<&mail_parser::Address<'_>>| -> Vec<String> {
+        list.map(|list| {
+            list.iter()
+                .map(|a| match (a.name(), a.address()) {
+                    (Some(name), Some(address)) => format!("{name} <{address}>"),
+                    (None, Some(address)) => address.to_owned(),
+                    (name, None) => name.unwrap_or_default().to_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let headers: Vec<serde_json::Value> = message
+        .headers()
+        .iter()
+        .map(|header| {
+            let value = match header.value() {
+                HeaderValue::Address(list) => addresses(Some(list)).join(", "),
+                HeaderValue::Text(_) | HeaderValue::TextList(_) => {
+                    header.value().as_text_list().unwrap_or_default().join(", ")
+                }
+                _ => {
+                    let span = raw
+                        .get(header.offset_start() as usize..header.offset_end() as usize)
+                        .unwrap_or_default();
+                    String::from_utf8_lossy(span)
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            serde_json::json!({ "name": header.name(), "value": value })
+        })
+        .collect();
+    serde_json::json!({
+        "from": addresses(message.from()).join(", "),
+        "to": addresses(message.to()),
+        "cc": addresses(message.cc()),
+        "subject": message.subject().unwrap_or_default(),
+        "headers": headers,
+        "body": message.body_text(0).unwrap_or_default(),
+    })
 }
 
 pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<String> {

@@ -640,3 +640,26 @@ async fn the_daemon_fires_a_deadline_three_days_after_a_message_at_exactly_that_
         "fired at the deadline itself, not when the bot woke"
     );
 }
+
+#[test]
+fn item11_a_test_with_servers_of_its_own_starts_them_beside_anything_on_the_old_fixed_ports() {
+    // The SMTP-outage test once started its pair on 11143/11025 and failed when
+    // anything else held them. Hold them (when free) and start a pair all the same.
+    let _held: Vec<std::net::TcpListener> = [11143, 11025]
+        .into_iter()
+        .filter_map(|port| std::net::TcpListener::bind(("127.0.0.1", port)).ok())
+        .collect();
+    let own = OwnServers::start("busy-ports", false);
+    let servers = own.servers();
+    assert!(
+        ![11143, 11025].contains(&servers.imap_port)
+            && ![11143, 11025].contains(&servers.smtp_port),
+        "{} {}",
+        servers.imap_port,
+        servers.smtp_port
+    );
+    let mut banner = String::new();
+    let stream = std::net::TcpStream::connect(("127.0.0.1", servers.smtp_port)).expect("smtp");
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stream), &mut banner).expect("banner");
+    assert!(banner.starts_with("220"), "{banner}");
+}
