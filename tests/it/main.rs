@@ -23,6 +23,7 @@ mod hardening_mail;
 mod list_manager;
 mod list_reading;
 mod ruletag;
+mod ruletag_issue12;
 mod samples;
 mod scenarios;
 mod secrecy;
