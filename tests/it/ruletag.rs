@@ -2177,10 +2177,16 @@ fn rule_tag_moderation_2_a_moderator_with_an_rtl_is_moved_to_null_and_pays_nothi
     assert_eq!(points(&bot, "Earl"), "40");
     assert_eq!(points(&bot, "Mod"), "10");
     let second = second_notification(&bot, 6);
-    assert_has(&second, "Move Actions: Earl, the Rule Tag Moderator, was on rule 325; rule \"rule tag moderation\" 2) says ey must move to null as soon as possible, so the bot moves em there.");
+    assert_has(
+        &second,
+        "Move Actions: Earl, the Rule Tag Moderator, was on rule 325; rule \"rule tag moderation\" 2) says ey must move to null as soon as possible, so the bot moves em there.",
+    );
     assert_has(&second, "Move Actions: Earl moved from 325 to null.");
     assert_lacks(&second, "Earl moved to null this turn and loses");
-    assert_has(&second, "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.");
+    assert_has(
+        &second,
+        "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.",
+    );
     assert_has(
         &second,
         "Award: Earl receives the weekly award of 10 points.",
@@ -2210,7 +2216,10 @@ fn rule_tag_moderation_4_the_moderator_does_not_pay_for_moving_to_null() {
     let second = second_notification(&bot, 6);
     assert_lacks(&second, "moved to null this turn and loses");
     assert_lacks(&second, "the bot moves em there");
-    assert_has(&second, "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.");
+    assert_has(
+        &second,
+        "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.",
+    );
     assert_has(
         &second,
         "Award: Earl receives the weekly award of 10 points.",

@@ -159,9 +159,18 @@ fn item4_a_moderator_takes_over_a_game_begun_before_the_bot_in_one_message() {
         "Earl is now in possession of the rule tag ball, on eir RTL, 325.",
     );
     // The state the game had when the bot took over.
-    assert_eq!(standing(&bot, "Earl"), ("Earth".into(), json!(325), "40".into()));
-    assert_eq!(standing(&bot, "Ariel"), ("Water".into(), json!(407), "25".into()));
-    assert_eq!(standing(&bot, "Phoebe"), ("Fire".into(), Value::Null, "0".into()));
+    assert_eq!(
+        standing(&bot, "Earl"),
+        ("Earth".into(), json!(325), "40".into())
+    );
+    assert_eq!(
+        standing(&bot, "Ariel"),
+        ("Water".into(), json!(407), "25".into())
+    );
+    assert_eq!(
+        standing(&bot, "Phoebe"),
+        ("Fire".into(), Value::Null, "0".into())
+    );
     assert_eq!(object(&bot, "rule tag ball"), (json!(325), json!("Earl")));
     assert_eq!(object(&bot, "rule tag goal"), (json!(407), Value::Null));
     // Each override announced on the list, with the reason.
@@ -305,7 +314,12 @@ fn item4_a_forged_moderator_override_is_refused() {
 fn item4_with_rto_never_on_null_no_rto_is_given_on_null() {
     let bot = game_with(&["Earl"], &config("rto_never_on_null = true"));
     start(&bot);
-    private(&bot, "Mod", "give ball to Earl because a test", on(5, 1, 100));
+    private(
+        &bot,
+        "Mod",
+        "give ball to Earl because a test",
+        on(5, 1, 100),
+    );
     run_until(&bot, on(5, 1, 101));
     assert_has(
         &last_answer(&bot, MODERATOR),
@@ -320,7 +334,12 @@ fn item4_with_rto_never_on_null_no_rto_is_given_on_null() {
 #[test]
 fn item5_the_moderator_gets_a_copy_of_refused_private_actions() {
     let bot = board(&["Earl", "Ariel"], 10, FAR_BALL, FAR_GOAL);
-    private(&bot, "Earl", "grab ball 50\nmove from 325 to 43", on(5, 2, 0));
+    private(
+        &bot,
+        "Earl",
+        "grab ball 50\nmove from 325 to 43",
+        on(5, 2, 0),
+    );
     run_until(&bot, on(5, 2, 1));
     let copy = copies(&bot, MODERATOR)
         .into_iter()
@@ -363,7 +382,12 @@ fn item5_the_moderator_gets_a_copy_of_refused_private_actions() {
 #[test]
 fn item6_the_notifications_keep_element_changes_and_the_moderators_pay_apart() {
     let bot = board(&["Earl", "Ariel"], 0, FAR_BALL, FAR_GOAL);
-    private(&bot, "Earl", "element fire\nmove from null to 325", on(5, 2, 0));
+    private(
+        &bot,
+        "Earl",
+        "element fire\nmove from null to 325",
+        on(5, 2, 0),
+    );
     private(&bot, "Mod", "element air", on(5, 2, 1));
     run_until(&bot, after_turn(5));
     let first = first_notification(&bot, 5);
@@ -459,8 +483,7 @@ fn item7_only_a_turn_that_draws_commits_and_reveals_a_random_period() {
     let commitment = bot
         .log_json()
         .into_iter()
-        .filter(|row| row.to_string().contains("period_started"))
-        .last()
+        .rfind(|row| row.to_string().contains("period_started"))
         .expect("the commitment in the log");
     assert_has(&commitment.to_string(), "2026-04-04T23:59:59Z");
 }
