@@ -1234,16 +1234,20 @@ impl Bot {
         let tag = message.tag.as_str();
         let mut to = vec![(ctx.sender.clone(), None)];
         // The officers who asked for them get a copy of what players do privately
-        // (a Rule Tag moderator must see the private actions).
-        if !ctx.public && outcome.report.iter().any(|r| r.status == Status::Done) {
-            for officer in self
+        // (a Rule Tag moderator must see the private actions); the game's own
+        // officers (`Game::private_copies`) also of what was refused, since they
+        // judge what is valid. The copy goes to each officer privately.
+        let done = outcome.report.iter().any(|r| r.status == Status::Done);
+        let judged = done || outcome.report.iter().any(|r| r.status == Status::Refused);
+        if !ctx.public && judged {
+            let asked = self
                 .config
                 .officers
                 .copy_private_to
                 .iter()
                 .map(|a| Address::new(a))
-                .chain(outcome.copies.iter().cloned())
-            {
+                .filter(|_| done);
+            for officer in asked.chain(outcome.copies.iter().cloned()) {
                 if to.iter().any(|(known, _)| *known == officer) {
                     continue;
                 }

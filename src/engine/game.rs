@@ -95,7 +95,8 @@ pub trait Game: Sized + 'static {
         false
     }
 
-    /// Who gets a copy of the answer to a private action under this game's tags.
+    /// Who gets a copy of the answer to a private message under this game's tags
+    /// whose lines were carried out or refused (the game's judges of validity).
     fn private_copies(_officers: &Officers, _params: &Self::Params) -> Vec<Address> {
         Vec::new()
     }

@@ -25,6 +25,7 @@ mod list_reading;
 mod offices;
 mod quick_start;
 mod ruletag;
+mod ruletag_issue12;
 mod samples;
 mod scenarios;
 mod secrecy;

@@ -217,9 +217,16 @@ pub fn placed(
 /// Earl (and `others`, with `points` each) on rule 325, Earl holding the ball there;
 /// the goal on 407. The test goes on in nweek 6.
 pub fn earl_holds_the_ball(others: &[(&str, u32)], points: i64) -> LocalBot {
+    earl_holds_the_ball_with(others, points, &config(""))
+}
+
+/// `earl_holds_the_ball` with a config of the test's own.
+pub fn earl_holds_the_ball_with(others: &[(&str, u32)], points: i64, config: &str) -> LocalBot {
     let mut players = vec!["Earl"];
     players.extend(others.iter().map(|(name, _)| *name));
-    let bot = board(&players, points, 325, 407);
+    let bot = game_with(&players, config);
+    start(&bot);
+    set_up(&bot, &players, points, 325, 407);
     private(
         &bot,
         "Earl",
@@ -808,11 +815,11 @@ fn rule_tag_all_actions_after_the_end_of_nday_8_are_refused() {
     );
     assert_has(&answers[1].body, &late);
     assert!(counted(&bot, true).is_empty());
-    assert!(
-        !replies_to(&bot, MODERATOR)
-            .iter()
-            .any(|m| m.subject.contains("Copy: earl@"))
-    );
+    // The moderator decides whether an action is valid: ey sees the refused
+    // private ones too (issue 12, item 5), and only the private ones.
+    let moderator_copies = copies(&bot, MODERATOR);
+    assert_eq!(moderator_copies.len(), 1, "the private message only");
+    assert_has(&moderator_copies[0].body, &late);
 
     run_until(&bot, after_turn(5));
     assert_eq!(standing(&bot, "Earl").1, Value::Null);
@@ -1962,9 +1969,10 @@ fn rule_tag_players_on_null_cannot_lose_points_as_a_result_of_rule_tag_actions_o
 
 #[test]
 fn rule_tag_an_rto_carried_to_null_falls_and_is_relocated_at_random() {
-    // An RTO is never on null: when its holder moves to null it falls and is put
-    // back on a rule at random (not the other RTO's).
-    let bot = earl_holds_the_ball(&[], 30);
+    // `rto_never_on_null = true`, the reading before issue 12: an RTO is never on
+    // null; when its holder moves to null it falls and is put back on a rule at
+    // random (not the other RTO's).
+    let bot = earl_holds_the_ball_with(&[], 30, &config("rto_never_on_null = true"));
     private(&bot, "Earl", "move to null", on(6, 2, 0));
     run_until(&bot, after_turn(6));
     assert_eq!(standing(&bot, "Earl").1, Value::Null);
@@ -2169,17 +2177,24 @@ fn rule_tag_moderation_2_a_moderator_with_an_rtl_is_moved_to_null_and_pays_nothi
     assert_eq!(points(&bot, "Earl"), "40");
     assert_eq!(points(&bot, "Mod"), "10");
     let second = second_notification(&bot, 6);
+    assert_has(
+        &second,
+        "Move Actions: Earl, the Rule Tag Moderator, was on rule 325; rule \"rule tag moderation\" 2) says ey must move to null as soon as possible, so the bot moves em there.",
+    );
     assert_has(&second, "Move Actions: Earl moved from 325 to null.");
     assert_lacks(&second, "Earl moved to null this turn and loses");
     assert_has(
         &second,
-        "The Rule Tag Moderator, Earl, receives the weekly award of 10 points.",
+        "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.",
     );
-    assert_has(&second, &score_change_line("Earl", 10));
-    // The ball Earl held fell and was put back on a rule.
-    let (rtl, holder) = object(&bot, "rule tag ball");
-    assert_eq!(holder, Value::Null);
-    assert!(rtl.is_u64(), "{rtl}");
+    assert_has(
+        &second,
+        "Award: Earl receives the weekly award of 10 points.",
+    );
+    // The award is pay for the post, not a change in score due to rule tag.
+    assert_has(&second, &score_change_line("Earl", 0));
+    // The ball Earl held went with em to null, still in eir possession.
+    assert_eq!(object(&bot, "rule tag ball"), (Value::Null, json!("Earl")));
     // Water beats Earth no more: Earl is on null, Ariel alone on 325.
     assert_eq!(points(&bot, "Ariel"), "30");
 }
@@ -2200,9 +2215,14 @@ fn rule_tag_moderation_4_the_moderator_does_not_pay_for_moving_to_null() {
     assert_eq!(points(&bot, "Earl"), "40");
     let second = second_notification(&bot, 6);
     assert_lacks(&second, "moved to null this turn and loses");
+    assert_lacks(&second, "the bot moves em there");
     assert_has(
         &second,
-        "The Rule Tag Moderator, Earl, receives the weekly award of 10 points.",
+        "Penalties: Earl moved to null this turn, free of the 10-point penalty: rule \"rule tag moderation\" 4) says the rule tag moderator does not pay points for moving to null.",
+    );
+    assert_has(
+        &second,
+        "Award: Earl receives the weekly award of 10 points.",
     );
 }
 
@@ -2235,7 +2255,12 @@ fn rule_tag_moderation_notification_1_shows_the_valid_actions_and_every_players_
     assert_has(&first, "posted at 2026-03-06 00:01 UTC.");
     assert_has(
         &first,
-        "    Earl:\n        element change to Fire (made privately)\n        move from null to 325 (made privately)\n        grab rule tag ball for 5 points (made privately)\n",
+        "    Earl:\n        move from null to 325 (made privately)\n        grab rule tag ball for 5 points (made privately)\n",
+    );
+    // An element change is no rule tag action: it is listed apart.
+    assert_has(
+        &first,
+        "Element changes (rule \"Elements\"; game actions of their own, not rule tag\nactions), in effect as the turn begins:\n\n    Earl: element change to Fire (made privately)\n",
     );
     assert_has(&first, "    Ariel:\n        move from null to 407\n");
     // Refused actions are not listed; Phoebe made none.
@@ -2303,7 +2328,7 @@ fn rule_tag_moderation_notification_2_shows_score_changes_the_rtos_and_every_oth
     assert_eq!(points(&bot, "Ariel"), "-10");
     assert_eq!(points(&bot, "Phoebe"), "35");
     assert_eq!(points(&bot, "Mod"), "10");
-    for (name, change) in [("Mod", 10), ("Earl", 10), ("Ariel", -30), ("Phoebe", 15)] {
+    for (name, change) in [("Mod", 0), ("Earl", 10), ("Ariel", -30), ("Phoebe", 15)] {
         assert_has(&second, &score_change_line(name, change));
     }
     assert_has(&second, &object_line("rule tag ball", 325, Some("Earl")));
@@ -2325,7 +2350,7 @@ fn rule_tag_moderation_notification_2_shows_score_changes_the_rtos_and_every_oth
     }
     assert_has(
         &second,
-        "The Rule Tag Moderator, Mod, receives the weekly award of 10 points.",
+        "Award: Mod receives the weekly award of 10 points.",
     );
     assert_has(&second, "Scores:");
     assert_has(&second, &format!("    {:<20} {}", "Phoebe", 35));
@@ -2352,7 +2377,7 @@ fn rule_tag_moderation_award_10_points_each_nweek() {
         let second = second_notification(&bot, nweek);
         assert_has(
             &second,
-            "The Rule Tag Moderator, Mod, receives the weekly award of 10 points.",
+            "Award: Mod receives the weekly award of 10 points.",
         );
         assert_lacks(&second, "censure");
     }
@@ -2371,9 +2396,9 @@ fn rule_tag_moderation_censure_when_the_notifications_are_late() {
     let second = second_notification(&bot, 5);
     assert_has(
         &second,
-        "The Rule Tag Moderator, Mod, receives the weekly award of 10 points. The notifications are late (the limit was 2026-03-08 00:00 UTC), so the\ncensure applies: Mod loses 20 points.",
+        "    Award: Mod receives the weekly award of 10 points.\n    Censure: the notifications are late (the limit was 2026-03-08 00:00 UTC), so Mod loses 20 points.\n",
     );
-    assert_has(&second, &score_change_line("Mod", -10));
+    assert_has(&second, &score_change_line("Mod", 0));
     assert_eq!(ruletag_state(&bot, false)["last_report"]["late"], true);
     // Both notifications went out, late.
     assert_has(
@@ -2800,8 +2825,9 @@ fn rule_tag_basketball_the_holder_of_the_ball_on_the_goals_rtl_gains_25() {
     assert_has(&second, &score_change_line("Earl", 25));
     assert_has(&second, &object_line("rule tag ball", ball, None));
 
-    // Each turn ends the game's random period, publishing its seed, and commits the
-    // next: the start's draws are in the first period, the basket's in the second.
+    // Each turn that draws ends the game's random period, publishing its seed: the
+    // start's draws are in the first period (ended by the first turn), the
+    // basket's in the second, committed a second before the turn.
     let random: Value =
         serde_json::from_str(&bot.cli_ok(&["state", "random", "--json"])).expect("json");
     let purposes = |period: usize| -> Vec<Value> {
@@ -2827,8 +2853,8 @@ fn rule_tag_basketball_the_holder_of_the_ball_on_the_goals_rtl_gains_25() {
         ]
     );
     assert!(
-        random["current"]["label"] == "rule tag",
-        "the next period is committed"
+        random["current"].is_null(),
+        "no next period is committed: the next turn commits one if it draws"
     );
     // `verify-random` re-runs these draws from the event log: see
     // rule_tag_state_a_processed_turn_is_in_the_event_log_and_replays.

@@ -10,7 +10,7 @@ use crate::engine::game::{Game, Officers, Secrecy, Tick, Tx, View};
 use crate::engine::{Address, Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
 use super::rules;
-use super::{Command, Event, OFFICE, Params, TAG, nweek_of_deadline};
+use super::{Command, Event, OFFICE, Params, TAG, nweek_of_deadline, nweek_of_draws_deadline};
 
 /// Rule Tag, refereed by the bot as the Rule Tag Moderator's deputy.
 pub struct RuleTag;
@@ -49,10 +49,11 @@ impl Game for RuleTag {
     }
 
     fn on_deadline(tx: &mut Tx<'_, RuleTag>, deadline: &Deadline, tick: &Tick) {
-        let Some(nweek) = nweek_of_deadline(&deadline.id) else {
-            return;
-        };
-        rules::end_of_nweek(tx, nweek, tick);
+        if let Some(nweek) = nweek_of_deadline(&deadline.id) {
+            rules::end_of_nweek(tx, nweek, tick);
+        } else if let Some(nweek) = nweek_of_draws_deadline(&deadline.id) {
+            rules::commit_draws(tx, nweek, tick);
+        }
     }
 
     /// An action sent privately stays secret until the end of its nweek; on the

@@ -81,6 +81,12 @@ pub struct Params {
     /// every turn, grabbed or not. Off (the default): only an RTO someone grabbed is
     /// knocked loose. See docs/rulings.md.
     pub drop_possessed_without_grab: bool,
+    /// An RTO is never on null (the reading before issue 12): when its holder moves
+    /// to null, or is set to null, it falls from eir hands and is relocated at
+    /// random at the end of the turn. Off (the default): the rule's own words, "it
+    /// moves whenever the player moves, and to the same RTL", null included. See
+    /// docs/rulings.md.
+    pub rto_never_on_null: bool,
     /// Rule "rule tag invalid paths": terms that never link two rules.
     pub invalid_terms: Vec<String>,
     /// The Rule Tag Moderator's address; when empty, the holder of the office in
@@ -104,6 +110,7 @@ impl Default for Params {
             moderator_award: 10,
             moderator_censure: 20,
             drop_possessed_without_grab: false,
+            rto_never_on_null: false,
             invalid_terms: vec!["Object".into(), "Game Object".into(), "Player".into()],
             moderator: None,
         }
@@ -339,6 +346,28 @@ pub enum Event {
         by: Address,
         reason: String,
     },
+    /// A moderator set a player's RTL; the RTOs ey holds go with em.
+    Placed {
+        player: PlayerId,
+        rtl: Rtl,
+        by: Address,
+        reason: String,
+    },
+    /// A moderator set a player's element.
+    ElementSet {
+        player: PlayerId,
+        element: Element,
+        by: Address,
+        reason: String,
+    },
+    /// A moderator gave a player possession of an RTO, which is now on eir RTL.
+    Given {
+        object: String,
+        player: PlayerId,
+        rtl: Rtl,
+        by: Address,
+        reason: String,
+    },
     /// The end of an nweek: the new standings and objects, and what happened.
     NweekEnded {
         #[serde(with = "as_pairs")]
@@ -373,6 +402,24 @@ pub enum Command {
         rtl: u32,
         reason: String,
     },
+    /// A moderator's: set a player's RTL (the RTOs ey holds go with em).
+    Place {
+        name: String,
+        rtl: Rtl,
+        reason: String,
+    },
+    /// A moderator's: set a player's element.
+    SetElement {
+        name: String,
+        element: Element,
+        reason: String,
+    },
+    /// A moderator's: give a player possession of an RTO, moving it to eir RTL.
+    Give {
+        object: String,
+        name: String,
+        reason: String,
+    },
     /// A moderator's ruling on a disputed game term: it is (or is not) defined in a rule.
     Term {
         term: String,
@@ -387,9 +434,20 @@ pub fn end_deadline_id(nweek: i64) -> String {
     format!("rule tag:end:{nweek}")
 }
 
+/// The deadline, a moment before the end of nweek `nweek`, at which the turn's
+/// random period is committed if the turn will draw.
+pub fn draws_deadline_id(nweek: i64) -> String {
+    format!("rule tag:draws:{nweek}")
+}
+
 /// The nweek a fired deadline ends, if it is one of this game's.
 pub fn nweek_of_deadline(id: &str) -> Option<i64> {
     id.strip_prefix("rule tag:end:")?.parse().ok()
+}
+
+/// The nweek whose turn's draws a fired deadline commits, if it is one of this game's.
+pub fn nweek_of_draws_deadline(id: &str) -> Option<i64> {
+    id.strip_prefix("rule tag:draws:")?.parse().ok()
 }
 
 impl RuleTag {
@@ -424,6 +482,28 @@ impl RuleTag {
                 if let Some(rto) = self.objects.iter_mut().find(|o| &o.name == object) {
                     rto.rtl = Some(*rtl);
                     rto.holder = None;
+                }
+            }
+            Event::Placed { player, rtl, .. } => {
+                self.standings.entry(*player).or_default().rtl = *rtl;
+                for rto in self.objects.iter_mut().filter(|o| o.holder == Some(*player)) {
+                    rto.rtl = *rtl;
+                }
+            }
+            Event::ElementSet {
+                player, element, ..
+            } => {
+                self.standings.entry(*player).or_default().element = *element;
+            }
+            Event::Given {
+                object,
+                player,
+                rtl,
+                ..
+            } => {
+                if let Some(rto) = self.objects.iter_mut().find(|o| &o.name == object) {
+                    rto.rtl = *rtl;
+                    rto.holder = Some(*player);
                 }
             }
             Event::NweekEnded {

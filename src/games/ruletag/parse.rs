@@ -6,7 +6,9 @@ use crate::engine::{NotUnderstood, Sentence, split_verb};
 
 const COMMANDS: &str = "element FIRE, move from 325 to 42 via \"score\", move to null, \
     grab ball 5, drop ball, status, help (moderators: start, void NAME move because REASON, \
-    relocate ball to 42 because REASON, term \"score\" defined in 42 because REASON)";
+    relocate ball to 42 because REASON, give ball to NAME because REASON, \
+    set NAME rtl 42 because REASON, set NAME element FIRE because REASON, \
+    term \"score\" defined in 42 because REASON)";
 
 fn usage(usage: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", usage))
@@ -169,6 +171,45 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
                     reason,
                 }),
                 _ => Err(usage(text)),
+            }
+        }
+        "give" => {
+            let text = "give OBJECT to PLAYER because REASON";
+            let (what, reason) = with_reason(rest, text)?;
+            match split_word(what, &["to"]) {
+                Some((object, name)) if !object.trim().is_empty() && !name.trim().is_empty() => {
+                    Ok(Command::Give {
+                        object: object_name(object),
+                        name: name.trim().to_owned(),
+                        reason,
+                    })
+                }
+                _ => Err(usage(text)),
+            }
+        }
+        "set" => {
+            let text = "set PLAYER rtl RULE|null because REASON (or: set PLAYER element FIRE because REASON)";
+            let (what, reason) = with_reason(rest, text)?;
+            if let Some((name, rtl)) = split_word(what, &["rtl"]) {
+                match parse_rtl(rtl) {
+                    Some(rtl) if !name.trim().is_empty() => Ok(Command::Place {
+                        name: name.trim().to_owned(),
+                        rtl,
+                        reason,
+                    }),
+                    _ => Err(usage(text)),
+                }
+            } else if let Some((name, element)) = split_word(what, &["element"]) {
+                match Element::from_word(element) {
+                    Some(element) if !name.trim().is_empty() => Ok(Command::SetElement {
+                        name: name.trim().to_owned(),
+                        element,
+                        reason,
+                    }),
+                    _ => Err(usage(text)),
+                }
+            } else {
+                Err(usage(text))
             }
         }
         "term" => {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use super::rules::{Times, end_deadline, times_after};
+use super::rules::{Times, end_deadlines, times_after};
 use super::turn::Turn;
 use super::{Action, Event, Params, RuleTag, Standing, TAG, rtl_text};
 use crate::engine::accounts::{self, Accounts, Holder};
@@ -124,6 +124,8 @@ impl Turn<'_, '_> {
     /// is mailed now, before anything drawn for the turn is announced.
     pub(super) fn notification_one(&mut self, times: &Times) {
         let mut actions = Vec::new();
+        let mut rule_tag_actions = Vec::new();
+        let mut element_changes = Vec::new();
         for id in self.playing.clone() {
             let list: Vec<serde_json::Value> = self
                 .tx
@@ -137,15 +139,29 @@ impl Turn<'_, '_> {
                     value
                 })
                 .collect();
-            if !list.is_empty() {
-                actions.push(json!({"name": self.name(id), "actions": list}));
+            if list.is_empty() {
+                continue;
             }
+            // By rule "Elements" an element change is a game action of its own, not
+            // a rule tag action: notification 1 (i) lists rule tag actions only.
+            let (elements, others): (Vec<_>, Vec<_>) =
+                list.iter().cloned().partition(|a| a["type"] == "element");
+            for element in elements {
+                element_changes.push(json!({
+                    "name": self.name(id), "element": element["element"], "public": element["public"],
+                }));
+            }
+            if !others.is_empty() {
+                rule_tag_actions.push(json!({"name": self.name(id), "actions": others}));
+            }
+            actions.push(json!({"name": self.name(id), "actions": list}));
         }
         let standings = self.standings_now();
         self.report.actions = actions;
         self.report.standings = standings;
         let mut first = self.common(times, self.next_times().as_ref());
-        first["actions"] = json!(self.report.actions);
+        first["actions"] = json!(rule_tag_actions);
+        first["element_changes"] = json!(element_changes);
         first["standings"] = json!(self.report.standings);
         self.tx.mail(Mail::new(
             Audience::List,
@@ -195,11 +211,19 @@ impl Turn<'_, '_> {
         second["objects"] = json!(self.report.objects);
         second["changes"] = json!(self.report.changes);
         second["standings"] = json!(self.standings_now());
+        second["moderation"] = json!(self.moderation);
+        // Every player of the game, zeros included (a player with no points is
+        // still playing), highest first.
+        let mut scores: Vec<(PlayerId, _)> = self
+            .playing
+            .iter()
+            .map(|id| (*id, balances.balance(Holder::Player(*id), currency)))
+            .collect();
+        scores.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         second["scores"] = json!(
-            balances
-                .scores(currency)
-                .into_iter()
-                .map(|(id, amount)| json!({"name": self.name(id), "points": accounts::amount_human(&amount)}))
+            scores
+                .iter()
+                .map(|(id, amount)| json!({"name": self.name(*id), "points": accounts::amount_human(amount)}))
                 .collect::<Vec<_>>()
         );
         self.tx.mail(Mail::new(
@@ -218,8 +242,9 @@ impl Turn<'_, '_> {
             report: self.report,
         });
         if let Some(next) = next {
-            self.tx
-                .record_shared(end_deadline(self.nweek + 1, next.process_at));
+            for deadline in end_deadlines(self.nweek + 1, next.process_at) {
+                self.tx.record_shared(deadline);
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::turn::Turn;
 use super::{
     Action, ActionKind, BALL, Command, Declared, Event, GOAL, OFFICE, Params, Rtl, Rto, RuleTag,
-    TAG, end_deadline_id, game, rtl_text,
+    TAG, draws_deadline_id, end_deadline_id, game, rtl_text,
 };
 use crate::engine::accounts::{self, Holder};
 use crate::engine::calendar::{self, Calendar, Cycle, Deadline};
@@ -84,18 +84,40 @@ fn times(calendar: &Calendar, params: &Params, nweek: i64) -> Result<Times, Refu
     })
 }
 
-pub(super) fn end_deadline(nweek: i64, at: Timestamp) -> SharedEvent {
-    SharedEvent::Schedule(calendar::Event::Scheduled {
-        deadline: Deadline {
-            id: end_deadline_id(nweek),
+/// The end of nweek `nweek`, processed at `at`, and a second before it the
+/// commitment of the turn's random period if the turn will draw: its own step, so
+/// the commitment is handed to the mail server before any draw of the turn is made.
+pub(super) fn end_deadlines(nweek: i64, at: Timestamp) -> [SharedEvent; 2] {
+    let deadline = |id: String, at: Timestamp, what: String| {
+        SharedEvent::Schedule(calendar::Event::Scheduled {
+            deadline: Deadline {
+                id,
+                at,
+                owner: TAG.to_owned(),
+                who: None,
+                what,
+                remind: false,
+            },
+        })
+    };
+    [
+        deadline(
+            draws_deadline_id(nweek),
+            at - jiff::SignedDuration::from_secs(COMMIT_AHEAD_SECONDS),
+            format!("the commitment of rule tag nweek {nweek}'s random draws, if any"),
+        ),
+        deadline(
+            end_deadline_id(nweek),
             at,
-            owner: TAG.to_owned(),
-            who: None,
-            what: format!("the end of rule tag nweek {nweek}"),
-            remind: false,
-        },
-    })
+            format!("the end of rule tag nweek {nweek}"),
+        ),
+    ]
 }
+
+/// How long before the turn its random period is committed: long enough to be a
+/// step of its own, short enough that nothing the turn depends on is likely to
+/// change in between.
+const COMMIT_AHEAD_SECONDS: i64 = 1;
 
 /// Draws a rule number at random from `candidates`, through the random officer: in
 /// the running period, or in one opened for the purpose (its commitment is published
@@ -137,7 +159,13 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
     let params = tx.params();
     let officer_only = matches!(
         command,
-        Command::Start | Command::Void { .. } | Command::Relocate { .. } | Command::Term { .. }
+        Command::Start
+            | Command::Void { .. }
+            | Command::Relocate { .. }
+            | Command::Place { .. }
+            | Command::SetElement { .. }
+            | Command::Give { .. }
+            | Command::Term { .. }
     );
     if officer_only && !game::RuleTag::is_officer(&tx.setting().officers, params, &ctx.sender) {
         return Err(Refusal(Sentence::new("office_only").arg("office", OFFICE)));
@@ -179,6 +207,17 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
             rtl,
             reason,
         } => relocate(tx, &object, rtl, &reason, ctx),
+        Command::Place { name, rtl, reason } => place(tx, &name, rtl, &reason, ctx),
+        Command::SetElement {
+            name,
+            element,
+            reason,
+        } => set_element(tx, &name, element, &reason, ctx),
+        Command::Give {
+            object,
+            name,
+            reason,
+        } => give(tx, &object, &name, &reason, ctx),
         Command::Term {
             term,
             number,
@@ -259,7 +298,9 @@ fn start(tx: &mut Tx<'_>, ctx: &Ctx) -> Result<Sentence, Refusal> {
         },
     ];
     tx.record(Event::Started { nweek, objects });
-    tx.record_shared(end_deadline(nweek, times.process_at));
+    for deadline in end_deadlines(nweek, times.process_at) {
+        tx.record_shared(deadline);
+    }
     let values = json!({
         "by": ctx.signature(), "at": human_time(ctx.now), "nweek": nweek,
         "ball": ball, "goal": goal,
@@ -596,6 +637,160 @@ fn relocate(
         .arg("rtl", rtl))
 }
 
+/// The player a moderator's override names: one who plays (has not left).
+fn named_player<'v>(view: View<'v>, name: &str) -> Result<&'v Player, Refusal> {
+    view.players
+        .by_name(name)
+        .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))
+}
+
+/// A moderator sets a player's RTL, as the arbiter of "any other game event or
+/// object solely regarding the sub-game of rule tag" (rule "rule tag moderation"
+/// 3)): the RTOs ey holds go with em, as they would with a move.
+fn place(
+    tx: &mut Tx<'_>,
+    name: &str,
+    rtl: Rtl,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+    if !state.is_running() {
+        return Err(refused("ruletag_not_started"));
+    }
+    let player = named_player(view, name)?;
+    if let Some(number) = rtl
+        && !view.ruleset.exists(number)
+    {
+        return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", number)));
+    }
+    let held: Vec<Rto> = state
+        .objects
+        .iter()
+        .filter(|o| o.holder == Some(player.id))
+        .cloned()
+        .collect();
+    // Under `rto_never_on_null` an RTO does not follow its holder to null: it
+    // falls where it was, unpossessed.
+    let falls = rtl.is_none() && params.rto_never_on_null;
+    let carried: Vec<&str> = held.iter().map(|o| o.name.as_str()).collect();
+    let mail = state.override_mail(
+        ctx,
+        json!({"what": "place", "name": player.name, "rtl": rtl_text(rtl),
+               "from": rtl_text(state.standing(player.id).rtl),
+               "carried": carried, "falls": falls}),
+        reason,
+    );
+    let sentence = Sentence::new("ruletag_placed")
+        .arg("name", &player.name)
+        .arg("rtl", rtl_text(rtl))
+        .arg("carried", &carried)
+        .arg("falls", falls);
+    let player = player.id;
+    if falls {
+        for rto in &held {
+            if let Some(on) = rto.rtl {
+                tx.record(Event::Relocated {
+                    object: rto.name.clone(),
+                    rtl: on,
+                    by: ctx.sender.clone(),
+                    reason: reason.to_owned(),
+                });
+            }
+        }
+    }
+    tx.record(Event::Placed {
+        player,
+        rtl,
+        by: ctx.sender.clone(),
+        reason: reason.to_owned(),
+    });
+    tx.mail(mail);
+    Ok(sentence)
+}
+
+/// A moderator sets a player's element (rule "Elements"), outside the nweek's
+/// element changes: it takes effect at once.
+fn set_element(
+    tx: &mut Tx<'_>,
+    name: &str,
+    element: super::Element,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let (state, view) = (tx.state(), tx.view());
+    if !state.is_running() {
+        return Err(refused("ruletag_not_started"));
+    }
+    let player = named_player(view, name)?;
+    let mail = state.override_mail(
+        ctx,
+        json!({"what": "element", "name": player.name, "element": element.as_str(),
+               "from": state.standing(player.id).element.as_str()}),
+        reason,
+    );
+    let sentence = Sentence::new("ruletag_element_set")
+        .arg("name", &player.name)
+        .arg("element", element.as_str());
+    let player = player.id;
+    tx.record(Event::ElementSet {
+        player,
+        element,
+        by: ctx.sender.clone(),
+        reason: reason.to_owned(),
+    });
+    tx.mail(mail);
+    Ok(sentence)
+}
+
+/// A moderator gives a player possession of an RTO: the RTO moves to eir RTL, as
+/// a possessed RTO is always where its holder is.
+fn give(
+    tx: &mut Tx<'_>,
+    object: &str,
+    name: &str,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+    if !state.is_running() {
+        return Err(refused("ruletag_not_started"));
+    }
+    let rto = state
+        .object(object)
+        .ok_or_else(|| state.no_such_object(object))?;
+    let player = named_player(view, name)?;
+    let rtl = state.standing(player.id).rtl;
+    if rtl.is_none() && params.rto_never_on_null {
+        return Err(Refusal(
+            Sentence::new("ruletag_give_on_null")
+                .arg("name", &player.name)
+                .arg("object", object),
+        ));
+    }
+    let mail = state.override_mail(
+        ctx,
+        json!({"what": "give", "object": object, "name": player.name, "rtl": rtl_text(rtl),
+               "from": rtl_text(rto.rtl),
+               "previous": rto.holder.and_then(|id| view.players.by_id(id)).map(|p| p.name.clone())}),
+        reason,
+    );
+    let sentence = Sentence::new("ruletag_given")
+        .arg("object", object)
+        .arg("name", &player.name)
+        .arg("rtl", rtl_text(rtl));
+    let player = player.id;
+    tx.record(Event::Given {
+        object: object.to_owned(),
+        player,
+        rtl,
+        by: ctx.sender.clone(),
+        reason: reason.to_owned(),
+    });
+    tx.mail(mail);
+    Ok(sentence)
+}
+
 /// The end of nweek `nweek`: the turn processed in the rule's order, the two
 /// notifications, the moderator's award (and censure when the notifications go
 /// out after the limit), and the next nweek's end scheduled. `tick.caught_up_at`
@@ -612,8 +807,65 @@ pub(super) fn end_of_nweek(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     let posted = tick.caught_up_at.max(tx.at());
     let mut turn = Turn::new(tx, tick.entropy, nweek, &times, tick.caught_up_at, posted);
     turn.run(&times);
-    turn.renew_period();
+    turn.end_period();
     turn.finish(&times);
+}
+
+/// A second before the turn of nweek `nweek`: the turn is run on a scratch copy of
+/// the world, and if it draws at random, a period of the Officer in charge of
+/// Random Things is opened now and its commitment mailed, in a step before the
+/// turn's. A turn that draws nothing opens (and so reveals) no period.
+pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
+    let state = tx.state();
+    if !state.is_running() || nweek != state.nweek || tx.view().random.current.is_some() {
+        return;
+    }
+    let Ok(times) = times(&tx.setting().calendar, tx.params(), nweek) else {
+        return;
+    };
+    let view = tx.view();
+    let shared = crate::engine::game::Shared {
+        players: std::sync::Arc::new(view.players.clone()),
+        accounts: std::sync::Arc::new(view.accounts.clone()),
+        ruleset: std::sync::Arc::new(view.ruleset.clone()),
+        schedule: std::sync::Arc::new(view.schedule.clone()),
+        random: std::sync::Arc::new(view.random.clone()),
+        sealed: std::sync::Arc::new(view.sealed.clone()),
+    };
+    let mut scratch = Tx::new(
+        shared,
+        std::sync::Arc::new(state.clone()),
+        tx.setting(),
+        tx.params(),
+        times.process_at,
+    );
+    let draws = {
+        let mut turn = Turn::new(
+            &mut scratch,
+            tick.entropy,
+            nweek,
+            &times,
+            tick.caught_up_at,
+            times.process_at,
+        );
+        turn.run(&times);
+        turn.draws
+    };
+    drop(scratch);
+    if draws == 0 {
+        return;
+    }
+    let Ok(start) = tx.view().random.start_period(TAG, tick.entropy) else {
+        return;
+    };
+    tx.record_shared(SharedEvent::Random(start));
+    let started = tx
+        .view()
+        .random
+        .current
+        .as_ref()
+        .map(|r| r.started_mail(TAG));
+    tx.mail_all(started);
 }
 
 pub(super) fn points_of(amount: &BigRational) -> i64 {

@@ -8,7 +8,7 @@ use super::*;
 use crate::engine::accounts::{Currency, Exactness};
 use crate::engine::calendar::Calendar;
 use crate::engine::game::{NoWords, Officers};
-use crate::engine::{Status, players, ruleset};
+use crate::engine::{Status, players, random, ruleset};
 use crate::games::table::Table;
 use crate::games::{self, GameParams};
 
@@ -194,8 +194,9 @@ fn table() -> Table {
 
 /// The turn mails notification 1 before anything drawn for it is announced, and
 /// notification 2 last: here the turn draws a new rule for the ball, whose rule was
-/// repealed, in a period of its own (the officer ended the game's), then ends that
-/// period and commits the next.
+/// repealed. The officer ended the game's period, so the turn's period is
+/// committed a second before the turn, in a step of its own, and revealed with the
+/// turn; no next period is committed.
 #[test]
 fn a_turn_mails_notification_one_before_its_draws_and_notification_two_last() {
     let mut table = table();
@@ -224,7 +225,7 @@ fn a_turn_mails_notification_one_before_its_draws_and_notification_two_last() {
             number: 103,
         })],
     );
-    let mark = table.mail.len();
+    let (mark, events_mark) = (table.mail.len(), table.events.len());
     table.run_until("2026-01-15T00:01:00Z".parse().unwrap());
     let templates: Vec<&str> = table
         .mail_since(mark)
@@ -234,14 +235,52 @@ fn a_turn_mails_notification_one_before_its_draws_and_notification_two_last() {
     assert_eq!(
         templates,
         [
+            "random_period_started",
             "ruletag_notification_actions",
-            "random_period_started",
             "random_period_revealed",
-            "random_period_started",
             "ruletag_notification_results",
         ]
     );
+    let step_of = |wanted: &dyn Fn(&games::Event) -> bool| {
+        table.events[events_mark..]
+            .iter()
+            .find(|(_, _, event)| wanted(event))
+            .map(|(at, cause, _)| (*at, cause.clone()))
+            .expect("the event")
+    };
+    let committed = step_of(&|e| {
+        matches!(
+            e,
+            games::Event::Random(random::Event::PeriodStarted { .. })
+        )
+    });
+    let drawn = step_of(&|e| matches!(e, games::Event::Random(random::Event::Drew { .. })));
+    assert!(committed.0 < drawn.0, "committed before the turn's step");
+    assert_ne!(committed.1, drawn.1, "in a step of its own");
     let state = table.state::<game::RuleTag>();
     assert_eq!(state.nweek, 1);
     assert_eq!(state.object(BALL).unwrap().rtl, Some(102));
+}
+
+/// Issue 12, item 7: a turn that draws nothing publishes no random period, neither
+/// a reveal nor a commitment; the period the start opened is revealed with the
+/// first turn, which ends it.
+#[test]
+fn item7_a_turn_that_draws_nothing_publishes_no_random_period() {
+    let mut table = table();
+    let nweek_0: Timestamp = "2026-01-05T10:00:00Z".parse().unwrap();
+    table.send(nweek_0, MODERATOR, true, TAG, "start");
+    assert_eq!(table.last[0].status, Status::Done);
+    let mark = table.mail.len();
+    // Three turns, none of which draws.
+    table.run_until("2026-02-04T00:01:00Z".parse().unwrap());
+    assert_eq!(table.state::<game::RuleTag>().nweek, 3);
+    let random: Vec<&str> = table
+        .mail_since(mark)
+        .iter()
+        .map(|m| m.template.as_str())
+        .filter(|t| t.starts_with("random_"))
+        .collect();
+    assert_eq!(random, ["random_period_revealed"], "only the start's period");
+    assert!(table.world.shared.random.current.is_none());
 }

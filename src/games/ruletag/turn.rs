@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::rules::{Times, Tx, draw_rule, points, points_of};
 use super::{
@@ -33,7 +32,13 @@ pub(super) struct Turn<'t, 'a> {
     pub(super) standings: BTreeMap<PlayerId, Standing>,
     pub(super) objects: Vec<Rto>,
     pub(super) report: Report,
+    /// Each player's change in score due to rule tag.
     pub(super) deltas: BTreeMap<PlayerId, i64>,
+    /// The moderator's award and censure: pay for the post, not changes in score
+    /// due to rule tag, so notification 2 lists them apart.
+    pub(super) moderation: Vec<serde_json::Value>,
+    /// How many random draws the turn made.
+    pub(super) draws: usize,
     /// The players in the game: everyone who has not left.
     pub(super) playing: Vec<PlayerId>,
     pub(super) moderator: Option<PlayerId>,
@@ -78,6 +83,8 @@ impl<'t, 'a> Turn<'t, 'a> {
             objects,
             report,
             deltas: BTreeMap::new(),
+            moderation: Vec::new(),
+            draws: 0,
             playing,
             moderator,
         }
@@ -113,11 +120,24 @@ impl<'t, 'a> Turn<'t, 'a> {
         self.standings.get(&id).and_then(|s| s.rtl)
     }
 
-    /// Moves points through the accounts, recording the change in score. A rule's
-    /// penalty is owed even beyond the balance, so a score may go below zero.
+    /// Moves points through the accounts, recording the change in score due to
+    /// rule tag. A rule's penalty is owed even beyond the balance, so a score may
+    /// go below zero.
     fn pay(&mut self, from: Holder, to: Holder, amount: i64, reason: &str) {
-        if amount <= 0 {
+        if !self.transfer(from, to, amount, reason) {
             return;
+        }
+        for (holder, sign) in [(from, -1), (to, 1)] {
+            if let Holder::Player(id) = holder {
+                *self.deltas.entry(id).or_default() += sign * amount;
+            }
+        }
+    }
+
+    /// Moves points through the accounts; whether they moved.
+    fn transfer(&mut self, from: Holder, to: Holder, amount: i64, reason: &str) -> bool {
+        if amount <= 0 {
+            return false;
         }
         let charged = self.tx.view().accounts.charge(
             from,
@@ -129,17 +149,16 @@ impl<'t, 'a> Turn<'t, 'a> {
         match charged {
             Ok(event) => {
                 self.tx.record_shared(SharedEvent::Accounts(event));
-                for (holder, sign) in [(from, -1), (to, 1)] {
-                    if let Holder::Player(id) = holder {
-                        *self.deltas.entry(id).or_default() += sign * amount;
-                    }
-                }
+                true
             }
-            Err(refusal) => self.change(
-                "Points",
-                "payment_failed",
-                json!({"reason": reason, "error": refusal.0.code}),
-            ),
+            Err(refusal) => {
+                self.change(
+                    "Points",
+                    "payment_failed",
+                    json!({"reason": reason, "error": refusal.0.code}),
+                );
+                false
+            }
         }
     }
 
@@ -153,6 +172,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         if candidates.is_empty() {
             return None;
         }
+        self.draws += 1;
         draw_rule(self.tx, self.entropy, candidates, purpose).ok()
     }
 
@@ -201,8 +221,11 @@ impl<'t, 'a> Turn<'t, 'a> {
         // Rule "rule tag moderation" 2): a moderator with an RTL must move to null as
         // soon as possible; the bot does it for em at the first turn.
         if let Some(moderator) = self.moderator
-            && self.rtl(moderator).is_some()
+            && let Some(from) = self.rtl(moderator)
+            && !moved_to_null.contains(&moderator)
         {
+            let values = json!({"name": self.name(moderator), "from": from});
+            self.change("Move Actions", "moderator_to_null", values);
             self.move_player(moderator, None, "Move Actions");
             moved_to_null.push(moderator);
         }
@@ -233,7 +256,10 @@ impl<'t, 'a> Turn<'t, 'a> {
         for id in moved_to_null {
             // The moderator does not pay for moving to null. The null-RTL protection
             // does not cover this penalty: see docs/rulings.md.
-            if Some(id) != self.moderator {
+            if Some(id) == self.moderator {
+                let values = json!({"name": self.name(id), "points": params.null_move_penalty});
+                self.change("Penalties", "moderator_free", values);
+            } else {
                 let values = json!({"name": self.name(id), "points": params.null_move_penalty});
                 self.change("Penalties", "moved_to_null", values);
                 self.pay(
@@ -285,19 +311,25 @@ impl<'t, 'a> Turn<'t, 'a> {
 
         // Rule "rule tag moderation": Award, and Censure when late (`Turn::new`).
         if let Some(moderator) = self.moderator {
-            self.pay(
+            if self.transfer(
                 Holder::Nowhere,
                 Holder::Player(moderator),
                 params.moderator_award,
                 "Rule Tag moderation: Award",
-            );
-            if self.report.late {
-                self.pay(
+            ) {
+                self.moderation
+                    .push(json!({"what": "award", "change": params.moderator_award}));
+            }
+            if self.report.late
+                && self.transfer(
                     Holder::Player(moderator),
                     Holder::Nowhere,
                     params.moderator_censure,
                     "Rule Tag moderation: Censure, notifications late",
-                );
+                )
+            {
+                self.moderation
+                    .push(json!({"what": "censure", "change": -params.moderator_censure}));
             }
         }
     }
@@ -308,14 +340,16 @@ impl<'t, 'a> Turn<'t, 'a> {
         let values = json!({"name": self.name(id), "from": rtl_text(from), "to": rtl_text(to)});
         self.change(step, "moved", values);
         let name = self.name(id);
+        let falls = to.is_none() && self.params.rto_never_on_null;
         for rto in self.objects.iter_mut().filter(|o| o.holder == Some(id)) {
             rto.rtl = to;
-            if to.is_none() {
-                // An RTO is never on null: it falls from its holder's hands and is
-                // relocated at random below.
+            if falls {
+                // Read so, an RTO is never on null: it falls from its holder's hands
+                // and is relocated at random in the Penalties step.
                 rto.holder = None;
             }
-            let values = json!({"object": rto.name, "name": name, "to": rtl_text(to)});
+            let values =
+                json!({"object": rto.name, "name": name, "to": rtl_text(to), "fell": falls});
             self.report.changes.push({
                 let mut v = values;
                 v["step"] = json!(step);
@@ -332,7 +366,10 @@ impl<'t, 'a> Turn<'t, 'a> {
             return;
         };
         let Some(holder) = ball.holder else { return };
-        if ball.rtl.is_none() || self.rtl(holder) != goal.rtl || !self.playing.contains(&holder) {
+        // Read literally, null is a location like any other: the holder of the ball
+        // who also holds the goal scores there too.
+        let off_the_board = ball.rtl.is_none() && params.rto_never_on_null;
+        if off_the_board || self.rtl(holder) != goal.rtl || !self.playing.contains(&holder) {
             return;
         }
         let values = json!({"name": self.name(holder), "rtl": rtl_text(goal.rtl), "points": params.basket_points});
@@ -378,7 +415,10 @@ impl<'t, 'a> Turn<'t, 'a> {
                 .find(|o| o.name == object)
                 .and_then(|o| o.rtl);
             let player_rtl = self.rtl(declared.player);
-            if object_rtl.is_some() && object_rtl == player_rtl {
+            // An RTO dropped on null may be grabbed there, unless RTOs are never
+            // on null.
+            let on_board = object_rtl.is_some() || !params.rto_never_on_null;
+            if on_board && object_rtl == player_rtl {
                 valid.push((declared.player, object, points));
             } else {
                 let values = json!({"name": self.name(declared.player), "object": object, "rtl": rtl_text(player_rtl), "object_rtl": rtl_text(object_rtl)});
@@ -502,7 +542,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         for index in 0..self.objects.len() {
             let rto = &self.objects[index];
             let stranded = match rto.rtl {
-                None => true,
+                None => self.params.rto_never_on_null,
                 Some(rule) => !self.tx.view().ruleset.exists(rule),
             };
             if !stranded {
@@ -532,10 +572,10 @@ impl<'t, 'a> Turn<'t, 'a> {
         }
     }
 
-    /// The game's own random period ends with the turn, publishing its seed so that
-    /// anyone can re-run this turn's draws, and the next one is committed at once,
-    /// before any draw of the next turn.
-    pub(super) fn renew_period(&mut self) {
+    /// The game's own random period ends with the turn, publishing its seed so
+    /// that anyone can re-run this turn's draws. No next period is committed here:
+    /// the next turn commits one only if it will draw (`rules::commit_draws`).
+    pub(super) fn end_period(&mut self) {
         let random = self.tx.view().random;
         if random.current.as_ref().map(|p| p.label.as_str()) != Some(TAG) {
             return;
@@ -552,22 +592,5 @@ impl<'t, 'a> Turn<'t, 'a> {
             .last()
             .map(|r| r.revealed_mail(TAG));
         self.tx.mail_all(revealed);
-        // A seed of its own: this instant's entropy may have seeded the period
-        // just revealed.
-        let mut hasher = Sha256::new();
-        hasher.update(self.entropy);
-        hasher.update(b"the next rule tag period");
-        let seed: [u8; 32] = hasher.finalize().into();
-        if let Ok(start) = self.tx.view().random.start_period(TAG, seed) {
-            self.tx.record_shared(SharedEvent::Random(start));
-            let started = self
-                .tx
-                .view()
-                .random
-                .current
-                .as_ref()
-                .map(|r| r.started_mail(TAG));
-            self.tx.mail_all(started);
-        }
     }
 }
