@@ -831,6 +831,7 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
         schedule: std::sync::Arc::new(view.schedule.clone()),
         random: std::sync::Arc::new(view.random.clone()),
         sealed: std::sync::Arc::new(view.sealed.clone()),
+        offices: std::sync::Arc::new(view.offices.clone()),
     };
     let mut scratch = Tx::new(
         shared,
