@@ -7,8 +7,6 @@
 //! back events, mail and the answer.
 
 pub mod driver;
-// Not registered yet: its arithmetic comes first (see its mod.rs).
-pub mod gnomic;
 pub mod overrides;
 pub mod random_officer;
 pub mod router;
@@ -130,6 +128,7 @@ games! {
     RuleTag ruletag => ruletag::game::RuleTag,
     Ghost ghosts => ghost::game::Ghost,
     Bogusity bogusity => bogusity::Bogusity,
+    Gnomic gnomic => gnomic::Gnomic,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

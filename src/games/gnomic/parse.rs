@@ -1,0 +1,174 @@
+//! `[gnomic]` command lines, read into `Command`s: one line each, except a turn
+//! post, which takes every line after its first (its hacks and what goes with
+//! them). Text work only: whose turn it is and what a hack may change is for
+//! `rules`.
+
+use crate::engine::{NotUnderstood, Sentence, split_verb};
+
+use super::hack;
+use super::{Choice, Command, Condition, PostedHack, TAG, TurnPost};
+
+const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), greek N COUNT, status, help (moderators: start)";
+
+fn usage(usage: &str) -> NotUnderstood {
+    NotUnderstood(Sentence::new("usage").arg("usage", usage))
+}
+
+/// A hack's number as written: `441` or `#441`.
+fn number(word: &str) -> Option<u32> {
+    word.strip_prefix('#').unwrap_or(word).parse().ok()
+}
+
+/// One line: `start`, `turn`, `vote N CHOICE`, `greek N COUNT`, `status`.
+pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
+    let (verb, rest) = split_verb(line);
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    match verb.as_str() {
+        "start" if rest.is_empty() => Ok(Command::Start),
+        "start" => Err(usage("start")),
+        "status" if rest.is_empty() => Ok(Command::Status),
+        "turn" if rest.is_empty() => Ok(Command::Turn(Box::default())),
+        "vote" => match words.as_slice() {
+            [hack, choice] => match (number(hack), Choice::from_word(choice)) {
+                (Some(hack), Some(choice)) => Ok(Command::Vote { hack, choice }),
+                _ => Err(usage("vote N for|against|abstain")),
+            },
+            _ => Err(usage("vote N for|against|abstain")),
+        },
+        "greek" => match words.as_slice() {
+            [hack, count] => match (number(hack), count.parse()) {
+                (Some(hack), Ok(count)) => Ok(Command::Greek { hack, count }),
+                _ => Err(usage("greek N COUNT")),
+            },
+            _ => Err(usage("greek N COUNT")),
+        },
+        _ if hack::is_header(line) => Err(usage("turn, then the hacks on the lines below")),
+        _ => Err(NotUnderstood(
+            Sentence::new("unknown_command")
+                .arg("tag", TAG)
+                .arg("commands", COMMANDS),
+        )),
+    }
+}
+
+/// A message's lines: one command each, blank lines skipped, until a line `turn`
+/// or a first hack header; that line and every line after it are the turn post.
+pub fn parse_message(lines: &[String]) -> Vec<(String, Result<Command, NotUnderstood>)> {
+    let mut read = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let starts_turn = line.trim().eq_ignore_ascii_case("turn") || hack::is_header(line);
+        if starts_turn {
+            let rest = if hack::is_header(line) {
+                &lines[index..]
+            } else {
+                &lines[index + 1..]
+            };
+            read.push((
+                line.trim().to_owned(),
+                Ok(Command::Turn(Box::new(turn_post(rest)))),
+            ));
+            return read;
+        }
+        read.push((line.clone(), parse(line)));
+    }
+    read
+}
+
+/// Whether a hack's header says it repeals or transmutes: such a hack is its
+/// header line alone.
+fn is_one_line(header: &str) -> bool {
+    let after_title = header
+        .rfind(['"', '”'])
+        .map_or(header, |at| &header[at..])
+        .to_ascii_lowercase();
+    after_title.contains("repeals") || after_title.contains("transmutes")
+}
+
+/// `if 441 adopted` / `if 441 rejected`.
+fn condition(line: &str) -> Option<Condition> {
+    let words: Vec<String> = line
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["if", hack, outcome] => Some(Condition {
+            hack: number(hack)?,
+            adopted: match *outcome {
+                "adopted" | "accepted" => true,
+                "rejected" | "failed" => false,
+                _ => return None,
+            },
+        }),
+        _ => None,
+    }
+}
+
+/// The lines of a turn post after `turn`: hacks (each a header and, for an
+/// enactment or an amendment, its body up to `end`), `sacrifice LAMBDA`,
+/// `against N` / `abstain N` / `for N`, `greek N COUNT`, `if N adopted|rejected`
+/// right after a header.
+pub fn turn_post(lines: &[String]) -> TurnPost {
+    let mut post = TurnPost::default();
+    let mut index = 0;
+    while let Some(line) = lines.get(index) {
+        index += 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if hack::is_header(trimmed) {
+            let mut hack_lines = vec![trimmed.to_owned()];
+            let mut condition_found = None;
+            if let Some(next) = lines.get(index)
+                && let Some(found) = condition(next)
+            {
+                condition_found = Some(found);
+                index += 1;
+            }
+            if !is_one_line(trimmed) {
+                while let Some(body) = lines.get(index) {
+                    if hack::is_header(body.trim()) {
+                        break;
+                    }
+                    index += 1;
+                    hack_lines.push(body.trim_end().to_owned());
+                    if body.trim().eq_ignore_ascii_case("end") {
+                        break;
+                    }
+                }
+            }
+            post.hacks.push(
+                hack::parse(&hack_lines)
+                    .map(|hack| PostedHack {
+                        hack,
+                        condition: condition_found,
+                    })
+                    .map_err(|error| (trimmed.to_owned(), error)),
+            );
+            continue;
+        }
+        let (verb, rest) = split_verb(trimmed);
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        match (verb.as_str(), words.as_slice()) {
+            ("sacrifice", [lambda]) => match lambda.trim_end_matches('%').parse() {
+                Ok(lambda) => post.sacrifice = Some(lambda),
+                Err(_) => post.stray.push(trimmed.to_owned()),
+            },
+            ("for" | "against" | "abstain", [hack]) => match number(hack) {
+                Some(hack) => post
+                    .own_votes
+                    .push((hack, Choice::from_word(&verb).unwrap_or(Choice::For))),
+                None => post.stray.push(trimmed.to_owned()),
+            },
+            ("greek", [hack, count]) => match (number(hack), count.parse()) {
+                (Some(hack), Ok(count)) => post.greek.push((hack, count)),
+                _ => post.stray.push(trimmed.to_owned()),
+            },
+            _ => post.stray.push(trimmed.to_owned()),
+        }
+    }
+    post
+}

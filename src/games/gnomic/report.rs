@@ -1,0 +1,197 @@
+//! The values of `[gnomic]`'s announcements (`templates/gnomic_*.txt`) and of
+//! `status` (`templates/sentences/gnomic.txt`). Values only: the wording is the
+//! templates'. Nothing here reads a sealed vote: before the count the values
+//! say who has voted, never how.
+
+use serde_json::{Value, json};
+
+use super::hack::{Change, Hack, Replacement};
+use super::rules;
+use super::{Params, Reason, Score, State, Turn, TurnResult, Winner};
+use crate::engine::game::View;
+use crate::engine::{Timestamp, human_time};
+
+/// A hack as the announcements show it.
+fn hack(hack: &Hack) -> Value {
+    let (kind, rule, text, section) = match &hack.change {
+        Change::Enact { text, mutable } => (
+            if *mutable { "enact" } else { "enact_immutable" },
+            None,
+            Some(text.clone()),
+            None,
+        ),
+        Change::Amend { rule, replacement } => {
+            let (text, section) = match replacement {
+                Replacement::Whole(text) => (text.clone(), None),
+                Replacement::Section { from, to, text } => {
+                    (text.clone(), Some(format!("from \"{from}\" to \"{to}\"")))
+                }
+                Replacement::Sentences { first, last, text } if first == last => {
+                    (text.clone(), Some(format!("sentence {first}")))
+                }
+                Replacement::Sentences { first, last, text } => {
+                    (text.clone(), Some(format!("sentences {first} to {last}")))
+                }
+                Replacement::Paragraph { number, text } => {
+                    (text.clone(), Some(format!("paragraph {number}")))
+                }
+            };
+            ("amend", Some(*rule), Some(text), section)
+        }
+        Change::Repeal { rule } => ("repeal", Some(*rule), None, None),
+        Change::Transmute { rule } => ("transmute", Some(*rule), None, None),
+    };
+    json!({
+        "number": hack.number,
+        "title": hack.title,
+        "kind": kind,
+        "rule": rule,
+        "text": text,
+        "section": section,
+    })
+}
+
+/// `gnomic_turn`: a turn's post, with how to vote.
+pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
+    let hacks: Vec<Value> = turn
+        .proposals
+        .iter()
+        .map(|p| {
+            let mut value = hack(&p.hack);
+            value["proponent_vote"] = json!(p.proponent_vote.as_str());
+            value["condition"] = json!(p.condition.map(|c| json!({
+                "hack": c.hack,
+                "adopted": c.adopted,
+            })));
+            value["unanimity"] = json!(p.unanimity);
+            value["greek"] = json!(p.greek);
+            value
+        })
+        .collect();
+    json!({
+        "turn": turn.number,
+        "proponent": turn.proponent_name,
+        "at": human_time(turn.posted_at),
+        "deadline": human_time(turn.deadline),
+        "vote_hours": params.vote_hours,
+        "hacks": hacks,
+        "first": turn.proposals.first().map(|p| p.hack.number),
+        "sacrifice": turn.sacrifice.map(|s| json!({"lambda": s.lambda, "nu": s.nu, "mu": s.mu})),
+        "voters": voters,
+        "web_mode": params.web_mode,
+        "web_mode_seconds": params.web_mode_root_seconds,
+        "may_change": params.votes_may_change,
+        "penalty": params.non_voter_penalty,
+    })
+}
+
+fn reason(reason: Reason) -> Value {
+    let (rule, hack) = match reason {
+        Reason::Adopted { hack } => ("304", Some(hack)),
+        Reason::Failed { hack } => ("421", Some(hack)),
+        Reason::Vowels { hack } => ("372", Some(hack)),
+        Reason::Greek { hack } => ("394", Some(hack)),
+        Reason::AgainstWinner { hack } => ("204", Some(hack)),
+        Reason::NoVote => ("322", None),
+    };
+    let what = match reason {
+        Reason::Adopted { .. } => "adopted",
+        Reason::Failed { .. } => "failed",
+        Reason::Vowels { .. } => "vowels",
+        Reason::Greek { .. } => "greek",
+        Reason::AgainstWinner { .. } => "against_winner",
+        Reason::NoVote => "no_vote",
+    };
+    json!({ "rule": rule, "hack": hack, "what": what })
+}
+
+/// `gnomic_result`: the votes counted, what took effect, and the score update
+/// of rule 430 ("all scores and penalties made during this turn, the current
+/// score of all active and bot players and the current number n").
+pub fn result(
+    turn: &Turn,
+    result: &TurnResult,
+    scores: &[Score],
+    winner: Option<&Winner>,
+    next: Option<String>,
+    at: Timestamp,
+    params: &Params,
+) -> Value {
+    let outcomes: Vec<Value> = result
+        .outcomes
+        .iter()
+        .map(|o| {
+            json!({
+                "hack": o.hack,
+                "title": o.title,
+                "favour": o.tally.favour,
+                "against": o.tally.against,
+                "abstain": o.tally.abstain,
+                "votes": o.votes.iter().map(|v| json!({
+                    "name": v.name, "choice": v.choice.as_str(), "missing": v.missing,
+                })).collect::<Vec<_>>(),
+                "adopted": o.adopted,
+                "condition_met": o.condition_met,
+                "not_applied": o.not_applied,
+                "unanimity": turn.proposals.iter().any(|p| p.hack.number == o.hack && p.unanimity),
+            })
+        })
+        .collect();
+    let changes: Vec<Value> = result
+        .changes
+        .iter()
+        .map(|c| json!({ "name": c.name, "points": c.points, "reason": reason(c.reason) }))
+        .collect();
+    json!({
+        "turn": turn.number,
+        "proponent": turn.proponent_name,
+        "posted_at": human_time(turn.posted_at),
+        "deadline": human_time(turn.deadline),
+        "at": human_time(at),
+        "early": at < turn.deadline,
+        "outcomes": outcomes,
+        "sacrifice": turn.sacrifice.map(|s| json!({"lambda": s.lambda, "nu": s.nu})),
+        "changes": changes,
+        "scores": scores.iter().map(|s| json!({"name": s.name, "points": s.points})).collect::<Vec<_>>(),
+        "n": result.n,
+        "winner": winner.map(|w| json!({"name": w.name, "points": w.points})),
+        "next": next,
+        "penalty": params.non_voter_penalty,
+    })
+}
+
+/// `status`: whose turn it is, the open hacks and who has voted on each (never
+/// how), the scores and n.
+pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -> Value {
+    let open = state.open.as_ref().map(|turn| {
+        let voters = rules::voters(state, view, turn);
+        json!({
+            "turn": turn.number,
+            "proponent": turn.proponent_name,
+            "deadline": human_time(turn.deadline),
+            "counting": state.count_due().is_some_and(|due| due <= now),
+            "hacks": turn.proposals.iter().map(|p| {
+                let voted: Vec<&str> = voters.iter()
+                    .filter(|v| turn.voted.iter().any(|x| x.player == v.player && x.hack == p.hack.number))
+                    .map(|v| v.name.as_str()).collect();
+                let waiting: Vec<&str> = voters.iter()
+                    .filter(|v| !voted.contains(&v.name.as_str()))
+                    .map(|v| v.name.as_str()).collect();
+                json!({"number": p.hack.number, "title": p.hack.title, "voted": voted, "waiting": waiting})
+            }).collect::<Vec<_>>(),
+        })
+    });
+    json!({
+        "started": state.started_at.is_some(),
+        "mover": if state.open.is_none() && state.winner.is_none() {
+            rules::mover(state, view).map(|s| s.name)
+        } else {
+            None
+        },
+        "next_ordinal": rules::next_ordinal(state, view, params),
+        "open": open,
+        "scores": rules::order(state, view).iter().map(|s| json!({"name": s.name, "points": s.points})).collect::<Vec<_>>(),
+        "n": rules::threshold(state, view, params),
+        "winner": state.winner.as_ref().map(|w| json!({"name": w.name, "points": w.points})),
+    })
+}
