@@ -16,6 +16,7 @@ mod faults;
 mod fuzz;
 mod fuzz_regressions;
 mod ghost;
+mod gnomic;
 mod golden;
 mod hardening;
 mod hardening_engine;

@@ -1,0 +1,269 @@
+//! `[gnomic]`, the Gnomic ruleset (issue 13), through the real pipeline: mail into
+//! the inbox Maildir, `nomicbot once`, the answers and announcements read back
+//! from the outbox. A turn posted on the list, secret votes (one sent to the
+//! list by mistake), the count with its reveal that `verify-sealed` accepts, the
+//! adopted hack in the ruleset, and a reply quoting the turn that does nothing.
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::support::{LocalBot, SentMail, at, message};
+
+const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const MODERATOR: &str = "mod@nomic.example";
+const ALICE: &str = "alice@nomic.example";
+const BOB: &str = "bob@nomic.example";
+const CAROL: &str = "carol@nomic.example";
+const DAVE: &str = "dave@nomic.example";
+
+fn bot() -> LocalBot {
+    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        "moderators = []",
+        &format!("moderators = [\"{MODERATOR}\"]"),
+    );
+    LocalBot::with_config(&config)
+}
+
+fn deliver(
+    bot: &LocalBot,
+    name: &str,
+    from: &str,
+    to: &str,
+    subject: &str,
+    body: &str,
+    when: Timestamp,
+) {
+    let id = format!("{name}@players.test");
+    bot.deliver(name, &message(from, to, subject, &id, body), when);
+}
+
+const TURN: &str = "hack 301 \"Singing\"\nenact\nPlayers may sing.\nend\n\nhack 302 \"Quiet\"\nenact\nPlayers may not sing.\nend\nagainst 302\n";
+
+/// Four players join, the moderator starts the game, Alice posts her turn on
+/// the list. Returns the moment of the post.
+fn posted(bot: &LocalBot) -> Timestamp {
+    let start = at("2026-03-02T09:00:00Z");
+    for (i, name) in ["Alice", "Bob", "Carol", "Dave"].iter().enumerate() {
+        let from = format!("{}@nomic.example", name.to_lowercase());
+        deliver(
+            bot,
+            &format!("join-{name}"),
+            &from,
+            LIST,
+            &format!("[nomic] join {name}"),
+            "",
+            start + SignedDuration::from_mins(i as i64),
+        );
+    }
+    deliver(
+        bot,
+        "start",
+        MODERATOR,
+        LIST,
+        "[gnomic] start",
+        "",
+        start + SignedDuration::from_mins(5),
+    );
+    let post = start + SignedDuration::from_mins(10);
+    deliver(bot, "turn", ALICE, LIST, "[gnomic] turn", TURN, post);
+    bot.once(post + SignedDuration::from_mins(1));
+    post
+}
+
+fn to_list(bot: &LocalBot) -> Vec<SentMail> {
+    bot.sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST))
+        .collect()
+}
+
+fn answers(bot: &LocalBot, who: &str) -> Vec<String> {
+    bot.sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(who) && !m.is_to(LIST))
+        .map(|m| m.body)
+        .collect()
+}
+
+#[test]
+fn issue_13_a_turn_by_mail_secret_votes_the_count_and_the_ruleset_changed() {
+    let bot = bot();
+    let post = posted(&bot);
+    let announced = to_list(&bot);
+    assert!(
+        announced
+            .iter()
+            .any(|m| m.subject.contains("Alice's turn: hacks 301, 302")),
+        "{:#?}",
+        announced.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    // Bob votes on the list: refused and not counted.
+    let later = |mins: i64| post + SignedDuration::from_mins(mins);
+    deliver(
+        &bot,
+        "bob-public",
+        BOB,
+        LIST,
+        "[gnomic] vote 301 for",
+        "",
+        later(5),
+    );
+    bot.once(later(6));
+    assert!(
+        answers(&bot, BOB)
+            .iter()
+            .any(|b| b.contains("not counted: a vote is secret")),
+        "{:#?}",
+        answers(&bot, BOB)
+    );
+    // A reply quoting the turn is no turn: the quoted lines are not read.
+    let quoted: String = TURN.lines().map(|l| format!("> {l}\n")).collect();
+    deliver(
+        &bot,
+        "carol-reply",
+        CAROL,
+        LIST,
+        "Re: [gnomic] turn",
+        &format!("On Monday, Alice wrote:\n{quoted}\nNice singing.\n"),
+        later(7),
+    );
+    deliver(
+        &bot,
+        "bob",
+        BOB,
+        BOT,
+        "[gnomic]",
+        "vote 301 for\nvote 302 against",
+        later(8),
+    );
+    deliver(
+        &bot,
+        "carol",
+        CAROL,
+        BOT,
+        "[gnomic]",
+        "vote 301 for\nvote 302 for\nstatus",
+        later(9),
+    );
+    bot.once(later(10));
+    // The status tells who has voted, not how; Alice has her copies (402).
+    assert!(
+        answers(&bot, CAROL)
+            .iter()
+            .any(|b| b.contains("voted: Bob, Carol; waiting for: Dave")),
+        "{:#?}",
+        answers(&bot, CAROL)
+    );
+    let copies: Vec<String> = answers(&bot, ALICE)
+        .into_iter()
+        .filter(|b| b.contains("this is your copy"))
+        .collect();
+    assert_eq!(copies.len(), 4, "{copies:#?}");
+    // No vote has reached the list yet.
+    for mail in to_list(&bot) {
+        assert!(
+            !mail.body.contains("302 against") && !mail.subject.contains("counted"),
+            "{}: {}",
+            mail.subject,
+            mail.body
+        );
+    }
+    deliver(
+        &bot,
+        "dave",
+        DAVE,
+        BOT,
+        "[gnomic]",
+        "vote 301 against\nvote 302 abstain",
+        later(20),
+    );
+    bot.once(later(21));
+    let list = to_list(&bot);
+    let result = list
+        .iter()
+        .find(|m| m.subject.contains("Turn 1 counted"))
+        .unwrap_or_else(|| panic!("{:#?}", list.iter().map(|m| &m.subject).collect::<Vec<_>>()));
+    // 301: Alice, Bob, Carol for, Dave against: adopted, 10 × 3/4 → 8. 302:
+    // Alice against, Bob against, Carol for, Dave abstains: 1 for, 2 against,
+    // failed: 11 × 2/3 = 7.3 → 7 lost. Dave voted against the winner: +10.
+    assert!(
+        result.subject.contains("301 adopted, 302 not adopted"),
+        "{}",
+        result.subject
+    );
+    assert!(
+        result
+            .body
+            .contains("Alice: +8, hack 301 adopted (rule 304)"),
+        "{}",
+        result.body
+    );
+    assert!(
+        result
+            .body
+            .contains("Alice: -7, hack 302 failed (rule 421)"),
+        "{}",
+        result.body
+    );
+    assert!(
+        result.body.contains("Dave: +10, voted against hack 301"),
+        "{}",
+        result.body
+    );
+    assert!(result.body.contains("Next to play: Bob"), "{}", result.body);
+    let state = bot.state_json();
+    let rules = state["ruleset"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        rules
+            .iter()
+            .any(|r| r["number"] == 301 && r["text"] == "Players may sing.")
+    );
+    assert!(!rules.iter().any(|r| r["number"] == 302));
+
+    // verify-sealed accepts the archived commitments and reveal.
+    let commitments = list
+        .iter()
+        .find(|m| m.raw.contains("gnomic:turn:1") && m.body.to_lowercase().contains("commitment"))
+        .expect("the commitments");
+    let reveal = list
+        .iter()
+        .rfind(|m| m.raw.contains("gnomic:turn:1") && m.body.contains("salt"))
+        .expect("the reveal");
+    let dir = bot.dir.path();
+    std::fs::write(dir.join("commitments.eml"), &commitments.raw).expect("write");
+    std::fs::write(dir.join("reveal.eml"), &reveal.raw).expect("write");
+    let out = bot.cli_ok(&[
+        "verify-sealed",
+        &dir.join("commitments.eml").display().to_string(),
+        &dir.join("reveal.eml").display().to_string(),
+    ]);
+    assert!(out.contains("6 sealed action(s)"), "{out}");
+}
+
+#[test]
+fn issue_13_help_lists_every_command_with_an_example() {
+    let bot = bot();
+    let when = at("2026-03-02T09:00:00Z");
+    deliver(&bot, "help", ALICE, BOT, "[gnomic] help", "", when);
+    bot.once(when + SignedDuration::from_mins(1));
+    let answer = answers(&bot, ALICE).join("\n");
+    for example in [
+        "hack 441 \"Title of the hack\"",
+        "amends 325",
+        "replace from",
+        "repeals 303",
+        "transmutes 205",
+        "sacrifice 13",
+        "against 441",
+        "greek 441 3",
+        "if 441 adopted",
+        "vote 441 for",
+        "status",
+        "start",
+    ] {
+        assert!(answer.contains(example), "{example} in:\n{answer}");
+    }
+}
