@@ -146,6 +146,9 @@ pub struct Turn {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proposal {
+    /// Kept in the log as written, and read again: `hack::Replacement`'s own
+    /// form cannot be written as JSON.
+    #[serde(with = "as_written")]
     pub hack: Hack,
     /// 402: "implicitly assumed to vote favourable [...] unless explicitly stated".
     pub proponent_vote: Choice,
@@ -330,6 +333,24 @@ pub enum Command {
     /// 394: the proponent confirms the Greek letters used as numbers.
     Greek { hack: u32, count: usize },
     Status,
+}
+
+/// A hack in the event log: the lines its proponent wrote, read again by
+/// `hack::parse` (which read them when the turn was posted).
+mod as_written {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::hack::{self, Hack};
+
+    pub fn serialize<S: Serializer>(hack: &Hack, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&hack.text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Hack, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        hack::parse(&lines).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The sealed batch of turn `number`'s votes.

@@ -1024,3 +1024,29 @@ fn every_announcement_renders_with_the_values_the_game_sends() {
         assert!(text.starts_with("Subject: "), "{text}");
     }
 }
+
+#[test]
+fn a_turn_in_the_event_log_reads_back_as_posted() {
+    let mut table = table();
+    done(
+        &mut table,
+        mins(1),
+        ALICE,
+        true,
+        &[
+            "turn",
+            "hack 301 \"Talk\" amends 210",
+            "replace from \"Players may listen.\" to \"Players may listen.\" with",
+            "Players must listen.",
+            "",
+            "And sing.",
+            "end",
+            "hack 302 \"Gone\" repeals 205",
+        ],
+    );
+    for (_, _, event) in &table.events {
+        let json = serde_json::to_string(event).unwrap();
+        let back: crate::games::Event = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, event);
+    }
+}
