@@ -285,7 +285,9 @@ pub enum Event {
         points: i64,
     },
     /// A turn's post; its sacrifice (390) is paid with it.
-    TurnPosted { turn: Turn },
+    TurnPosted {
+        turn: Turn,
+    },
     /// A player voted (or voted again) on a hack: who, never how.
     Voted {
         turn: u32,
@@ -293,8 +295,14 @@ pub enum Event {
         player: PlayerId,
         name: String,
     },
-    AllVoted { turn: u32 },
-    GreekConfirmed { turn: u32, hack: u32, count: usize },
+    AllVoted {
+        turn: u32,
+    },
+    GreekConfirmed {
+        turn: u32,
+        hack: u32,
+        count: usize,
+    },
     /// The count: the outcomes, every score change, n, and the winner if any.
     Counted {
         result: TurnResult,
@@ -329,9 +337,15 @@ pub enum Command {
     Start,
     Turn(Box<TurnPost>),
     /// A secret vote, mailed to the bot alone.
-    Vote { hack: u32, choice: Choice },
+    Vote {
+        hack: u32,
+        choice: Choice,
+    },
     /// 394: the proponent confirms the Greek letters used as numbers.
-    Greek { hack: u32, count: usize },
+    Greek {
+        hack: u32,
+        count: usize,
+    },
     Status,
 }
 

@@ -93,7 +93,12 @@ fn condition(line: &str) -> Option<Condition> {
         .split_whitespace()
         .map(str::to_ascii_lowercase)
         .collect();
-    match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["if", hack, outcome] => Some(Condition {
             hack: number(hack)?,
             adopted: match *outcome {

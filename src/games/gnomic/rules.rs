@@ -71,7 +71,11 @@ pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
     let after = state.last_mover.as_ref().map(|name| name.to_lowercase());
     order
         .iter()
-        .find(|s| after.as_ref().is_none_or(|last| s.name.to_lowercase() > *last))
+        .find(|s| {
+            after
+                .as_ref()
+                .is_none_or(|last| s.name.to_lowercase() > *last)
+        })
         .or(order.first())
         .cloned()
 }
@@ -93,10 +97,7 @@ fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
         .collect();
     for (player, name) in newcomers {
         let view = tx.view();
-        let in_game: Vec<i64> = order(tx.state(), &view)
-            .iter()
-            .map(|s| s.points)
-            .collect();
+        let in_game: Vec<i64> = order(tx.state(), &view).iter().map(|s| s.points).collect();
         let points = scoring::starting_score(&tx.params().numbers, &in_game);
         tx.record(Event::Joined {
             player,
@@ -147,7 +148,10 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
         }),
     ));
     Ok(Sentence::new("gnomic_started")
-        .arg("order", order.iter().map(|s| s.name.as_str()).collect::<Vec<_>>())
+        .arg(
+            "order",
+            order.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        )
         .arg("first", first))
 }
 
@@ -476,7 +480,9 @@ fn vote(
         .iter()
         .any(|v| v.hack == number && v.player == player.id);
     if changed && !params.votes_may_change {
-        return Err(Sentence::new("gnomic_vote_final").arg("hack", number).into());
+        return Err(Sentence::new("gnomic_vote_final")
+            .arg("hack", number)
+            .into());
     }
     let batch = batch_id(turn.number);
     let sealed = view

@@ -11,7 +11,9 @@ use super::TAG;
 const HOUR: i64 = 60;
 
 pub(super) fn sample(script: &mut dyn Script) {
-    script.say("The moderator starts a game of Gnomic: the players take turns in alphabetical order.");
+    script.say(
+        "The moderator starts a game of Gnomic: the players take turns in alphabetical order.",
+    );
     script.send(0, "Mod", true, TAG, &["start"]);
     script.say("Alice's turn: two hacks in one post to the list; she votes against the second.");
     script.send(
@@ -33,11 +35,24 @@ pub(super) fn sample(script: &mut dyn Script) {
             "greek 301 3",
         ],
     );
-    script.say("Bob votes on the list: refused, a vote is secret. He votes again, to the bot alone.");
+    script
+        .say("Bob votes on the list: refused, a vote is secret. He votes again, to the bot alone.");
     script.send(20, "Bob", true, TAG, &["vote 301 for"]);
     script.send(25, "Bob", false, TAG, &["vote 301 for", "vote 302 against"]);
-    script.send(30, "Carol", false, TAG, &["vote 301 against", "vote 302 against", "status"]);
-    script.send(40, "Dave", false, TAG, &["vote 301 for", "vote 302 abstain"]);
+    script.send(
+        30,
+        "Carol",
+        false,
+        TAG,
+        &["vote 301 against", "vote 302 against", "status"],
+    );
+    script.send(
+        40,
+        "Dave",
+        false,
+        TAG,
+        &["vote 301 for", "vote 302 abstain"],
+    );
     script.say("The last vote comes in: the bot publishes the commitments, reveals the votes and counts them.");
     script.send(50, "Mod", false, TAG, &["vote 301 for", "vote 302 against"]);
     script.wait(HOUR);
