@@ -43,6 +43,8 @@ mod sample;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_issue12;
+#[cfg(test)]
 mod tests_protest;
 #[cfg(test)]
 mod tests_referee;

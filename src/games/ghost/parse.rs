@@ -181,7 +181,7 @@ fn parse_command(line: &str) -> Result<Command, NotUnderstood> {
             const FORM: &str = "turn NAME because REASON";
             let (name, reason) = because(rest, FORM)?;
             let name = name.trim_start_matches("to ").trim();
-            if name.is_empty() || name.contains(char::is_whitespace) {
+            if name.is_empty() {
                 return Err(usage(FORM));
             }
             Ok(Command::SetTurn {
@@ -418,9 +418,9 @@ fn parse_set_word(verb: &str, rest: &str) -> Result<Command, NotUnderstood> {
     // "set word ST by Alice because ...": the player whose turn made it.
     let mut by = None;
     if let Some(at) = words.iter().position(|w| *w == "by")
-        && let [name] = &words[at + 1..]
+        && at + 1 < words.len()
     {
-        by = Some((*name).to_owned());
+        by = Some(words[at + 1..].join(" "));
         words.truncate(at);
     }
     let word = match (verb, words.as_slice()) {
