@@ -70,7 +70,7 @@ pub trait Game: Sized + 'static {
     fn apply_event(state: &mut Self::State, event: &Self::Event, at: Timestamp);
 
     /// One of its deadlines on the shared schedule fired (the deadline's owner is
-    /// the game's first tag).
+    /// the game's first tag, perhaps with an instance's number: `ghost 2`).
     fn on_deadline(_tx: &mut Tx<'_, Self>, _deadline: &Deadline, _tick: &Tick) {}
 
     /// A deadline the game keeps itself rather than on the shared schedule.
