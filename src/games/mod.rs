@@ -7,9 +7,10 @@
 //! back events, mail and the answer.
 
 pub mod driver;
-// Not registered yet: its arithmetic comes first (see its mod.rs).
+// Not registered yet: their pure decisions come first (see their mod.rs).
 pub mod gnomic;
 pub mod overrides;
+pub mod ping;
 pub mod random_officer;
 pub mod router;
 pub mod substrate;
