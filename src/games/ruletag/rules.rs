@@ -832,6 +832,7 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
         random: std::sync::Arc::new(view.random.clone()),
         sealed: std::sync::Arc::new(view.sealed.clone()),
         offices: std::sync::Arc::new(view.offices.clone()),
+        inventory: std::sync::Arc::new(view.inventory.clone()),
     };
     let mut scratch = Tx::new(
         shared,
