@@ -500,7 +500,10 @@ fn start(
     );
     let mut new_label = None;
     let (order, draw_index): (Vec<u32>, usize) = if ordered.is_some() {
-        ((0..u32::try_from(n_players).unwrap_or(u32::MAX)).collect(), 0)
+        (
+            (0..u32::try_from(n_players).unwrap_or(u32::MAX)).collect(),
+            0,
+        )
     } else {
         // The numbering is drawn in the running random period, or in one the
         // instance opens (and ends when it ends).

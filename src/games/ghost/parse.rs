@@ -298,7 +298,10 @@ fn when_of(text: &str) -> Option<When> {
     let text = text.trim().trim_start_matches("at ").trim();
     if let Some(span) = text.strip_prefix("in ") {
         let (n, unit) = span.trim().split_once(char::is_whitespace)?;
-        let n: i64 = n.parse().ok().filter(|n| (1..=3650 * 24 * 60).contains(n))?;
+        let n: i64 = n
+            .parse()
+            .ok()
+            .filter(|n| (1..=3650 * 24 * 60).contains(n))?;
         let minutes = match unit.trim().trim_end_matches('s') {
             "day" => n.checked_mul(24 * 60)?,
             "hour" => n.checked_mul(60)?,
@@ -400,8 +403,7 @@ fn parse_rule(rest: &str) -> Result<Command, NotUnderstood> {
 
 /// `set word LETTERS because REASON`, `clear word because REASON`.
 fn parse_set_word(verb: &str, rest: &str) -> Result<Command, NotUnderstood> {
-    const FORM: &str =
-        "set word LETTERS [by NAME] because REASON, or clear word because REASON";
+    const FORM: &str = "set word LETTERS [by NAME] because REASON, or clear word because REASON";
     let (what, reason) = rest.split_once(" because ").ok_or_else(|| usage(FORM))?;
     let reason = reason.trim();
     if reason.is_empty() {

@@ -9,7 +9,11 @@ use crate::games;
 
 #[test]
 fn item2_resign_out_of_turn_is_leaving_and_in_turn_a_resignation() {
-    let mut world = started(&["Alice", "Bob", "Carol"], "start with Alice, Bob, Carol", t0());
+    let mut world = started(
+        &["Alice", "Bob", "Carol"],
+        "start with Alice, Bob, Carol",
+        t0(),
+    );
     let order = world.order(1);
     let mut at = t0();
     world.plays(1, &mut at, &["s"]);
@@ -132,16 +136,27 @@ fn item4_an_order_renumbers_the_state_and_the_record_and_restores_the_removed() 
     let mut at = t0();
     world.plays(1, &mut at, &["s", "st"]);
     // Player 3 protests ST "not inside": play waits for player 2's answer.
-    world.run(&order[2], hours(3), "protest not inside").unwrap();
+    world
+        .run(&order[2], hours(3), "protest not inside")
+        .unwrap();
     world.run(&order[0], hours(4), "leave").unwrap();
     // Every player in the game must be listed.
     assert_eq!(
         world
-            .run_as("mod", true, hours(5), None, &format!("order {} because x", order[1]))
+            .run_as(
+                "mod",
+                true,
+                hours(5),
+                None,
+                &format!("order {} because x", order[1])
+            )
             .unwrap_err(),
         "ghost_order_incomplete"
     );
-    assert_eq!(world.last_sentence().args["missing"], serde_json::json!([order[2]]));
+    assert_eq!(
+        world.last_sentence().args["missing"],
+        serde_json::json!([order[2]])
+    );
     assert_eq!(
         world
             .run_as(
@@ -197,10 +212,20 @@ fn item4_an_order_renumbers_the_state_and_the_record_and_restores_the_removed() 
 
 #[test]
 fn item4_turn_and_deadline_overrides_move_the_schedule() {
-    let mut world = started(&["Alice", "Bob", "Carol"], "start with Alice, Bob, Carol", t0());
+    let mut world = started(
+        &["Alice", "Bob", "Carol"],
+        "start with Alice, Bob, Carol",
+        t0(),
+    );
     let order = world.order(1);
     world
-        .run_as("Rita", false, hours(1), None, &format!("turn {} because x", order[2]))
+        .run_as(
+            "Rita",
+            false,
+            hours(1),
+            None,
+            &format!("turn {} because x", order[2]),
+        )
         .unwrap();
     assert_eq!(world.inst(1).turn(), Some(3));
     assert_eq!(
@@ -208,7 +233,13 @@ fn item4_turn_and_deadline_overrides_move_the_schedule() {
         [("ghost:1:turn:2".to_owned(), hours(73))]
     );
     world
-        .run_as("Rita", false, hours(2), None, "deadline in 10 hours because x")
+        .run_as(
+            "Rita",
+            false,
+            hours(2),
+            None,
+            "deadline in 10 hours because x",
+        )
         .unwrap();
     assert_eq!(
         world.deadlines(),
@@ -220,14 +251,26 @@ fn item4_turn_and_deadline_overrides_move_the_schedule() {
     assert_eq!(world.inst(1).removed_why(3), Some(Why::TimedOut));
     assert_eq!(
         world
-            .run_as("Rita", false, hours(13), None, "deadline in 0 hours because x")
+            .run_as(
+                "Rita",
+                false,
+                hours(13),
+                None,
+                "deadline in 0 hours because x"
+            )
             .unwrap_err(),
         "usage"
     );
     // Suspended: the stopped clock holds the time to the deadline set.
     world.run("Rita", hours(13), "resign referee").unwrap();
     world
-        .run_as("mod", false, hours(14), None, "deadline in 20 hours because x")
+        .run_as(
+            "mod",
+            false,
+            hours(14),
+            None,
+            "deadline in 20 hours because x",
+        )
         .unwrap();
     let Stage::Turn { clock, .. } = &world.inst(1).stage else {
         panic!("a turn")
@@ -272,7 +315,11 @@ fn item8_reminders_go_out_under_the_instance_tag() {
 
 #[test]
 fn item8_a_removed_players_move_says_when_and_why() {
-    let mut world = started(&["Alice", "Bob", "Carol", "Dave"], "start with Alice, Bob, Carol", t0());
+    let mut world = started(
+        &["Alice", "Bob", "Carol", "Dave"],
+        "start with Alice, Bob, Carol",
+        t0(),
+    );
     let order = world.order(1);
     world.run("Dave", hours(1), "add me").unwrap();
     world
@@ -301,8 +348,7 @@ fn item8_a_removed_players_move_says_when_and_why() {
 #[test]
 fn item8_old_states_and_events_without_the_new_fields_still_load() {
     let removal: Removal =
-        serde_json::from_str(r#"{"at": "2026-05-01T12:00:00Z", "why": {"kind": "left"}}"#)
-            .unwrap();
+        serde_json::from_str(r#"{"at": "2026-05-01T12:00:00Z", "why": {"kind": "left"}}"#).unwrap();
     assert!(!removal.in_turn);
     let event: Event = serde_json::from_str(
         r#"{"kind": "word_set", "instance": 1, "word": "st", "previous": null,

@@ -662,7 +662,9 @@ fn place(
     if let Some(number) = rtl
         && !view.ruleset.exists(number)
     {
-        return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", number)));
+        return Err(Refusal(
+            Sentence::new("ruletag_no_rule").arg("number", number),
+        ));
     }
     let held: Vec<Rto> = state
         .objects
