@@ -8,6 +8,7 @@
 
 pub mod driver;
 // Not registered yet: their pure decisions come first (see their mod.rs).
+pub mod boons;
 pub mod gnomic;
 pub mod overrides;
 pub mod ping;
