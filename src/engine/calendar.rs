@@ -427,8 +427,9 @@ pub struct Deadline {
     /// id again moves the deadline instead of adding a second one.
     pub id: String,
     pub at: Timestamp,
-    /// The owning game's tag ("ghost"): it reacts when the deadline fires, and its
-    /// tag heads the reminder's subject.
+    /// The owning game's tag ("vote"), or that tag with the number of the game's
+    /// instance ("ghost 2"): the game reacts when the deadline fires, and this tag
+    /// heads the reminder's subject.
     pub owner: String,
     /// The player who can miss it, if any: only they are reminded.
     pub who: Option<PlayerId>,

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::accounts::{self, Accounts};
 use super::calendar::{self, Calendar, Deadline, Schedule};
 use super::dictionary::Lexicon;
+use super::inventory::{self, Inventory};
 use super::offices::{self, Offices};
 use super::players::{self, PlayerId, Registry};
 use super::random::{self, RandomOfficer};
@@ -70,7 +71,7 @@ pub trait Game: Sized + 'static {
     fn apply_event(state: &mut Self::State, event: &Self::Event, at: Timestamp);
 
     /// One of its deadlines on the shared schedule fired (the deadline's owner is
-    /// the game's first tag).
+    /// the game's first tag, perhaps with an instance's number: `ghost 2`).
     fn on_deadline(_tx: &mut Tx<'_, Self>, _deadline: &Deadline, _tick: &Tick) {}
 
     /// A deadline the game keeps itself rather than on the shared schedule.
@@ -274,6 +275,9 @@ pub struct Shared {
     /// The offices appointed and dismissed by mail.
     #[serde(default)]
     pub offices: Arc<Offices>,
+    /// The entities that are not money (Gadgets, Trinkets, the Chartreuse Goose).
+    #[serde(default)]
+    pub inventory: Arc<Inventory>,
 }
 
 /// An event of the shared world.
@@ -286,6 +290,7 @@ pub enum SharedEvent {
     Random(random::Event),
     Sealed(sealed::Event),
     Offices(offices::Event),
+    Inventory(inventory::Event),
 }
 
 impl Shared {
@@ -298,6 +303,7 @@ impl Shared {
             SharedEvent::Random(e) => Arc::make_mut(&mut self.random).apply_event(e, at),
             SharedEvent::Sealed(e) => Arc::make_mut(&mut self.sealed).apply_event(e),
             SharedEvent::Offices(e) => Arc::make_mut(&mut self.offices).apply_event(e),
+            SharedEvent::Inventory(e) => Arc::make_mut(&mut self.inventory).apply_event(e),
         }
     }
 
@@ -492,6 +498,7 @@ pub struct View<'a> {
     pub random: &'a RandomOfficer,
     pub sealed: &'a SealedBox,
     pub offices: &'a Offices,
+    pub inventory: &'a Inventory,
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
@@ -507,6 +514,7 @@ impl<'a> View<'a> {
             random: &shared.random,
             sealed: &shared.sealed,
             offices: &shared.offices,
+            inventory: &shared.inventory,
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),

@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod calendar;
 pub mod dictionary;
 pub mod game;
+pub mod inventory;
 pub mod offices;
 pub mod players;
 pub mod random;

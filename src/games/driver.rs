@@ -7,7 +7,7 @@ use crate::engine::Timestamp;
 use crate::engine::calendar::Deadline;
 use crate::engine::game::{Game, Tick, Tx};
 
-use super::{Event, Outcome, Params, Registered, Visit, World, each_game, shared_event};
+use super::{Event, Outcome, Params, Registered, Visit, World, base_tag, each_game, shared_event};
 use crate::engine::game::SharedEvent;
 
 /// What comes next when the world is brought up to a message or to `now`.
@@ -193,7 +193,8 @@ fn fire(
     }
     impl Visit for Owner<'_> {
         fn visit<G: Registered>(&mut self) {
-            if G::TAGS.first() == Some(&self.deadline.owner.as_str()) {
+            // An owner may carry an instance's number (`ghost 2`): still the game's.
+            if G::TAGS.first() == Some(&base_tag(&self.deadline.owner)) {
                 run::<G>(
                     self.scratch,
                     self.deadline,

@@ -7,7 +7,10 @@
 //! back events, mail and the answer.
 
 pub mod driver;
+// Not registered yet: its pure decisions come first (see its mod.rs).
+pub mod boons;
 pub mod overrides;
+pub mod ping;
 pub mod random_officer;
 pub mod router;
 pub mod substrate;
@@ -20,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::accounts;
 use crate::engine::calendar;
 use crate::engine::game::{Effect, Game, Officers, Script, Setting, Shared, SharedEvent, View};
+use crate::engine::inventory;
 use crate::engine::offices::{self, Offices};
 use crate::engine::players;
 use crate::engine::random;
@@ -75,6 +79,7 @@ macro_rules! games {
             Random(random::Event),
             Sealed(sealed::Event),
             Offices(offices::Event),
+            Inventory(inventory::Event),
             Override(Override),
             $($variant(<$module::$($game)::+ as Game>::Event),)*
         }
@@ -188,6 +193,9 @@ impl World {
             Event::Offices(e) => self
                 .shared
                 .apply_event(&SharedEvent::Offices(e.clone()), at),
+            Event::Inventory(e) => self
+                .shared
+                .apply_event(&SharedEvent::Inventory(e.clone()), at),
             Event::Override(Override::Voided { message_id, .. }) => {
                 self.voided.push(message_id.clone())
             }
@@ -445,6 +453,7 @@ pub fn shared_event(event: SharedEvent) -> Event {
         SharedEvent::Random(e) => Event::Random(e),
         SharedEvent::Sealed(e) => Event::Sealed(e),
         SharedEvent::Offices(e) => Event::Offices(e),
+        SharedEvent::Inventory(e) => Event::Inventory(e),
     }
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::engine::game::{Game, NoEvent, Officers, SharedEvent, Tx};
 use crate::engine::{
-    Ctx, Done, NotUnderstood, Refusal, Sentence, Timestamp, accounts, offices, players, ruleset,
-    split_verb,
+    Ctx, Done, NotUnderstood, Refusal, Sentence, Timestamp, accounts, inventory, offices, players,
+    ruleset, split_verb,
 };
 
 use super::random_officer;
@@ -45,6 +45,8 @@ pub enum NomicCommand {
     Officers,
     /// A moderator's `appoint` or `dismiss`.
     Office(offices::Command),
+    /// `inventory`, and a moderator's `create`, `transfer`, `destroy`.
+    Inventory(inventory::Command),
 }
 
 impl Game for Nomic {
@@ -66,6 +68,9 @@ impl Game for Nomic {
         }
         if let Some(command) = offices::parse(&verb, rest) {
             return command.map(NomicCommand::Office);
+        }
+        if let Some(command) = inventory::parse(line) {
+            return command.map(NomicCommand::Inventory);
         }
         let players_error = match players::parse(line) {
             Ok(command) => return Ok(NomicCommand::Players(command)),
@@ -103,6 +108,16 @@ impl Game for Nomic {
             NomicCommand::Random(command) => random_officer::apply(tx, command, ctx),
             NomicCommand::Officers => {
                 Ok(Sentence::new("officers").arg("offices", roster(&tx.setting().officers)))
+            }
+            NomicCommand::Inventory(command) => {
+                let view = tx.view();
+                let done = view.inventory.apply(
+                    command,
+                    ctx,
+                    view.players,
+                    view.is_moderator(&ctx.sender),
+                )?;
+                Ok(record(tx, done, SharedEvent::Inventory))
             }
             NomicCommand::Office(command) => {
                 let view = tx.view();

@@ -389,7 +389,10 @@ fn section_2_a_removal_is_not_necessarily_a_resignation() {
     g.run();
     assert_has(
         &g.answer(&p[2], "leave"),
-        &["Refused: you are not a player in Ghost 1."],
+        &[
+            "Refused: you are no longer a player in Ghost 1, so nothing was done. You were removed at",
+            ": you made an invalid protest.",
+        ],
     );
     let game = g.instance(1);
     assert_eq!(removed(&game, 1), "resigned");
@@ -564,7 +567,10 @@ fn section_4_p1_a_turn_ends_after_three_days_as_a_resignation() {
     );
     assert_has(
         &g.answer(&p[1], "gh"),
-        &["Refused: you are not a player in Ghost 1."],
+        &[&format!(
+            "Refused: you are no longer a player in Ghost 1, so nothing was done. You were removed at {}: you did not play within your turn, so were assumed to have resigned.",
+            human_time(deadline)
+        )],
     );
 }
 
@@ -713,7 +719,7 @@ fn section_4_p2_an_addition_protested_away() {
         &g.news_with(1, "protested the addition").body,
         &[
             &format!(
-                "{}: Dave was added, and {} protested the addition, and is out of the game.",
+                "{}: {} protested the addition of Dave, so Dave is out of the game.",
                 human_time(protested),
                 p[1]
             ),
@@ -1085,7 +1091,10 @@ fn section_4_play_3_an_unanswered_not_inside_protest_is_valid_after_three_days()
     );
     assert_has(
         &g.answer(&p[1], "word zqa"),
-        &["Refused: you are not a player in Ghost 1."],
+        &[&format!(
+            "Refused: you are no longer a player in Ghost 1, so nothing was done. You were removed at {}: a valid protest was made against you.",
+            human_time(deadline)
+        )],
     );
 }
 
@@ -1227,16 +1236,8 @@ fn section_4_play_4_resign_removes_the_player_and_destroys_the_ghost_word() {
     let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol"]);
     let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
     g.post(&p[0], "[ghost]", "w");
-    g.post(&p[2], "[ghost]", "resign");
     let resigned = g.post(&p[1], "[ghost]", "I resign");
     g.run();
-    assert_has(
-        &g.answer(&p[2], "resign"),
-        &[&format!(
-            "Refused: it is not your turn in Ghost 1; it is {}'s. Only the player whose turn it is may play. To leave the game at any time, write \"leave\".",
-            p[1]
-        )],
-    );
     let game = g.instance(1);
     assert_eq!(removed(&game, 2), "resigned", "{game}");
     assert!(removed(&game, 3).is_null());
@@ -1325,8 +1326,8 @@ fn section_4_leaving_the_nomic_leaves_the_game() {
     assert_has(
         &g.news_with(1, "left the nomic").body,
         &[&format!(
-            "{} left the nomic, and so the game, and is out of the game.",
-            p[3]
+            "{} left the nomic, so {} is out of the game too.",
+            p[3], p[3]
         )],
     );
     g.post(&p[1], "[nomic] leave", "");
@@ -1336,11 +1337,11 @@ fn section_4_leaving_the_nomic_leaves_the_game() {
     assert_eq!(game["ghost_word"], Value::Null);
     assert_eq!(turn(&game), Some(3));
     assert_has(
-        &g.news_with(1, "which counts as a resignation").body,
+        &g.news_with(1, "this counts as a resignation").body,
         &[
             &format!(
-                "{} left the nomic, and so the game during their turn, which counts as a resignation",
-                p[1]
+                "{} left the nomic, so {} is out of the game too; as it was {}'s turn, this counts as a resignation.",
+                p[1], p[1], p[1]
             ),
             "the ghost word O is destroyed.",
         ],
@@ -1952,7 +1953,7 @@ fn the_referee_overrides_with_a_reason_announced_on_the_list() {
         &[
             "Reason given: they asked to stop",
             &format!(
-                "{} was removed by Rita, overriding, because they asked to stop",
+                "Rita removed {} from the game, overriding, because they asked to stop",
                 p[0]
             ),
         ],
@@ -1972,4 +1973,519 @@ fn section_4_a_play_in_the_subject_alone_counts_and_a_chatty_subject_does_not() 
     let game = g.instance(1);
     assert_eq!(game["ghost_word"], "s", "{game}");
     assert_eq!(turn(&game), Some(2), "{game}");
+}
+
+// Issue 12: the items on Ghost, each test named after its item.
+
+impl Nomic {
+    /// The Message-ID of the last message sent in, without angle brackets.
+    fn last_id(&self) -> String {
+        format!("g{}@players.test", self.count.get())
+    }
+}
+
+/// Item 2: "A player may remove themselves from an instance of the game at any time
+/// by posting a message to that effect." A "resign" out of turn is such a message:
+/// the player leaves, the ghost word stays, the order skips them; in one's own turn
+/// it is still the play (4), which destroys the word.
+#[test]
+fn item2_resign_out_of_turn_leaves_the_instance() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol", "Dave"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol", "Dave"]);
+    let played = g.post(&p[0], "[ghost]", "w");
+    // Player 3 resigns while it is player 2's turn.
+    let left = g.post(&p[2], "[ghost]", "resign");
+    g.run();
+    assert_has(
+        &g.answer(&p[2], "resign"),
+        &[
+            "It was not your turn, and a resignation is a play made in one's own turn; but rule 103 lets a player remove themselves from the game at any time by posting a message to that effect, so your \"resign\" is taken as leaving: you are out of the game, the ghost word stays as it was, and the turns go on without you.",
+            &format!("{} left the game, and is out of the game.", p[2]),
+        ],
+    );
+    let game = g.instance(1);
+    assert_eq!(removed(&game, 3), "left", "{game}");
+    assert_eq!(seat(&game, 3)["removed"]["at"], ts(left));
+    assert_eq!(seat(&game, 3)["removed"]["in_turn"], false);
+    assert_eq!(game["ghost_word"], "w", "no resignation: the word stays");
+    assert_eq!(turn(&game), Some(2));
+    assert_eq!(
+        turn_deadline(&game),
+        ts(played + days(3)),
+        "the turn goes on"
+    );
+    assert_has(
+        &g.news_with(1, "left the game").body,
+        &[&format!("{} left the game, and is out of the game.", p[2])],
+    );
+    // Player 2 resigns in their own turn: the play (4), the word destroyed, and
+    // the order skips player 3.
+    let resigned = g.post(&p[1], "[ghost]", "resign");
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(removed(&game, 2), "resigned", "{game}");
+    assert_eq!(seat(&game, 2)["removed"]["in_turn"], true);
+    assert_eq!(game["ghost_word"], Value::Null);
+    assert_eq!(turn(&game), Some(4), "player 3 is skipped");
+    assert_eq!(turn_deadline(&game), ts(resigned + days(3)));
+    assert_has(
+        &g.news_with(1, "resigned, and").body,
+        &[
+            &format!("{} resigned, and is out of the game.", p[1]),
+            "the ghost word W is destroyed.",
+        ],
+    );
+    // Resigning again: out of the game, and told since when and why.
+    g.post(&p[2], "[ghost]", "resign");
+    g.run();
+    assert_has(
+        &g.answer(&p[2], "resign"),
+        &[&format!(
+            "Refused: you are no longer a player in Ghost 1, so nothing was done. You were removed at {}: you left the game.",
+            human_time(left)
+        )],
+    );
+}
+
+/// Item 4: a moderator starting a real game mid-way reaches its state by mail in
+/// one message (players seated in their order, the word so far and its maker,
+/// whose turn, the deadline), and the game plays on from there: the deadline set
+/// is the one that fires.
+#[test]
+fn item4_a_moderator_sets_up_a_game_mid_way_by_mail_and_play_goes_on() {
+    let g = Nomic::new(&["Alice", "Bob", "Carol", "Dave"]);
+    let deadline: Timestamp = at("2026-05-03T18:00:00Z");
+    let setup = g.post(
+        "Mod",
+        "[ghost]",
+        "start in order Carol, Alice, Bob because the game began on the old list\n\
+         set word upe by Alice because UPE is the word so far on the old list\n\
+         turn Bob because it was Bob's turn on the old list\n\
+         deadline 2026-05-03 18:00 UTC because Bob's turn began at 2026-04-30 18:00 UTC",
+    );
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(
+        seat_names(&game),
+        ["Carol", "Alice", "Bob"],
+        "as listed: {game}"
+    );
+    assert_eq!(game["ghost_word"], "upe");
+    assert_eq!(game["word_by"], 2, "Alice made it");
+    assert_eq!(turn(&game), Some(3));
+    assert_eq!(turn_deadline(&game), ts(deadline));
+    assert_eq!(game["random_label"], Value::Null, "nothing was drawn");
+    assert_eq!(game["referee"]["address"], MODERATOR);
+    let answer = g.answer("Mod", "turn Bob because it was Bob's turn on the old list");
+    assert_has(
+        &answer,
+        &[
+            "Ghost 1 has begun, with you as its referee. The players' numbers, in the order you listed them: 1 Carol, 2 Alice, 3 Bob.",
+            "mod@nomic.example gave the turn to Bob, overriding, because it was Bob's turn on the old list.",
+            &format!(
+                "mod@nomic.example moved the deadline from {} to 2026-05-03 18:00 UTC, overriding, because Bob's turn began at 2026-04-30 18:00 UTC.",
+                human_time(setup + days(3))
+            ),
+        ],
+    );
+    let news = g.news(1);
+    let start = &news[0];
+    assert_eq!(start.subject, "[ghost 1] Ghost 1 begins: Carol plays first");
+    assert_has(
+        &start.body,
+        &[
+            "OVERRIDE: mod@nomic.example gave the players their numbers in the order\nlisted, instead of a random draw. Reason given: the game began on the old list",
+            "    1. Carol\n    2. Alice\n    3. Bob",
+        ],
+    );
+    let word = g.news_with(1, "as made by Alice");
+    assert_has(
+        &word.body,
+        &[
+            "OVERRIDE: mod@nomic.example overrode the bot's ruling. Reason given: UPE is the word so far on the old list",
+            "mod@nomic.example set the ghost word to UPE, as made by Alice (a protest of it is made against them), overriding, because UPE is the word so far on the old list.",
+        ],
+    );
+    let clock = g.news_with(1, "moved the deadline");
+    assert_eq!(
+        clock.subject,
+        "[ghost 1] Ghost 1: override by mod@nomic.example; Bob's turn, ghost word UPE"
+    );
+    assert_has(
+        &clock.body,
+        &["It is Bob's turn (player 3), until 2026-05-03 18:00 UTC"],
+    );
+    // Bob is reminded a day before the deadline set, under the instance's tag.
+    g.run_at(deadline - days(1));
+    let reminder = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.is_to(&address("Bob")) && m.subject.contains("Reminder"))
+        .unwrap_or_else(|| panic!("no reminder: {:#?}", g.subjects()));
+    assert_eq!(
+        reminder.subject,
+        "[ghost 1] Reminder: your turn in Ghost 1 by 2026-05-03 18:00 UTC"
+    );
+    // Bob does not play: at the deadline set he is assumed to have resigned, and
+    // play goes on with Carol, player 1.
+    g.run_at(deadline + mins(1));
+    let game = g.instance(1);
+    assert_eq!(removed(&game, 3), "timed_out", "{game}");
+    assert_eq!(seat(&game, 3)["removed"]["at"], ts(deadline));
+    assert_eq!(game["ghost_word"], Value::Null);
+    assert_eq!(turn(&game), Some(1));
+    g.post("Carol", "[ghost]", "s");
+    g.post("Alice", "[ghost]", "st");
+    g.post("Carol", "[ghost]", "protest word");
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(game["ghost_word"], "st", "{game}");
+    assert_eq!(
+        removed(&game, 1),
+        "invalid_protest",
+        "ST is no word of four letters"
+    );
+    assert_eq!(game["winner"], 2, "Alice is left");
+}
+
+/// Item 4: the overrides of a seat (the order of play, whose turn it is), the word
+/// and the clock, each announced with its reason, logged, and undone by a void of
+/// the message that made it.
+#[test]
+fn item4_overrides_of_seat_turn_word_and_clock_are_announced_and_voidable() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol", "Dave"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
+    let played = g.post(&p[0], "[ghost]", "s");
+    g.run();
+    let before = g.instance(1);
+    assert_eq!(turn(&before), Some(2));
+
+    // The clock.
+    let moved = g.post(
+        "Rita",
+        "[ghost]",
+        "deadline in 5 days because the list was down",
+    );
+    let clock_id = g.last_id();
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(turn_deadline(&game), ts(moved + days(5)));
+    let news = g.news_with(1, "moved the deadline");
+    assert!(
+        news.subject.contains("override by Rita"),
+        "{}",
+        news.subject
+    );
+    assert_has(
+        &news.body,
+        &[
+            "OVERRIDE: Rita overrode the bot's ruling. Reason given: the list was down",
+            &format!(
+                "Rita moved the deadline from {} to {}, overriding, because the list was down.",
+                human_time(played + days(3)),
+                human_time(moved + days(5))
+            ),
+        ],
+    );
+    g.post(
+        "Mod",
+        "[ghost 1]",
+        &format!("void <{clock_id}> because Rita misread the outage"),
+    );
+    g.run();
+    assert_eq!(
+        turn_deadline(&g.instance(1)),
+        ts(played + days(3)),
+        "the void restores the deadline"
+    );
+
+    // Whose turn it is.
+    g.post(
+        "Rita",
+        "[ghost]",
+        &format!("turn {} because their play was lost", p[2]),
+    );
+    let turn_id = g.last_id();
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(turn(&game), Some(3));
+    assert_has(
+        &g.news_with(1, "gave the turn to").body,
+        &[&format!(
+            "Rita gave the turn to {}, overriding, because their play was lost.",
+            p[2]
+        )],
+    );
+    g.post(
+        "Mod",
+        "[ghost 1]",
+        &format!("void <{turn_id}> because it was lost on purpose"),
+    );
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(turn(&game), Some(2), "the void gives the turn back");
+    assert_eq!(turn_deadline(&game), ts(played + days(3)));
+
+    // The word, with its maker.
+    g.post(
+        "Rita",
+        "[ghost]",
+        &format!("set word sp by {} because the list mangled it", p[2]),
+    );
+    let word_id = g.last_id();
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(
+        (game["ghost_word"].clone(), game["word_by"].clone()),
+        ("sp".into(), 3.into())
+    );
+    g.post(
+        "Mod",
+        "[ghost 1]",
+        &format!("void <{word_id}> because it was not mangled"),
+    );
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(
+        (game["ghost_word"].clone(), game["word_by"].clone()),
+        ("s".into(), 1.into())
+    );
+
+    // The seats: a moderator reorders, bringing Dave in; the turn stays with its
+    // player, whatever their new number.
+    let turn_player = p[1].clone();
+    g.post(
+        "Mod",
+        "[ghost]",
+        &format!(
+            "order {}, Dave, {}, {} because the numbers were drawn twice",
+            p[2], p[0], p[1]
+        ),
+    );
+    let order_id = g.last_id();
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(
+        seat_names(&game),
+        [p[2].as_str(), "Dave", p[0].as_str(), p[1].as_str()],
+        "{game}"
+    );
+    assert_eq!(turn(&game), Some(4), "still {turn_player}'s turn");
+    assert_eq!(game["word_by"], 3, "still {}'s word", p[0]);
+    let news = g.news_with(1, "set the order of play");
+    assert_has(
+        &news.body,
+        &[
+            "OVERRIDE: mod@nomic.example overrode the bot's ruling. Reason given: the numbers were drawn twice",
+            &format!(
+                "mod@nomic.example set the order of play, overriding, because the numbers were drawn twice: 1 {} (was 3), 2 Dave (seated), 3 {} (was 1), 4 {} (was 2).",
+                p[2], p[0], p[1]
+            ),
+            &format!(
+                "The players still in, in their order of play: {}, Dave, {}, {}.",
+                p[2], p[0], p[1]
+            ),
+        ],
+    );
+    // The record still says who did what.
+    g.post("Rita", "[ghost]", "history");
+    g.run();
+    assert_has(
+        &g.answer("Rita", "history"),
+        &[&format!("{} began the ghost word S.", p[0])],
+    );
+    g.post(
+        "Mod",
+        "[ghost 1]",
+        &format!("void <{order_id}> because a mistake"),
+    );
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(
+        seat_names(&game),
+        seat_names(&before),
+        "the void restores the order"
+    );
+    assert_eq!(turn(&game), Some(2));
+    assert_eq!(game["ghost_word"], "s");
+}
+
+/// Item 4: only the referee or a moderator overrides (the order of play only a
+/// moderator); anyone else is refused with a sentence, and a reply quoting an
+/// override does nothing.
+#[test]
+fn item4_a_forged_override_is_refused_with_a_sentence() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
+    g.post(&p[0], "[ghost]", "s");
+    g.run();
+    let before = g.instance(1);
+    g.post(&p[2], "[ghost]", &format!("turn {} because I say so", p[2]));
+    g.post(&p[2], "[ghost]", "deadline in 9 days because I say so");
+    g.post(&p[2], "[ghost]", "set word sq by Rita because I say so");
+    g.post(
+        "Rita",
+        "[ghost]",
+        &format!("order {}, {}, {} because I prefer it", p[2], p[1], p[0]),
+    );
+    g.post(
+        "Rita",
+        "[ghost]",
+        "start in order Alice, Bob because I prefer it",
+    );
+    g.post(
+        &p[2],
+        "Re: [ghost 1] Ghost 1: override",
+        &format!(
+            "> turn {} because the list was down\n\nWell, I never.",
+            p[2]
+        ),
+    );
+    g.run();
+    let referee_only = "Refused: only the referee of Ghost 1 (Rita) or a moderator may do that.";
+    assert_has(
+        &g.answer(&p[2], &format!("turn {} because I say so", p[2])),
+        &[referee_only],
+    );
+    assert_has(
+        &g.answer(&p[2], "deadline in 9 days because I say so"),
+        &[referee_only],
+    );
+    assert_has(
+        &g.answer(&p[2], "set word sq by Rita because I say so"),
+        &[referee_only],
+    );
+    let moderator_only = "Refused: only a moderator may give the players' numbers by hand. Rule 103 has the referee assign them at random";
+    assert_has(
+        &g.answer(
+            "Rita",
+            &format!("order {}, {}, {} because I prefer it", p[2], p[1], p[0]),
+        ),
+        &[moderator_only],
+    );
+    assert_has(
+        &g.answer("Rita", "start in order Alice, Bob because I prefer it"),
+        &[moderator_only],
+    );
+    let after = g.instance(1);
+    assert_eq!(after["stage"], before["stage"], "nothing moved");
+    assert_eq!(after["seats"], before["seats"]);
+    assert_eq!(after["ghost_word"], "s");
+    assert_eq!(g.ghost()["instances"].as_array().map(Vec::len), Some(1));
+    // A moderator's deadline in the past, or with no clock running, is refused.
+    g.post(
+        "Mod",
+        "[ghost]",
+        "deadline 2026-04-01 12:00 UTC because testing",
+    );
+    g.run();
+    assert_has(
+        &g.answer("Mod", "deadline 2026-04-01 12:00 UTC because testing"),
+        &["Refused: a deadline must be later than now"],
+    );
+}
+
+/// Item 8: a protested addition names who is out.
+#[test]
+fn item8_a_protested_addition_names_who_is_out() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol", "Dave"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
+    g.post("Dave", "[ghost]", "add me");
+    let protested = g.post(&p[0], "[ghost]", "protest addition Dave");
+    g.run();
+    assert_eq!(removed(&g.instance(1), 4), "addition_protested");
+    let line = format!(
+        "{}: {} protested the addition of Dave, so Dave is out of the game.",
+        human_time(protested),
+        p[0]
+    );
+    assert_has(&g.news_with(1, "protested the addition").body, &[&line]);
+    assert_has(&g.answer(&p[0], "protest addition Dave"), &[&line]);
+}
+
+/// Item 8: leaving the nomic, in one's turn or not, reads as a sentence.
+#[test]
+fn item8_leaving_the_nomic_reads_as_a_clear_sentence() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
+    g.post(&p[2], "[nomic] leave", "");
+    g.post(&p[0], "[nomic] leave", "");
+    g.run();
+    assert_has(
+        &g.news_with(1, &format!("{} left the nomic", p[2])).body,
+        &[&format!(
+            "{} left the nomic, so {} is out of the game too.",
+            p[2], p[2]
+        )],
+    );
+    assert_has(
+        &g.news_with(1, &format!("{} left the nomic", p[0])).body,
+        &[&format!(
+            "{} left the nomic, so {} is out of the game too; as it was {}'s turn, this counts as a resignation.",
+            p[0], p[0], p[0]
+        )],
+    );
+}
+
+/// Item 8: reminders carry the instance's number in their tag, as every other
+/// mail of the instance does.
+#[test]
+fn item8_reminders_carry_the_instance_number() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol", "Dave"]);
+    let one = g.start("Rita", &["Alice", "Bob"]);
+    let two = g.start("Carol", &["Dave", "Alice"]);
+    g.run_at(g.now() + days(2) + mins(30));
+    let reminders: Vec<SentMail> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.subject.contains("Reminder"))
+        .collect();
+    let subjects: Vec<(Vec<String>, String)> = reminders
+        .iter()
+        .map(|m| (m.to.clone(), m.subject.clone()))
+        .collect();
+    assert_eq!(reminders.len(), 2, "{subjects:?}");
+    assert!(
+        reminders.iter().any(|m| m.is_to(&address(&one[0]))
+            && m.subject
+                .starts_with("[ghost 1] Reminder: your turn in Ghost 1 by ")),
+        "{subjects:?}"
+    );
+    assert!(
+        reminders.iter().any(|m| m.is_to(&address(&two[0]))
+            && m.subject
+                .starts_with("[ghost 2] Reminder: your turn in Ghost 2 by ")),
+        "{subjects:?}"
+    );
+    // The instance's turn still ends at its deadline.
+    g.run_at(g.now() + days(1));
+    assert_eq!(removed(&g.instance(1), 1), "timed_out");
+    assert_eq!(removed(&g.instance(2), 1), "timed_out");
+}
+
+/// Item 8: a removed player's late play is told when and why they were removed,
+/// from the instance's state: here by the referee, in their turn.
+#[test]
+fn item8_a_removed_players_late_play_says_when_and_why() {
+    let g = Nomic::new(&["Rita", "Alice", "Bob", "Carol"]);
+    let p = g.start("Rita", &["Alice", "Bob", "Carol"]);
+    let removed_at = g.post(
+        "Rita",
+        "[ghost]",
+        &format!("remove {} because they asked by phone", p[0]),
+    );
+    g.post(&p[0], "[ghost]", "s");
+    g.run();
+    let game = g.instance(1);
+    assert_eq!(removed(&game, 1), "override");
+    assert_eq!(seat(&game, 1)["removed"]["in_turn"], true);
+    assert_eq!(seat(&game, 1)["removed"]["at"], ts(removed_at));
+    assert_has(
+        &g.answer(&p[0], "s"),
+        &[&format!(
+            "Refused: you are no longer a player in Ghost 1, so nothing was done. You were removed at {}: Rita removed you, overriding, because they asked by phone, in your turn, which counted as a resignation. A player removed from a game does not come back into it",
+            human_time(removed_at)
+        )],
+    );
+    assert_eq!(g.instance(1)["ghost_word"], Value::Null);
 }

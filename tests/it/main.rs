@@ -21,6 +21,7 @@ mod golden;
 mod hardening;
 mod hardening_engine;
 mod hardening_mail;
+mod inventory;
 mod list_manager;
 mod list_reading;
 mod offices;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::game::Ghost;
-use super::report::{history_sentence, summary};
+use super::report::{history_sentence, removal_sentence, summary};
 use super::rules::Step;
 use super::{
-    Clock, Command, DeadlineKind, Event, Ghosts, Grounds, Instance, NewSeat, Protest, Record,
-    Referee, Resolution, Seat, Stage, Vacancy, Why, parse_deadline_id, tag,
+    Clock, Command, DeadlineKind, Event, Ghosts, Grounds, Instance, NewSeat, Overrider, Protest,
+    Record, Referee, Resolution, Seat, Stage, Vacancy, When, Why, parse_deadline_id, tag,
 };
 use crate::engine::game::{SharedEvent, Tx};
 use crate::engine::players::{PlayerId, Registry};
@@ -55,6 +55,7 @@ impl Ghosts {
             referee,
             seats,
             random_label,
+            ..
         } = event
             && self.instance(*instance).is_none()
         {
@@ -160,8 +161,25 @@ pub(super) fn apply(
     let is_moderator = tx.view().is_moderator(&ctx.sender);
     // Unauthenticated mail holds no office: not even the referee's post.
     let withdrawn = tx.view().officers.is_withdrawn(&ctx.sender);
-    if let Command::Start { duel, names } = &command {
-        return start(tx, *duel, names, ctx, is_moderator);
+    match &command {
+        Command::Start { duel, names } => return start(tx, *duel, names, ctx, is_moderator, None),
+        Command::StartInOrder {
+            duel,
+            names,
+            reason,
+        } => {
+            // The rule has the numbers drawn at random; giving them by hand is for
+            // a game begun before the bot refereed it, which only a moderator sets up.
+            if !is_moderator {
+                return Err(Refusal(Sentence::new("ghost_moderator_only")));
+            }
+            let ordered = Overrider {
+                officer: officer_name(ctx, tx.view().players),
+                reason: reason.clone(),
+            };
+            return start(tx, *duel, names, ctx, is_moderator, Some(ordered));
+        }
+        _ => {}
     }
     let mut step = Step::new(tx);
     let players = step.players();
@@ -191,8 +209,12 @@ pub(super) fn apply(
     }
     // Each arm checks with `inst` and `players` (the state before the step), then
     // hands the work to the step, which alone records.
+    let mut resign_as_leave = false;
     match command {
-        Command::Start { .. } | Command::Status | Command::History => {}
+        Command::Start { .. }
+        | Command::StartInOrder { .. }
+        | Command::Status
+        | Command::History => {}
         Command::Begin { letter } => {
             let seat = playing_seat(inst, ctx, players)?;
             if let Some(word) = &inst.ghost_word {
@@ -238,10 +260,16 @@ pub(super) fn apply(
         Command::Resign => {
             require_public(inst, ctx)?;
             let seat = sender_seat(inst, ctx, players)?;
-            if inst.turn() != Some(seat) {
-                return Err(not_your_turn(inst, players));
+            // Resigning is a play, made in one's turn (rule 103 §4 (4)). Out of
+            // turn the message is still one "to the effect" of leaving, which §4
+            // allows at any time: the player leaves, the word stays, the order
+            // goes on without them.
+            if inst.turn() == Some(seat) {
+                step.remove(n, seat, Why::Resigned);
+            } else {
+                resign_as_leave = true;
+                step.remove(n, seat, Why::Left);
             }
-            step.remove(n, seat, Why::Resigned);
         }
         Command::Leave => {
             require_public(inst, ctx)?;
@@ -272,23 +300,20 @@ pub(super) fn apply(
         }
         Command::Remove { name, reason } => {
             let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
-            let seat = inst
-                .seat_named(&name, players)
-                .filter(|s| s.removed.is_none())
-                .ok_or_else(|| {
-                    Refusal(
-                        Sentence::new("ghost_no_such_seat")
-                            .arg("number", n)
-                            .arg("name", name.trim()),
-                    )
-                })?;
-            let seat = seat.number;
+            let seat = seat_in_game(inst, &name, players)?;
             step.remove(n, seat, Why::Override { officer, reason });
         }
-        Command::SetWord { word, reason } => {
+        Command::SetWord { word, by, reason } => {
             let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
             if let Stage::Protest { protest } = &inst.stage {
                 return Err(protest_pending(inst, protest, players));
+            }
+            let by = match by {
+                Some(name) => Some(seat_in_game(inst, &name, players)?),
+                None => None,
+            };
+            if by.is_some() && word.is_none() {
+                return Err(Refusal(Sentence::new("ghost_no_word").arg("number", n)));
             }
             let previous = inst.ghost_word.clone();
             step.record(Event::WordSet {
@@ -297,11 +322,74 @@ pub(super) fn apply(
                 previous,
                 officer,
                 reason,
+                by,
             });
+        }
+        Command::Order { names, reason } => {
+            // The numbers are the referee's to draw at random (§4), so an order
+            // given by hand is a moderator's correction, not the referee's.
+            if !is_moderator {
+                return Err(Refusal(Sentence::new("ghost_moderator_only")));
+            }
+            let officer = officer_name(ctx, players);
+            step.order(n, &names, Overrider { officer, reason })?;
+        }
+        Command::SetTurn { name, reason } => {
+            let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
+            if let Stage::Protest { protest } = &inst.stage {
+                return Err(protest_pending(inst, protest, players));
+            }
+            let seat = seat_in_game(inst, &name, players)?;
+            step.cancel_pending(n);
+            step.record(Event::TurnSet {
+                instance: n,
+                seat,
+                officer,
+                reason,
+            });
+            step.begin_turn(n, seat);
+        }
+        Command::SetDeadline { when, reason } => {
+            let officer = require_officer(inst, ctx, players, is_moderator, withdrawn)?;
+            let deadline = match when {
+                When::At(at) => at,
+                When::In(span) => super::later(ctx.now, span),
+            };
+            if deadline <= ctx.now {
+                return Err(Refusal(
+                    Sentence::new("ghost_deadline_past")
+                        .arg("number", n)
+                        .arg("deadline", human_time(deadline))
+                        .arg("now", human_time(ctx.now)),
+                ));
+            }
+            let previous = match &inst.stage {
+                Stage::Turn { clock, .. } => clock.deadline(),
+                Stage::Protest {
+                    protest:
+                        Protest {
+                            clock: Some(clock), ..
+                        },
+                } => clock.deadline(),
+                _ => {
+                    return Err(Refusal(Sentence::new("ghost_no_clock").arg("number", n)));
+                }
+            };
+            step.record(Event::ClockSet {
+                instance: n,
+                deadline,
+                previous,
+                officer,
+                reason,
+            });
+            // The same deadline id again: the schedule moves it (and owes a new
+            // reminder) rather than keeping the old time.
+            step.schedule_pending(n);
         }
     }
     let sentence = Sentence::new("ghost_done")
         .arg("number", n)
+        .arg("resign_as_leave", resign_as_leave)
         .arg("happened", step.happened(n))
         .arg("game", step.summary(n));
     step.finish();
@@ -337,6 +425,7 @@ fn start(
     names: &[String],
     ctx: &Ctx,
     is_moderator: bool,
+    ordered: Option<Overrider>,
 ) -> Result<Sentence, Refusal> {
     let mut step = Step::new(tx);
     let players = step.players();
@@ -404,37 +493,45 @@ fn start(
         .max()
         .unwrap_or(0)
         + 1;
-    // The numbering is drawn in the running random period, or in one the
-    // instance opens (and ends when it ends).
-    let mut new_label = None;
-    let label = tag(number);
-    if step.random().current.is_none() {
-        let event = step
-            .random()
-            .start_period(&label, ctx.entropy)
-            .map_err(|e| random_error(&e))?;
-        step.record_shared(SharedEvent::Random(event));
-        new_label = Some(label);
-    }
     let listed: Vec<String> = chosen.iter().map(|(_, name)| name.clone()).collect();
     let purpose = format!(
         "Ghost {number}: the players' numbers, a shuffle of {} as listed",
         listed.join(", ")
     );
-    let (order, event) = step
-        .random()
-        .shuffle(
-            u32::try_from(n_players).unwrap_or(u32::MAX),
-            &purpose,
-            ctx.now,
+    let mut new_label = None;
+    let (order, draw_index): (Vec<u32>, usize) = if ordered.is_some() {
+        (
+            (0..u32::try_from(n_players).unwrap_or(u32::MAX)).collect(),
+            0,
         )
-        .map_err(|e| random_error(&e))?;
-    let draw_index = step
-        .random()
-        .current
-        .as_ref()
-        .map_or(0, |period| period.draws.len());
-    step.record_shared(SharedEvent::Random(event));
+    } else {
+        // The numbering is drawn in the running random period, or in one the
+        // instance opens (and ends when it ends).
+        let label = tag(number);
+        if step.random().current.is_none() {
+            let event = step
+                .random()
+                .start_period(&label, ctx.entropy)
+                .map_err(|e| random_error(&e))?;
+            step.record_shared(SharedEvent::Random(event));
+            new_label = Some(label);
+        }
+        let (order, event) = step
+            .random()
+            .shuffle(
+                u32::try_from(n_players).unwrap_or(u32::MAX),
+                &purpose,
+                ctx.now,
+            )
+            .map_err(|e| random_error(&e))?;
+        let draw_index = step
+            .random()
+            .current
+            .as_ref()
+            .map_or(0, |period| period.draws.len());
+        step.record_shared(SharedEvent::Random(event));
+        (order, draw_index)
+    };
     // Entry k of the shuffle is which listed player comes k-th: number k + 1.
     let seats: Vec<NewSeat> = (1u32..)
         .zip(&order)
@@ -453,6 +550,7 @@ fn start(
         referee: referee.clone(),
         seats,
         random_label: new_label.clone(),
+        ordered: ordered.clone(),
     });
     step.quiet.push(number);
     step.begin_turn(number, 1);
@@ -479,6 +577,7 @@ fn start(
             "new_period": new_label.is_some(),
             "purpose": purpose,
             "draw_index": draw_index,
+            "ordered": ordered.as_ref().map(|o| json!({"officer": o.officer, "reason": o.reason})),
             "days": params.turn_days,
             "answer_days": params.answer_days,
             "addition_protest_days": params.addition_protest_days,
@@ -487,6 +586,7 @@ fn start(
     ));
     let sentence = Sentence::new("ghost_started")
         .arg("number", number)
+        .arg("ordered", ordered.is_some())
         .arg("game", game)
         .arg("label", &label)
         .arg("commitment", &commitment);
@@ -583,16 +683,39 @@ pub(super) fn require_referee_present(inst: &Instance) -> Result<(), Refusal> {
     }
 }
 
-/// The sender's seat among the players still in the game.
+/// The sender's seat among the players still in the game. A removed player is
+/// told when and why they went out, so a late move is not met with a bare "you
+/// are not a player" by someone who thinks they still are.
 fn sender_seat(inst: &Instance, ctx: &Ctx, players: &Registry) -> Result<u32, Refusal> {
-    players
-        .active_by_address(&ctx.sender)
-        .and_then(|p| inst.seat_of_player(p.id))
+    let player = players.active_by_address(&ctx.sender);
+    if let Some(seat) = player.and_then(|p| inst.seat_of_player(p.id)) {
+        return Ok(seat);
+    }
+    let removed = player.and_then(|p| {
+        inst.seats
+            .iter()
+            .rev()
+            .find(|s| s.player == p.id)
+            .and_then(|s| s.removed.as_ref())
+    });
+    Err(Refusal(match removed {
+        Some(removal) => removal_sentence(inst, removal, players),
+        None => Sentence::new("ghost_not_in_game")
+            .arg("number", inst.number)
+            .arg("referee", inst.is_referee(ctx, players)),
+    }))
+}
+
+/// The seat of the player called `name` who is still in the game.
+fn seat_in_game(inst: &Instance, name: &str, players: &Registry) -> Result<u32, Refusal> {
+    inst.seat_named(name, players)
+        .filter(|s| s.removed.is_none())
+        .map(|s| s.number)
         .ok_or_else(|| {
             Refusal(
-                Sentence::new("ghost_not_in_game")
+                Sentence::new("ghost_no_such_seat")
                     .arg("number", inst.number)
-                    .arg("referee", inst.is_referee(ctx, players)),
+                    .arg("name", name.trim()),
             )
         })
 }

@@ -43,6 +43,8 @@ mod sample;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_issue12;
+#[cfg(test)]
 mod tests_protest;
 #[cfg(test)]
 mod tests_referee;
@@ -161,6 +163,10 @@ pub struct Seat {
 pub struct Removal {
     pub at: Timestamp,
     pub why: Why,
+    /// It was the player's turn: the removal counted as a resignation. Absent from
+    /// states written before it was kept.
+    #[serde(default)]
+    pub in_turn: bool,
 }
 
 /// Why a player was removed from an instance.
@@ -374,6 +380,25 @@ impl Vacancy {
     }
 }
 
+/// Who overrode the bot, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrider {
+    pub officer: String,
+    pub reason: String,
+}
+
+/// One seat in a new order of play.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reseated {
+    pub player: PlayerId,
+    pub name: String,
+    /// The seat's number before; `None` for a player the override seated.
+    pub from: Option<u32>,
+    pub to: u32,
+    /// The player had been removed and is back in the game.
+    pub restored: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
@@ -383,6 +408,10 @@ pub enum Event {
         referee: Referee,
         seats: Vec<NewSeat>,
         random_label: Option<String>,
+        /// Set when a moderator gave the numbers in the order listed instead of
+        /// having them drawn (a game begun before the bot refereed it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ordered: Option<Overrider>,
     },
     TurnBegan {
         instance: u32,
@@ -427,6 +456,37 @@ pub enum Event {
         previous: Option<String>,
         officer: String,
         reason: String,
+        /// The seat the officer named as the word's maker: protests are made
+        /// against them. Absent: a corrected word stays its maker's, a word set
+        /// where there was none is no player's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<u32>,
+    },
+    /// The order of play set by a moderator: every seat of the instance, with the
+    /// number it had (none for a player seated by this override) and the one it
+    /// has now. A removed player listed is back in the game.
+    Ordered {
+        instance: u32,
+        seats: Vec<Reseated>,
+        officer: String,
+        reason: String,
+    },
+    /// The officer gave the turn to seat `seat`; a `TurnBegan` follows.
+    TurnSet {
+        instance: u32,
+        seat: u32,
+        officer: String,
+        reason: String,
+    },
+    /// The officer moved the pending deadline (of the turn, or of the answer to a
+    /// protest). While the game is suspended the clock stays stopped, holding the
+    /// time from the override to `deadline`.
+    ClockSet {
+        instance: u32,
+        deadline: Timestamp,
+        previous: Option<Timestamp>,
+        officer: String,
+        reason: String,
     },
     Added {
         instance: u32,
@@ -462,6 +522,9 @@ impl Event {
             | Event::Removed { instance, .. }
             | Event::WordDestroyed { instance, .. }
             | Event::WordSet { instance, .. }
+            | Event::Ordered { instance, .. }
+            | Event::TurnSet { instance, .. }
+            | Event::ClockSet { instance, .. }
             | Event::Added { instance, .. }
             | Event::Suspended { instance, .. }
             | Event::Resumed { instance, .. }
@@ -538,11 +601,42 @@ pub enum Command {
         name: String,
         reason: String,
     },
-    /// Override: set (or with `None`, clear) the ghost word.
+    /// Override: set (or with `None`, clear) the ghost word; `by` names the
+    /// player whose turn made it.
     SetWord {
         word: Option<String>,
+        by: Option<String>,
         reason: String,
     },
+    /// A moderator starts an instance with the numbers in the order listed.
+    StartInOrder {
+        duel: bool,
+        names: Vec<String>,
+        reason: String,
+    },
+    /// Override: the order of play, every player in the game listed.
+    Order {
+        names: Vec<String>,
+        reason: String,
+    },
+    /// Override: whose turn it is; a new turn begins for them.
+    SetTurn {
+        name: String,
+        reason: String,
+    },
+    /// Override: the deadline of the pending turn or answer.
+    SetDeadline {
+        when: When,
+        reason: String,
+    },
+}
+
+/// A moment as an override names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    At(Timestamp),
+    /// From the override's arrival.
+    In(SignedDuration),
 }
 
 /// The tag of instance `number`'s mail.
@@ -703,7 +797,8 @@ impl Instance {
             } => Some(Deadline {
                 id: turn_deadline_id(self.number, *index),
                 at: *deadline,
-                owner: TAG.to_owned(),
+                // The instance's own tag, so its reminders carry it as its mail does.
+                owner: tag(self.number),
                 who: self.seat(*seat).map(|s| s.player),
                 what: format!("your turn in Ghost {}", self.number),
                 remind: true,
@@ -712,7 +807,7 @@ impl Instance {
                 Some(Clock::Running { deadline }) => Some(Deadline {
                     id: answer_deadline_id(self.number, protest.index),
                     at: deadline,
-                    owner: TAG.to_owned(),
+                    owner: tag(self.number),
                     who: protest
                         .against
                         .and_then(|seat| self.seat(seat))
@@ -759,11 +854,14 @@ impl Instance {
                 };
             }
             Event::ProtestResolved { .. } => self.stage = Stage::Between,
-            Event::Removed { seat, why, .. } => {
+            Event::Removed {
+                seat, why, in_turn, ..
+            } => {
                 if let Some(seat) = self.seat_mut(*seat) {
                     seat.removed = Some(Removal {
                         at,
                         why: why.clone(),
+                        in_turn: *in_turn,
                     });
                 }
             }
@@ -771,15 +869,42 @@ impl Instance {
                 self.ghost_word = None;
                 self.word_by = None;
             }
-            Event::WordSet { word, .. } => {
+            Event::WordSet { word, by, .. } => {
                 // A corrected word stays the work of the player whose turn made it;
-                // a word set where there was none is no player's.
+                // a word set where there was none is no player's, unless the
+                // officer names its maker.
                 if self.ghost_word.is_none() {
                     self.word_by = None;
                 }
                 self.ghost_word = word.clone();
+                if by.is_some() {
+                    self.word_by = *by;
+                }
                 if word.is_none() {
                     self.word_by = None;
+                }
+            }
+            Event::Ordered { seats, .. } => self.reorder(seats, at),
+            Event::TurnSet { .. } => {}
+            Event::ClockSet { deadline, .. } => {
+                let set = |clock: &mut Clock| {
+                    *clock = match clock {
+                        Clock::Running { .. } => Clock::Running {
+                            deadline: *deadline,
+                        },
+                        Clock::Stopped { .. } => Clock::Stopped {
+                            remaining_seconds: deadline.duration_since(at).as_secs().max(0),
+                        },
+                    };
+                };
+                match &mut self.stage {
+                    Stage::Turn { clock, .. } => set(clock),
+                    Stage::Protest { protest } => {
+                        if let Some(clock) = &mut protest.clock {
+                            set(clock);
+                        }
+                    }
+                    _ => {}
                 }
             }
             Event::Added {
@@ -839,6 +964,100 @@ impl Instance {
                 self.winner = *winner;
                 self.rewards = rewards.clone();
             }
+        }
+    }
+}
+
+impl Instance {
+    /// A new order of play: every seat renumbered at once, the players seated by
+    /// it added, the restored ones back in the game. Every seat number the state
+    /// and the history hold follows its player, so the record still says who did
+    /// what.
+    fn reorder(&mut self, seats: &[Reseated], at: Timestamp) {
+        let moved: Vec<(u32, u32)> = seats
+            .iter()
+            .filter_map(|s| s.from.map(|from| (from, s.to)))
+            .collect();
+        let renumber = |number: u32| {
+            moved
+                .iter()
+                .find(|(from, _)| *from == number)
+                .map_or(number, |(_, to)| *to)
+        };
+        for seat in &mut self.seats {
+            seat.number = renumber(seat.number);
+        }
+        for reseated in seats {
+            match reseated.from {
+                Some(_) => {
+                    if reseated.restored
+                        && let Some(seat) = self.seat_mut(reseated.to)
+                    {
+                        seat.removed = None;
+                    }
+                }
+                None => self.seats.push(Seat {
+                    number: reseated.to,
+                    player: reseated.player,
+                    name: reseated.name.clone(),
+                    joined_at: at,
+                    addition_protest_until: None,
+                    first_turn_at: None,
+                    removed: None,
+                }),
+            }
+        }
+        self.seats.sort_by_key(|s| s.number);
+        self.word_by = self.word_by.map(renumber);
+        self.winner = self.winner.map(renumber);
+        match &mut self.stage {
+            Stage::Turn { seat, .. } => *seat = renumber(*seat),
+            Stage::Protest { protest } => protest.renumber(&renumber),
+            Stage::Between | Stage::Over => {}
+        }
+        for record in &mut self.history {
+            record.event.renumber(&renumber);
+        }
+    }
+}
+
+impl Protest {
+    fn renumber(&mut self, renumber: &impl Fn(u32) -> u32) {
+        self.by = renumber(self.by);
+        self.against = self.against.map(renumber);
+    }
+}
+
+impl Event {
+    /// The same event with its seats renumbered. `Ordered` keeps the numbers it
+    /// recorded: it is the record of a renumbering.
+    fn renumber(&mut self, renumber: &impl Fn(u32) -> u32) {
+        match self {
+            Event::Started { seats, .. } => {
+                for seat in seats {
+                    seat.number = renumber(seat.number);
+                }
+            }
+            Event::TurnBegan { seat, .. }
+            | Event::Played { seat, .. }
+            | Event::TurnSet { seat, .. } => *seat = renumber(*seat),
+            Event::Removed { seat, why, .. } => {
+                *seat = renumber(*seat);
+                if let Why::AdditionProtested { by } = why {
+                    *by = renumber(*by);
+                }
+            }
+            Event::Protested { protest, .. } | Event::ProtestResolved { protest, .. } => {
+                protest.renumber(renumber);
+            }
+            Event::WordSet { by, .. } => *by = by.map(renumber),
+            Event::Added { seat, .. } => seat.number = renumber(seat.number),
+            Event::Finished { winner, .. } => *winner = winner.map(renumber),
+            Event::Ordered { .. }
+            | Event::ClockSet { .. }
+            | Event::WordDestroyed { .. }
+            | Event::Suspended { .. }
+            | Event::Resumed { .. } => {}
         }
     }
 }

@@ -1,10 +1,13 @@
 //! Reading `[ghost]` command lines into `Command`s: forgiving about phrasing, and
 //! nothing more; whether a command may be carried out is for `commands` and `rules`.
 
-use super::{Command, Grounds, MAX_LETTERS, TAG};
+use jiff::SignedDuration;
+
+use super::{Command, Grounds, MAX_LETTERS, TAG, When};
+use crate::engine::Timestamp;
 use crate::engine::{NotUnderstood, Sentence, split_verb};
 
-const COMMANDS: &str = "start with NAME, NAME, ..., start duel with NAME, NAME, begin LETTER, play LETTERS (or the letters alone), protest word, protest not inside, word WORD (answering a protest), resign, leave, add me, protest addition NAME, referee, resign referee, status, history, help (referee: rule valid|invalid because REASON, remove NAME because REASON, set word LETTERS because REASON, clear word because REASON)";
+const COMMANDS: &str = "start with NAME, NAME, ..., start duel with NAME, NAME, begin LETTER, play LETTERS (or the letters alone), protest word, protest not inside, word WORD (answering a protest), resign, leave, add me, protest addition NAME, referee, resign referee, status, history, help (referee: rule valid|invalid because REASON, remove NAME because REASON, set word LETTERS [by NAME] because REASON, clear word because REASON, turn NAME because REASON, deadline WHEN because REASON; moderator: order NAME, NAME, ... because REASON, start in order NAME, NAME, ... because REASON)";
 
 fn usage(text: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", text))
@@ -166,6 +169,32 @@ fn parse_command(line: &str) -> Result<Command, NotUnderstood> {
             _ => Err(usage("remove NAME because REASON")),
         },
         "set" | "clear" => parse_set_word(verb, rest),
+        "order" | "reorder" => {
+            let (names, reason) = because(rest, "order NAME, NAME, ... because REASON")?;
+            let names = names_of(names.trim_start_matches("of play").trim_start_matches(':'));
+            if names.is_empty() {
+                return Err(usage("order NAME, NAME, ... because REASON"));
+            }
+            Ok(Command::Order { names, reason })
+        }
+        "turn" => {
+            const FORM: &str = "turn NAME because REASON";
+            let (name, reason) = because(rest, FORM)?;
+            let name = name.trim_start_matches("to ").trim();
+            if name.is_empty() {
+                return Err(usage(FORM));
+            }
+            Ok(Command::SetTurn {
+                name: name.to_owned(),
+                reason,
+            })
+        }
+        "deadline" | "clock" => {
+            const FORM: &str = "deadline YYYY-MM-DD HH:MM UTC because REASON, or deadline in N days|hours because REASON";
+            let (when, reason) = because(rest, FORM)?;
+            let when = when_of(&when).ok_or_else(|| usage(FORM))?;
+            Ok(Command::SetDeadline { when, reason })
+        }
         _ => Err(unknown()),
     }
 }
@@ -173,8 +202,25 @@ fn parse_command(line: &str) -> Result<Command, NotUnderstood> {
 /// `start [a] [duel] with NAME, NAME and NAME [as a duel]`.
 fn parse_start(rest: &str) -> Result<Command, NotUnderstood> {
     const FORM: &str = "start with NAME, NAME, ... or start duel with NAME, NAME";
+    // A moderator's start with the numbers as listed comes with a reason:
+    // "start in order Alice, Bob because ...", "start with Alice, Bob in order
+    // because ...".
+    let (mut text, reason) = match rest.split_once(" because ") {
+        Some((head, reason)) if !reason.trim().is_empty() => {
+            (head.to_owned(), Some(reason.trim().to_owned()))
+        }
+        _ => (rest.to_owned(), None),
+    };
+    let in_order = ["in this order", "in order"].iter().any(|marker| {
+        let found = text.to_ascii_lowercase().find(marker);
+        if let Some(at) = found {
+            text.replace_range(at..at + marker.len(), " ");
+        }
+        found.is_some()
+    });
+    let reason = reason.filter(|_| in_order);
     let mut duel = false;
-    let mut text = rest.trim();
+    let mut text = text.trim();
     // Leading filler words, "duel" among them, before the names.
     loop {
         let (word, after) = split_verb(text);
@@ -195,10 +241,25 @@ fn parse_start(rest: &str) -> Result<Command, NotUnderstood> {
             text = &text[..text.len() - ending.len()];
         }
     }
+    let names = names_of(text);
+    if names.is_empty() {
+        return Err(usage(FORM));
+    }
+    Ok(match reason {
+        Some(reason) => Command::StartInOrder {
+            duel,
+            names,
+            reason,
+        },
+        None => Command::Start { duel, names },
+    })
+}
+
+/// "Alice, Bob and Carol", "Alice & Bob; Carol": the names, in order.
+fn names_of(text: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for part in text.split([',', ';', '&']) {
         let mut part = part.trim();
-        // "Alice, Bob and Carol" and "Alice and Bob".
         loop {
             let lower = part.to_lowercase();
             if let Some(rest) = lower.strip_prefix("and ") {
@@ -218,10 +279,45 @@ fn parse_start(rest: &str) -> Result<Command, NotUnderstood> {
         }
     }
     names.retain(|name| !name.is_empty());
-    if names.is_empty() {
-        return Err(usage(FORM));
+    names
+}
+
+/// An override's `WHAT because REASON`: both must be there.
+fn because(rest: &str, form: &str) -> Result<(String, String), NotUnderstood> {
+    match rest.split_once(" because ") {
+        Some((what, reason)) if !what.trim().is_empty() && !reason.trim().is_empty() => {
+            Ok((what.trim().to_owned(), reason.trim().to_owned()))
+        }
+        _ => Err(usage(form)),
     }
-    Ok(Command::Start { duel, names })
+}
+
+/// A deadline as a moderator writes it: the bot's own form (`2026-05-04 12:00
+/// UTC`, as every announcement shows it), RFC 3339, or `in N days|hours|minutes`.
+fn when_of(text: &str) -> Option<When> {
+    let text = text.trim().trim_start_matches("at ").trim();
+    if let Some(span) = text.strip_prefix("in ") {
+        let (n, unit) = span.trim().split_once(char::is_whitespace)?;
+        let n: i64 = n
+            .parse()
+            .ok()
+            .filter(|n| (1..=3650 * 24 * 60).contains(n))?;
+        let minutes = match unit.trim().trim_end_matches('s') {
+            "day" => n.checked_mul(24 * 60)?,
+            "hour" => n.checked_mul(60)?,
+            "minute" | "min" => n,
+            _ => return None,
+        };
+        return Some(When::In(SignedDuration::from_mins(minutes)));
+    }
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return Some(When::At(at));
+    }
+    let civil = text.trim_end_matches("UTC").trim_end_matches("utc").trim();
+    let at = jiff::civil::DateTime::strptime("%Y-%m-%d %H:%M", civil).ok()?;
+    at.to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| When::At(z.timestamp()))
 }
 
 /// `protest word`, `protest not inside`, `protest addition NAME`, and longer
@@ -307,7 +403,7 @@ fn parse_rule(rest: &str) -> Result<Command, NotUnderstood> {
 
 /// `set word LETTERS because REASON`, `clear word because REASON`.
 fn parse_set_word(verb: &str, rest: &str) -> Result<Command, NotUnderstood> {
-    const FORM: &str = "set word LETTERS because REASON, or clear word because REASON";
+    const FORM: &str = "set word LETTERS [by NAME] because REASON, or clear word because REASON";
     let (what, reason) = rest.split_once(" because ").ok_or_else(|| usage(FORM))?;
     let reason = reason.trim();
     if reason.is_empty() {
@@ -321,8 +417,16 @@ fn parse_set_word(verb: &str, rest: &str) -> Result<Command, NotUnderstood> {
     {
         words.remove(0);
     }
+    // "set word ST by Alice because ...": the player whose turn made it.
+    let mut by = None;
+    if let Some(at) = words.iter().position(|w| *w == "by")
+        && at + 1 < words.len()
+    {
+        by = Some(words[at + 1..].join(" "));
+        words.truncate(at);
+    }
     let word = match (verb, words.as_slice()) {
-        ("clear", []) => None,
+        ("clear", []) if by.is_none() => None,
         ("set", ["none" | "nothing" | "-"]) => None,
         ("set", [letters_text]) => Some(letters(letters_text).ok_or_else(|| {
             NotUnderstood(Sentence::new("ghost_bad_letters").arg("text", *letters_text))
@@ -331,6 +435,7 @@ fn parse_set_word(verb: &str, rest: &str) -> Result<Command, NotUnderstood> {
     };
     Ok(Command::SetWord {
         word,
+        by,
         reason: reason.to_owned(),
     })
 }

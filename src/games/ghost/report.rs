@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::rules::Step;
-use super::{Clock, Event, Instance, Payment, Record, Resolution, Stage, Why, tag};
+use super::{Clock, Event, Instance, Payment, Record, Removal, Resolution, Stage, Why, tag};
 use crate::engine::players::Registry;
 use crate::engine::{Audience, Mail, Sentence, Timestamp, human_time};
 
@@ -56,6 +56,15 @@ impl Step<'_, '_> {
             .iter()
             .find_map(|record| match &record.event {
                 Event::WordSet {
+                    officer, reason, ..
+                }
+                | Event::Ordered {
+                    officer, reason, ..
+                }
+                | Event::TurnSet {
+                    officer, reason, ..
+                }
+                | Event::ClockSet {
                     officer, reason, ..
                 }
                 | Event::Removed {
@@ -214,11 +223,14 @@ pub(super) fn history_sentence(inst: &Instance, record: &Record, players: &Regis
             duel,
             referee,
             seats,
+            ordered,
             ..
         } => Sentence::new("ghost_h_started")
             .arg("at", at)
             .arg("duel", duel)
             .arg("referee", &referee.name)
+            .arg("ordered_by", ordered.as_ref().map(|o| o.officer.clone()))
+            .arg("reason", ordered.as_ref().map(|o| o.reason.clone()))
             .arg(
                 "players",
                 seats
@@ -327,11 +339,58 @@ pub(super) fn history_sentence(inst: &Instance, record: &Record, players: &Regis
             previous,
             officer,
             reason,
+            by,
             ..
         } => Sentence::new("ghost_h_word_set")
             .arg("at", at)
             .arg("word", word)
             .arg("previous", previous)
+            .arg("officer", officer)
+            .arg("reason", reason)
+            .arg("by", by.map(name)),
+        Event::Ordered {
+            seats,
+            officer,
+            reason,
+            ..
+        } => Sentence::new("ghost_h_ordered")
+            .arg("at", at)
+            .arg("officer", officer)
+            .arg("reason", reason)
+            .arg(
+                "seats",
+                seats
+                    .iter()
+                    .map(|s| {
+                        json!({
+                            "name": s.name,
+                            "from": s.from,
+                            "to": s.to,
+                            "restored": s.restored,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+        Event::TurnSet {
+            seat,
+            officer,
+            reason,
+            ..
+        } => Sentence::new("ghost_h_turn_set")
+            .arg("at", at)
+            .arg("name", name(*seat))
+            .arg("officer", officer)
+            .arg("reason", reason),
+        Event::ClockSet {
+            deadline,
+            previous,
+            officer,
+            reason,
+            ..
+        } => Sentence::new("ghost_h_clock_set")
+            .arg("at", at)
+            .arg("deadline", human_time(*deadline))
+            .arg("previous", previous.map(human_time))
             .arg("officer", officer)
             .arg("reason", reason),
         Event::Added {
@@ -366,4 +425,22 @@ pub(super) fn history_sentence(inst: &Instance, record: &Record, players: &Regis
                 rewards.as_ref().map(|r| payment_json(&r.winner, "winner")),
             ),
     }
+}
+
+/// Why a player is no longer in the instance, for their own late move: when,
+/// why, and who, as the history tells it.
+pub(super) fn removal_sentence(inst: &Instance, removal: &Removal, players: &Registry) -> Sentence {
+    let (by, officer, reason) = match &removal.why {
+        Why::AdditionProtested { by } => (Some(inst.name(*by, players)), None, None),
+        Why::Override { officer, reason } => (None, Some(officer.clone()), Some(reason.clone())),
+        _ => (None, None, None),
+    };
+    Sentence::new("ghost_removed_player")
+        .arg("number", inst.number)
+        .arg("at", human_time(removal.at))
+        .arg("why", removal.why.code())
+        .arg("in_turn", removal.in_turn)
+        .arg("by", by)
+        .arg("officer", officer)
+        .arg("reason", reason)
 }

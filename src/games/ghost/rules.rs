@@ -10,8 +10,8 @@ use num_rational::BigRational;
 use super::commands::{require_public, require_referee_present};
 use super::game::Ghost;
 use super::{
-    Clock, Event, Ghosts, Grounds, Instance, NewSeat, Params, Payment, Protest, RULE, Referee,
-    Resolution, Rewards, Stage, Vacancy, Why, days, later, tag,
+    Clock, Event, Ghosts, Grounds, Instance, NewSeat, Overrider, Params, Payment, Protest, RULE,
+    Referee, Reseated, Resolution, Rewards, Stage, Vacancy, Why, days, later, tag,
 };
 use crate::engine::accounts::Holder;
 use crate::engine::calendar;
@@ -117,7 +117,7 @@ impl<'t, 'a> Step<'t, 'a> {
         }
     }
 
-    fn schedule_pending(&mut self, n: u32) {
+    pub(super) fn schedule_pending(&mut self, n: u32) {
         if let Some(deadline) = self.inst(n).and_then(Instance::pending_deadline) {
             self.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
                 deadline,
@@ -668,6 +668,120 @@ impl<'t, 'a> Step<'t, 'a> {
             },
         });
         self.schedule_pending(n);
+        Ok(())
+    }
+}
+
+impl Step<'_, '_> {
+    /// A moderator's order of play: the players listed get the numbers 1, 2, ...
+    /// in that order. Every player still in the game must be listed (removing one
+    /// is `remove`); a removed player listed is back in the game, a nomic player
+    /// new to it is seated. Removed players not listed keep their order after the
+    /// listed ones, so that every number stays one player's.
+    pub(super) fn order(
+        &mut self,
+        n: u32,
+        names: &[String],
+        overrider: Overrider,
+    ) -> Result<(), Refusal> {
+        let players = self.players();
+        let at = self.at();
+        let min_players = self.params().min_players.max(2);
+        let Some(inst) = self.inst(n) else {
+            return Ok(());
+        };
+        let mut listed: Vec<Reseated> = Vec::new();
+        for (to, name) in (1u32..).zip(names) {
+            let reseated = match inst.seat_named(name, players) {
+                Some(seat) => Reseated {
+                    player: seat.player,
+                    name: inst.name(seat.number, players),
+                    from: Some(seat.number),
+                    to,
+                    restored: seat.removed.is_some(),
+                },
+                None => {
+                    let player = players.by_name(name).ok_or_else(|| {
+                        Refusal(Sentence::new("ghost_no_such_player").arg("name", name.trim()))
+                    })?;
+                    Reseated {
+                        player: player.id,
+                        name: player.name.clone(),
+                        from: None,
+                        to,
+                        restored: false,
+                    }
+                }
+            };
+            if listed.iter().any(|r| r.player == reseated.player) {
+                return Err(Refusal(
+                    Sentence::new("ghost_named_twice").arg("name", &reseated.name),
+                ));
+            }
+            if inst
+                .referee
+                .as_ref()
+                .is_some_and(|r| r.player == Some(reseated.player))
+            {
+                return Err(Refusal(
+                    Sentence::new("ghost_referee_plays").arg("name", &reseated.name),
+                ));
+            }
+            // A player back in the game or new to it must be one the nomic still has.
+            if (reseated.from.is_none() || reseated.restored)
+                && !players
+                    .by_id(reseated.player)
+                    .is_some_and(|p| p.is_active_at(at))
+            {
+                return Err(Refusal(
+                    Sentence::new("ghost_player_inactive").arg("name", &reseated.name),
+                ));
+            }
+            listed.push(reseated);
+        }
+        let missing: Vec<String> = inst
+            .in_game()
+            .filter(|s| !listed.iter().any(|r| r.from == Some(s.number)))
+            .map(|s| inst.name(s.number, players))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Refusal(
+                Sentence::new("ghost_order_incomplete")
+                    .arg("number", n)
+                    .arg("missing", missing),
+            ));
+        }
+        if listed.len() < min_players {
+            return Err(Refusal(
+                Sentence::new("ghost_too_few")
+                    .arg("n", listed.len())
+                    .arg("min", min_players),
+            ));
+        }
+        if inst.duel && listed.len() != 2 {
+            return Err(Refusal(
+                Sentence::new("ghost_duel_two").arg("n", listed.len()),
+            ));
+        }
+        let mut next = u32::try_from(listed.len()).unwrap_or(u32::MAX);
+        for seat in &inst.seats {
+            if !listed.iter().any(|r| r.from == Some(seat.number)) {
+                next = next.saturating_add(1);
+                listed.push(Reseated {
+                    player: seat.player,
+                    name: inst.name(seat.number, players),
+                    from: Some(seat.number),
+                    to: next,
+                    restored: false,
+                });
+            }
+        }
+        self.record(Event::Ordered {
+            instance: n,
+            seats: listed,
+            officer: overrider.officer,
+            reason: overrider.reason,
+        });
         Ok(())
     }
 }

@@ -296,7 +296,7 @@ impl GhostTable {
             .schedule
             .entries
             .iter()
-            .filter(|e| e.deadline.owner == TAG)
+            .filter(|e| base_tag(&e.deadline.owner) == TAG)
             .map(|e| (e.deadline.id.clone(), e.deadline.at))
             .collect()
     }
@@ -532,6 +532,7 @@ fn parse_forms() {
         parse("set word SPR because a typo"),
         Ok(Command::SetWord {
             word: Some("spr".into()),
+            by: None,
             reason: "a typo".into()
         })
     );
@@ -539,6 +540,7 @@ fn parse_forms() {
         parse("set the ghost word to spr because a typo"),
         Ok(Command::SetWord {
             word: Some("spr".into()),
+            by: None,
             reason: "a typo".into()
         })
     );
@@ -546,6 +548,7 @@ fn parse_forms() {
         parse("clear word because a typo"),
         Ok(Command::SetWord {
             word: None,
+            by: None,
             reason: "a typo".into()
         })
     );
@@ -636,7 +639,7 @@ fn rule_2_players_from_two_to_the_number_of_active_players() {
     assert_eq!(world.run(&first, hours(2), "status").map(|_| ()), Ok(()));
     assert_eq!(
         world.run(&first, hours(2), "leave").unwrap_err(),
-        "ghost_not_in_game"
+        "ghost_removed_player"
     );
 }
 
@@ -748,10 +751,6 @@ fn rule_4_plays_are_public_in_turn_and_by_players_only() {
         "ghost_not_in_game"
     );
     assert_eq!(world.last_sentence().args["referee"], true);
-    assert_eq!(
-        world.run(&order[1], hours(1), "resign").unwrap_err(),
-        "ghost_not_your_turn"
-    );
     // At the deadline the turn is over, even before the clock has fired.
     assert_eq!(
         world

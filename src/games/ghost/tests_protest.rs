@@ -347,7 +347,7 @@ fn rule_4_an_addition_protested_away() {
     let text = &world.texts.last().unwrap().1;
     assert!(
         text.contains(&format!(
-            "Dave was added, and {} protested the addition",
+            "{} protested the addition of Dave, so Dave is out of the game.",
             order[1]
         )),
         "{text}"

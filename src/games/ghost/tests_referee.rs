@@ -642,7 +642,7 @@ fn random_play_keeps_every_game_consistent() {
             world.tick(at);
             let word = world.inst(1).ghost_word.clone().unwrap_or_default();
             let letter = char::from(b'a' + rng.below(26) as u8);
-            let line = match rng.below(16) {
+            let line = match rng.below(20) {
                 0..=3 => format!("{word}{letter}"),
                 4 => format!("{letter}{word}"),
                 5 => letter.to_string(),
@@ -661,7 +661,26 @@ fn random_play_keeps_every_game_consistent() {
                     ["valid", "invalid"][rng.below(2)]
                 ),
                 14 => format!("set word {word}{letter} because the dice said so"),
-                _ => "clear word because the dice said so".to_owned(),
+                15 => "clear word because the dice said so".to_owned(),
+                16 => format!("turn {} because the dice said so", everyone[rng.below(6)]),
+                17 => format!(
+                    "deadline in {} hours because the dice said so",
+                    rng.below(100)
+                ),
+                18 => {
+                    let mut listed: Vec<&str> = everyone[..6]
+                        .iter()
+                        .copied()
+                        .filter(|_| rng.below(2) == 0)
+                        .collect();
+                    let by = rng.below(listed.len().max(1));
+                    listed.rotate_left(by);
+                    format!("order {} because the dice said so", listed.join(", "))
+                }
+                _ => format!(
+                    "set word {word}{letter} by {} because the dice said so",
+                    everyone[rng.below(6)]
+                ),
             };
             let who = everyone[rng.below(everyone.len())];
             let public = rng.below(8) != 0;
@@ -675,6 +694,12 @@ fn random_play_keeps_every_game_consistent() {
         let inst = world.inst(1);
         let in_game: Vec<u32> = inst.in_game().map(|s| s.number).collect();
         let context = || format!("seed {seed}, after {line:?}: {inst:#?}");
+        let numbers: Vec<u32> = inst.seats.iter().map(|s| s.number).collect();
+        assert!(
+            numbers.windows(2).all(|w| w[0] < w[1]),
+            "seats in order, each number one player's: {}",
+            context()
+        );
         if inst.is_over() {
             assert!(in_game.len() <= 1, "over with players left: {}", context());
             assert_eq!(inst.winner, in_game.first().copied(), "{}", context());

@@ -486,7 +486,11 @@ impl RuleTag {
             }
             Event::Placed { player, rtl, .. } => {
                 self.standings.entry(*player).or_default().rtl = *rtl;
-                for rto in self.objects.iter_mut().filter(|o| o.holder == Some(*player)) {
+                for rto in self
+                    .objects
+                    .iter_mut()
+                    .filter(|o| o.holder == Some(*player))
+                {
                     rto.rtl = *rtl;
                 }
             }

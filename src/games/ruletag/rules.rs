@@ -662,7 +662,9 @@ fn place(
     if let Some(number) = rtl
         && !view.ruleset.exists(number)
     {
-        return Err(Refusal(Sentence::new("ruletag_no_rule").arg("number", number)));
+        return Err(Refusal(
+            Sentence::new("ruletag_no_rule").arg("number", number),
+        ));
     }
     let held: Vec<Rto> = state
         .objects
@@ -832,6 +834,7 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
         random: std::sync::Arc::new(view.random.clone()),
         sealed: std::sync::Arc::new(view.sealed.clone()),
         offices: std::sync::Arc::new(view.offices.clone()),
+        inventory: std::sync::Arc::new(view.inventory.clone()),
     };
     let mut scratch = Tx::new(
         shared,

@@ -248,12 +248,8 @@ fn a_turn_mails_notification_one_before_its_draws_and_notification_two_last() {
             .map(|(at, cause, _)| (*at, cause.clone()))
             .expect("the event")
     };
-    let committed = step_of(&|e| {
-        matches!(
-            e,
-            games::Event::Random(random::Event::PeriodStarted { .. })
-        )
-    });
+    let committed =
+        step_of(&|e| matches!(e, games::Event::Random(random::Event::PeriodStarted { .. })));
     let drawn = step_of(&|e| matches!(e, games::Event::Random(random::Event::Drew { .. })));
     assert!(committed.0 < drawn.0, "committed before the turn's step");
     assert_ne!(committed.1, drawn.1, "in a step of its own");
@@ -281,6 +277,10 @@ fn item7_a_turn_that_draws_nothing_publishes_no_random_period() {
         .map(|m| m.template.as_str())
         .filter(|t| t.starts_with("random_"))
         .collect();
-    assert_eq!(random, ["random_period_revealed"], "only the start's period");
+    assert_eq!(
+        random,
+        ["random_period_revealed"],
+        "only the start's period"
+    );
     assert!(table.world.shared.random.current.is_none());
 }
