@@ -67,7 +67,9 @@ pub enum Change {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Replacement {
-    Whole(String),
+    Whole {
+        text: String,
+    },
     /// From the sentence that begins with `from` to the one that ends with `to`.
     Section {
         from: String,
@@ -272,7 +274,9 @@ fn parse_replacement(body: &[&str]) -> Result<Replacement, HackError> {
     let first = first.trim();
     let lower = first.to_ascii_lowercase();
     if lower == "text" {
-        return Ok(Replacement::Whole(until_end(rest)?));
+        return Ok(Replacement::Whole {
+            text: until_end(rest)?,
+        });
     }
     let spec = lower
         .strip_prefix("replace ")
@@ -419,7 +423,7 @@ fn normalized(text: &str) -> String {
 /// says: found exactly once, at sentence boundaries.
 pub fn replaced(rule: &str, replacement: &Replacement) -> Result<String, HackError> {
     match replacement {
-        Replacement::Whole(text) => Ok(text.clone()),
+        Replacement::Whole { text } => Ok(text.clone()),
         Replacement::Section { from, to, text } => {
             let start = unique(rule, from)?;
             if !at_sentence_start(rule, start) {
@@ -695,6 +699,23 @@ mod tests {
                 asked: 5
             })
         );
+    }
+
+    #[test]
+    fn every_kind_of_hack_goes_into_the_event_log_and_comes_back_the_same() {
+        for text in [
+            "hack 441 \"A\"\nenact immutable\nX.\nend",
+            "hack 442 \"B\" amends 325\ntext\nY.\nend",
+            "hack 443 \"C\" amends 325\nreplace from \"If\" to \"half.\" with\nZ.\nend",
+            "hack 444 \"D\" amends 325\nreplace sentences 1 to 2 with\nZ.\nend",
+            "hack 445 \"E\" amends 325\nreplace paragraph 2 with\nZ.\nend",
+            "hack 446 \"F\" repeals 303",
+            "hack 447 \"G\" transmutes 109",
+        ] {
+            let hack = parse(&lines(text)).unwrap();
+            let json = serde_json::to_string(&hack).expect("serializes");
+            assert_eq!(serde_json::from_str::<Hack>(&json).expect(&json), hack);
+        }
     }
 
     #[test]

@@ -148,7 +148,6 @@ pub struct Turn {
 pub struct Proposal {
     /// Kept in the log as written, and read again: `hack::Replacement`'s own
     /// form cannot be written as JSON.
-    #[serde(with = "as_written")]
     pub hack: Hack,
     /// 402: "implicitly assumed to vote favourable [...] unless explicitly stated".
     pub proponent_vote: Choice,
@@ -347,24 +346,6 @@ pub enum Command {
         count: usize,
     },
     Status,
-}
-
-/// A hack in the event log: the lines its proponent wrote, read again by
-/// `hack::parse` (which read them when the turn was posted).
-mod as_written {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use super::hack::{self, Hack};
-
-    pub fn serialize<S: Serializer>(hack: &Hack, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&hack.text)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Hack, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        hack::parse(&lines).map_err(serde::de::Error::custom)
-    }
 }
 
 /// The sealed batch of turn `number`'s votes.

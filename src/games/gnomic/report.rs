@@ -22,7 +22,7 @@ fn hack(hack: &Hack) -> Value {
         ),
         Change::Amend { rule, replacement } => {
             let (text, section) = match replacement {
-                Replacement::Whole(text) => (text.clone(), None),
+                Replacement::Whole { text } => (text.clone(), None),
                 Replacement::Section { from, to, text } => {
                     (text.clone(), Some(format!("from \"{from}\" to \"{to}\"")))
                 }
