@@ -10,7 +10,6 @@ pub mod driver;
 // Not registered yet: their pure decisions come first (see their mod.rs).
 pub mod gnomic;
 pub mod overrides;
-pub mod ping;
 pub mod random_officer;
 pub mod router;
 pub mod substrate;
@@ -131,6 +130,7 @@ games! {
     RuleTag ruletag => ruletag::game::RuleTag,
     Ghost ghosts => ghost::game::Ghost,
     Bogusity bogusity => bogusity::Bogusity,
+    Ping ping => ping::Ping,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and
