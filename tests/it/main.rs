@@ -23,6 +23,7 @@ mod hardening_mail;
 mod list_manager;
 mod list_reading;
 mod offices;
+mod ping;
 mod quick_start;
 mod ruletag;
 mod ruletag_issue12;
