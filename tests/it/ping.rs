@@ -664,3 +664,42 @@ fn section_ix_the_weighter_matters_claim_and_a_call_for_removal() {
     );
     assert_eq!(game.scholar(), "Dave");
 }
+
+#[test]
+fn guesses_racing_a_correct_one_and_a_reply_quoting_a_guess_count_for_nothing() {
+    let game = Game::with_truth(None);
+    // Carol's correct guess and Dave's, in one pass: Carol's arrived first.
+    game.deliver(
+        CAROL,
+        LIST,
+        "[ping] guess",
+        &format!("guess {CLAUSE}"),
+        minutes(30),
+    );
+    game.deliver(
+        DAVE,
+        LIST,
+        "[ping] guess",
+        &format!("guess {CLAUSE}"),
+        minutes(31),
+    );
+    // Bob replies on the list, quoting Carol's guess: his reply is no guess.
+    game.deliver(
+        BOB,
+        LIST,
+        "Re: [ping] guess",
+        &format!("Nice try!\n\n> guess {CLAUSE}\n"),
+        minutes(32),
+    );
+    game.wait(minutes(40));
+    assert_eq!(game.announced("Congratulations").len(), 1);
+    assert_eq!(game.scholar(), "Carol");
+    assert_answered(
+        &game,
+        DAVE,
+        &["Ignored", "Carol, the Scholar, has not announced"],
+    );
+    assert_eq!(game.ping()["boons_due"].as_array().map(Vec::len), Some(1));
+    assert!(game.answers(BOB).iter().all(|a| !a.contains("guess")));
+    assert_eq!(balance(&game.bot.state_json(), "Bob", "A$"), None);
+}
