@@ -296,11 +296,22 @@ pub enum Event {
         quack_at: Timestamp,
     },
     /// No active player's Home could take it: it waits for a moderator.
-    Homeless { reason: Reason },
-    TruthGiven { clause: String },
-    FormGiven { form: String },
-    TruthAnnounced { on: Date },
-    Pinged { date: Date, late: bool },
+    Homeless {
+        reason: Reason,
+    },
+    TruthGiven {
+        clause: String,
+    },
+    FormGiven {
+        form: String,
+    },
+    TruthAnnounced {
+        on: Date,
+    },
+    Pinged {
+        date: Date,
+        late: bool,
+    },
     Guessed {
         player: PlayerId,
         name: String,
@@ -313,44 +324,74 @@ pub enum Event {
         name: String,
     },
     /// The undisguised truth `clause` was posted.
-    Revealed { clause: String },
+    Revealed {
+        clause: String,
+    },
     RevealOwed {
         player: PlayerId,
         name: String,
         clause: String,
     },
     /// A Boon of the Ancients is due to the player (rule 1211 bestows it).
-    BoonDue { player: PlayerId, name: String },
-    RidiculeAdded { line: String },
-    ViolationRuled { reason: String },
-    TeleportDue { reason: Reason },
+    BoonDue {
+        player: PlayerId,
+        name: String,
+    },
+    RidiculeAdded {
+        line: String,
+    },
+    ViolationRuled {
+        reason: String,
+    },
+    TeleportDue {
+        reason: Reason,
+    },
 }
 
 /// One command line, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// A moderator's `place NAME because REASON`: the Machine's first Home.
-    Place { name: String, because: String },
+    Place {
+        name: String,
+        because: String,
+    },
     /// The Scholar's `truth ...`: the whole sentence or the clause. Secret.
-    Truth { text: String },
+    Truth {
+        text: String,
+    },
     /// The Scholar's `form ...`: the clause in the date language. Secret.
-    Form { text: String },
+    Form {
+        text: String,
+    },
     /// The Scholar's `pinged today` (`None`) or `pinged on YYYY-MM-DD`.
-    Pinged { on: Option<Date> },
+    Pinged {
+        on: Option<Date>,
+    },
     /// `guess ...`: a guess at the undisguised truth.
-    Guess { text: String },
+    Guess {
+        text: String,
+    },
     /// `magic letter X`.
-    Magic { letter: char },
+    Magic {
+        letter: char,
+    },
     /// A line beginning "I ...": the Scholar's claim of §IX, if it is word for
     /// word the rule's.
-    Claim { text: String },
+    Claim {
+        text: String,
+    },
     /// `remove the scholar`: a call for the Scholar's removal (§IX).
     Remove,
     /// A moderator's `violation REASON`: the Scholar's violation is publicly
     /// knowable, so a call for removal is valid.
-    Violation { reason: String },
+    Violation {
+        reason: String,
+    },
     /// The Scholar's `ridicule LINE`: a line for the wrong guesses of the term.
-    Ridicule { line: String },
+    Ridicule {
+        line: String,
+    },
     Status,
 }
 

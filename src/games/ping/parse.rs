@@ -49,14 +49,18 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "truth" if !rest.is_empty() => Ok(Command::Truth {
             text: rest.to_owned(),
         }),
-        "truth" => Err(usage("truth IF AND ONLY IF today CLAUSE, THEN ... (or the clause alone)")),
+        "truth" => Err(usage(
+            "truth IF AND ONLY IF today CLAUSE, THEN ... (or the clause alone)",
+        )),
         "if" => Ok(Command::Truth {
             text: line.trim().to_owned(),
         }),
         "form" if !rest.is_empty() => Ok(Command::Form {
             text: rest.to_owned(),
         }),
-        "form" => Err(usage("form FORM (e.g. form weekday is wednesday or weekday is thursday)")),
+        "form" => Err(usage(
+            "form FORM (e.g. form weekday is wednesday or weekday is thursday)",
+        )),
         "pinged" => parse_pinged(rest),
         "guess" if !rest.is_empty() => Ok(Command::Guess {
             text: rest.to_owned(),

@@ -220,7 +220,12 @@ fn draw(
     if tx.view().random.current.is_none() {
         let start = tx.view().random.start_period(TAG, entropy).ok()?;
         tx.record_shared(SharedEvent::Random(start));
-        let started = tx.view().random.current.as_ref().map(|r| r.started_mail(TAG));
+        let started = tx
+            .view()
+            .random
+            .current
+            .as_ref()
+            .map(|r| r.started_mail(TAG));
         tx.mail_all(started);
     }
     let n = u32::try_from(candidates.len()).ok()?;
@@ -320,7 +325,8 @@ fn give_truth(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Re
         .flat_map(|rule| truth::words(&rule.text))
         .map(str::to_lowercase)
         .collect();
-    let known = |word: &str| view.lexicon.is_word(word) || rule_words.contains(&word.to_lowercase());
+    let known =
+        |word: &str| view.lexicon.is_word(word) || rule_words.contains(&word.to_lowercase());
     let uttered: Vec<String> = tx
         .state()
         .uttered
@@ -412,7 +418,9 @@ fn announce_ping(tx: &mut PingTx<'_>, on: Option<Date>, ctx: &Ctx) -> Result<Sen
     let today = today(tx)?;
     let date = on.unwrap_or(today);
     if date > today {
-        return Err(Sentence::new("ping_future").arg("date", date.to_string()).into());
+        return Err(Sentence::new("ping_future")
+            .arg("date", date.to_string())
+            .into());
     }
     let first = truth
         .announced_on
@@ -433,7 +441,9 @@ fn announce_ping(tx: &mut PingTx<'_>, on: Option<Date>, ctx: &Ctx) -> Result<Sen
             .into());
     }
     if pinged_on(tx.state(), date) {
-        return Err(Sentence::new("ping_already").arg("date", date.to_string()).into());
+        return Err(Sentence::new("ping_already")
+            .arg("date", date.to_string())
+            .into());
     }
     if let Some(form) = &truth.form
         && dates::parse(form).is_ok_and(|expr| !expr.holds(date))
@@ -570,7 +580,13 @@ fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal
         .unwrap_or_default()
         .to_owned();
     let fine = tx.params().guess_fine;
-    let charged = fine > 0 && charge(tx, &player, fine, "a wrong guess at the Machine's truth (rule 1209 §VI)");
+    let charged = fine > 0
+        && charge(
+            tx,
+            &player,
+            fine,
+            "a wrong guess at the Machine's truth (rule 1209 §VI)",
+        );
     tx.mail(Mail::new(
         Audience::List,
         TAG,
@@ -799,11 +815,9 @@ pub(super) fn catch_up(tx: &mut PingTx<'_>, entropy: [u8; 32]) {
         teleport(tx, entropy, reason);
     }
     announce(tx);
-    let quack = tx
-        .state()
-        .term
-        .as_ref()
-        .is_some_and(|t| t.truth.as_ref().is_none_or(|tr| tr.announced_at.is_none()) && tx.at() >= t.quack_at);
+    let quack = tx.state().term.as_ref().is_some_and(|t| {
+        t.truth.as_ref().is_none_or(|tr| tr.announced_at.is_none()) && tx.at() >= t.quack_at
+    });
     if quack {
         teleport(tx, entropy, Reason::Quack);
     }
@@ -846,8 +860,16 @@ fn reschedule(tx: &mut PingTx<'_>) {
         .then(|| tx.view().calendar.day_of(at).ok().map(|d| d.end))
         .flatten();
     let wanted = [
-        (NOW, now_due.then_some(at), "the Machine's announcements of this instant"),
-        (QUACK, quack, "the Scholar's seven days to announce the Machine's truth"),
+        (
+            NOW,
+            now_due.then_some(at),
+            "the Machine's announcements of this instant",
+        ),
+        (
+            QUACK,
+            quack,
+            "the Scholar's seven days to announce the Machine's truth",
+        ),
         (DAY, day, "the Machine's next calendar day"),
     ];
     for (id, when, what) in wanted {

@@ -29,8 +29,10 @@ struct Words;
 
 impl Lexicon for Words {
     fn is_word(&self, word: &str) -> bool {
-        ["is", "a", "the", "day", "odd", "even", "month", "of", "week"]
-            .contains(&word.to_lowercase().as_str())
+        [
+            "is", "a", "the", "day", "odd", "even", "month", "of", "week",
+        ]
+        .contains(&word.to_lowercase().as_str())
     }
     fn is_inside_a_word(&self, _: &str) -> bool {
         false
@@ -67,7 +69,13 @@ fn table() -> Table {
     table
 }
 
-fn run(table: &mut Table, at: Timestamp, from: &str, public: bool, line: &str) -> Result<String, String> {
+fn run(
+    table: &mut Table,
+    at: Timestamp,
+    from: &str,
+    public: bool,
+    line: &str,
+) -> Result<String, String> {
     table.send(at, from, public, TAG, line);
     let report = &table.last[0];
     match report.status {
@@ -109,9 +117,18 @@ fn parse_forms() {
 #[test]
 fn section_ix_the_claim_is_the_rules_words_weighter_included() {
     let claim = Params::default().weightier_claim;
-    assert!(is_claim("I have weighter matters to research, such as the shape of the Earth", &claim));
-    assert!(is_claim("\"i have WEIGHTER matters to research, such as the shape of the earth.\"", &claim));
-    assert!(!is_claim("I have weightier matters to research, such as the shape of the Earth", &claim));
+    assert!(is_claim(
+        "I have weighter matters to research, such as the shape of the Earth",
+        &claim
+    ));
+    assert!(is_claim(
+        "\"i have WEIGHTER matters to research, such as the shape of the earth.\"",
+        &claim
+    ));
+    assert!(!is_claim(
+        "I have weightier matters to research, such as the shape of the Earth",
+        &claim
+    ));
     assert!(!is_claim("I have weighter matters to research", &claim));
 }
 
@@ -121,10 +138,23 @@ fn section_ix_the_claim_is_the_rules_words_weighter_included() {
 #[test]
 fn the_truth_never_appears_in_public_mail_before_a_reveal() {
     let mut table = table();
-    run(&mut table, minutes(1), MODERATOR, true, "place Alice because it begins").unwrap();
+    run(
+        &mut table,
+        minutes(1),
+        MODERATOR,
+        true,
+        "place Alice because it begins",
+    )
+    .unwrap();
     let clause = "the day of the month is odd";
     assert_eq!(
-        run(&mut table, minutes(2), ALICE, false, &format!("truth {clause}")),
+        run(
+            &mut table,
+            minutes(2),
+            ALICE,
+            false,
+            &format!("truth {clause}")
+        ),
         Ok("ping_truth_accepted".into())
     );
     // A moderator's override of a second truth: refused, and secret all the same.
@@ -140,10 +170,23 @@ fn the_truth_never_appears_in_public_mail_before_a_reveal() {
     run(&mut table, minutes(5), BOB, true, "guess the day is even").unwrap();
     run(&mut table, minutes(6), CAROL, true, "guess today is a day").unwrap();
     table.run_until(minutes(14 * 24 * 60));
-    run(&mut table, minutes(14 * 24 * 60), DAVE, true, "magic letter o").unwrap();
+    run(
+        &mut table,
+        minutes(14 * 24 * 60),
+        DAVE,
+        true,
+        "magic letter o",
+    )
+    .unwrap();
     let before_reveal = table.mail.len();
-    run(&mut table, minutes(14 * 24 * 60 + 1), DAVE, true, "guess The day of the month is ODD.")
-        .unwrap();
+    run(
+        &mut table,
+        minutes(14 * 24 * 60 + 1),
+        DAVE,
+        true,
+        "guess The day of the month is ODD.",
+    )
+    .unwrap();
     let secret_words: Vec<&str> = vec!["month", "odd"];
     let public: Vec<&Mail> = table.mail[..before_reveal]
         .iter()
@@ -153,25 +196,48 @@ fn the_truth_never_appears_in_public_mail_before_a_reveal() {
     for mail in &public {
         let text = mail.values.to_string().to_lowercase();
         for word in &secret_words {
-            assert!(!text.contains(word), "{word:?} in {}: {text}", mail.template);
+            assert!(
+                !text.contains(word),
+                "{word:?} in {}: {text}",
+                mail.template
+            );
         }
     }
     // The reveal and the move came with the correct guess.
-    let after: Vec<&str> = table.mail[before_reveal..].iter().map(|m| m.template.as_str()).collect();
-    assert!(after.contains(&"ping_revealed") && after.contains(&"ping_moved"), "{after:?}");
+    let after: Vec<&str> = table.mail[before_reveal..]
+        .iter()
+        .map(|m| m.template.as_str())
+        .collect();
+    assert!(
+        after.contains(&"ping_revealed") && after.contains(&"ping_moved"),
+        "{after:?}"
+    );
     let state = table.state::<Ping>();
-    assert_eq!(state.term.as_ref().map(|t| t.scholar_name.as_str()), Some("Dave"));
+    assert_eq!(
+        state.term.as_ref().map(|t| t.scholar_name.as_str()),
+        Some("Dave")
+    );
     assert_eq!(state.uttered.len(), 1);
 }
 
 #[test]
 fn the_public_state_blanks_the_truth_and_its_form() {
     let mut table = table();
-    run(&mut table, minutes(1), MODERATOR, true, "place Alice because it begins").unwrap();
+    run(
+        &mut table,
+        minutes(1),
+        MODERATOR,
+        true,
+        "place Alice because it begins",
+    )
+    .unwrap();
     run(&mut table, minutes(2), ALICE, false, "truth the day is odd").unwrap();
     run(&mut table, minutes(3), ALICE, false, "form day is odd").unwrap();
     let shown = report::public_state(&table.state::<Ping>()).to_string();
-    assert!(!shown.contains("the day is odd") && !shown.contains("day is odd"), "{shown}");
+    assert!(
+        !shown.contains("the day is odd") && !shown.contains("day is odd"),
+        "{shown}"
+    );
     let status = run(&mut table, minutes(4), BOB, true, "status");
     assert_eq!(status, Ok("ping_status".into()));
     let args = serde_json::to_string(&table.last[0].sentence.args).unwrap();
