@@ -10,7 +10,6 @@ pub mod driver;
 // Not registered yet: its pure decisions come first (see its mod.rs).
 pub mod boons;
 pub mod overrides;
-pub mod ping;
 pub mod random_officer;
 pub mod router;
 pub mod substrate;
@@ -134,6 +133,7 @@ games! {
     Ghost ghosts => ghost::game::Ghost,
     Bogusity bogusity => bogusity::Bogusity,
     Gnomic gnomic => gnomic::Gnomic,
+    Ping ping => ping::Ping,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -25,6 +25,7 @@ mod inventory;
 mod list_manager;
 mod list_reading;
 mod offices;
+mod ping;
 mod quick_start;
 mod ruletag;
 mod ruletag_issue12;
