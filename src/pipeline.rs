@@ -549,13 +549,25 @@ impl Bot {
     /// Fires what is due at `at`, one phase per step. `None` when nothing was due
     /// after all (then the loop must not ask again for the same instant).
     fn fire(&mut self, at: Timestamp, now: Timestamp) -> Result<Option<usize>> {
-        let entropy = self.entropy(&format!("deadline:{at}"));
+        // Several steps may be taken at one instant (two turns counted in the
+        // same second, around a message): each has a cause of its own, or the
+        // second's mail would be taken for the first's and never sent, and an
+        // entropy of its own, or its random draws would repeat the first's. The
+        // first keeps the names every earlier release gave it.
+        let taken = self.store.steps_with_prefix(&format!("deadline:{at}:"))?;
+        let entropy = match taken {
+            0 => self.entropy(&format!("deadline:{at}")),
+            k => self.entropy(&format!("deadline:{at}#{k}")),
+        };
         let outcome = self.world.tick(at, &self.params, now, entropy);
         if outcome.events.is_empty() {
             tracing::error!(%at, "a deadline was due but nothing fired: skipped");
             return Ok(None);
         }
-        let cause = format!("deadline:{at}:{}", outcome.phase);
+        let mut cause = format!("deadline:{at}:{}", outcome.phase);
+        if self.store.has_cause(&cause)? {
+            cause = format!("{cause}:{taken}");
+        }
         self.commit_local(&cause, at, outcome, now).map(Some)
     }
 

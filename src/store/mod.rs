@@ -818,6 +818,38 @@ impl Store {
     }
 
     /// The event log, every event brought to today's format (`events::upgrade`).
+    /// How many steps with a cause beginning `prefix` are in the log: the
+    /// deadline steps already taken at one instant (`deadline:<at>:`). Counted
+    /// through the cause index, as a range, so the log is not read.
+    pub fn steps_with_prefix(&self, prefix: &str) -> Result<usize> {
+        // The first string past every string that begins with `prefix`: its
+        // last character raised by one (`:` becomes `;`).
+        let mut end = prefix.to_owned();
+        let last = end
+            .pop()
+            .map_or('\u{0}', |c| char::from_u32(c as u32 + 1).unwrap_or(c));
+        end.push(last);
+        let count: i64 = self.conn.query_row(
+            "SELECT COUNT(DISTINCT cause) FROM events WHERE cause >= ?1 AND cause < ?2",
+            rusqlite::params![prefix, end],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    /// Whether a step with this cause is in the log.
+    pub fn has_cause(&self, cause: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT 1 FROM events WHERE cause = ?1 LIMIT 1",
+                [cause],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
     pub fn events(&self) -> Result<Vec<EventRecord>> {
         let mut statement = self
             .conn

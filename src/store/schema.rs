@@ -84,6 +84,10 @@ const MIGRATIONS: &[&str] = &[
     // Also: a duplicate that must still be looked at (`echo_of`, the row it
     // repeats): a private message the list delivered later, for instance.
     "ALTER TABLE inbox ADD COLUMN echo_of INTEGER;",
+    // 7: the events by cause: a deadline's step is named after the steps already
+    // taken at its instant (`Store::steps_at`), and a void finds its message's
+    // events, without reading the whole log.
+    "CREATE INDEX events_cause ON events (cause);",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

@@ -636,3 +636,76 @@ fn hardening_10_one_address_the_mail_library_refuses_is_one_refused_line() {
             .any(|m| m.is_to("alice2@nomic.example"))
     );
 }
+
+/// Two steps at one instant: Gnomic counts one turn when its last vote comes in,
+/// and the next turn's last vote comes in the same second (IMAP gives arrival
+/// times to the second). Each count is a step of its own, with mail of its own:
+/// the second's must not be taken for the first's and dropped.
+#[test]
+fn two_deadline_steps_at_one_instant_each_send_their_mail() {
+    let bot = bot();
+    let start = at("2026-03-02T09:00:00Z");
+    for (i, name) in ["Alice", "Bob", "Carol"].iter().enumerate() {
+        bot.deliver(
+            &format!("join-{name}"),
+            &message(
+                &player(name),
+                LIST,
+                &format!("[nomic] join {name}"),
+                &format!("join-{name}@x.test"),
+                "",
+            ),
+            start + SignedDuration::from_mins(i as i64),
+        );
+    }
+    bot.deliver(
+        "start",
+        &message(MODERATOR, LIST, "[gnomic] start", "start@x.test", ""),
+        start + SignedDuration::from_mins(5),
+    );
+    // Everything after this, at the same instant.
+    let instant = start + SignedDuration::from_mins(10);
+    let script = [
+        (
+            "Alice",
+            LIST,
+            "[gnomic] turn",
+            "hack 301 \"One\"\nenact\nOne.\nend",
+        ),
+        ("Bob", BOT, "[gnomic]", "vote 301 for"),
+        ("Carol", BOT, "[gnomic]", "vote 301 for"),
+        (
+            "Bob",
+            LIST,
+            "[gnomic] turn",
+            "hack 302 \"Two\"\nenact\nTwo.\nend",
+        ),
+        ("Alice", BOT, "[gnomic]", "vote 302 for"),
+        ("Carol", BOT, "[gnomic]", "vote 302 for"),
+    ];
+    for (i, (who, to, subject, body)) in script.iter().enumerate() {
+        bot.deliver(
+            &format!("s{i}"),
+            &message(&player(who), to, subject, &format!("s{i}@x.test"), body),
+            instant,
+        );
+    }
+    bot.once(instant + SignedDuration::from_mins(1));
+    let subjects: Vec<String> = announcements(&bot).into_iter().map(|m| m.subject).collect();
+    for turn in ["Turn 1 counted", "Turn 2 counted"] {
+        assert!(
+            subjects.iter().any(|s| s.contains(turn)),
+            "{turn} is missing: {subjects:#?}"
+        );
+    }
+    let log = bot.log_json();
+    let mut causes: Vec<&str> = log
+        .iter()
+        .filter_map(|r| r["cause"].as_str())
+        .filter(|c| c.starts_with("deadline:"))
+        .collect();
+    causes.dedup();
+    let unique: std::collections::BTreeSet<&str> = causes.iter().copied().collect();
+    assert_eq!(unique.len(), causes.len(), "{causes:#?}");
+    assert_replay_equals_live(&bot);
+}

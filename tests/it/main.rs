@@ -11,6 +11,7 @@ mod demo;
 mod dictionary;
 mod e2e;
 mod e2e_ghost;
+mod e2e_gnomic;
 mod e2e_ping;
 mod e2e_ruletag;
 mod faults;
