@@ -58,6 +58,10 @@ fn assert_lines(mail: &SentMail, lines: &[&str]) {
     }
 }
 
+/// One turn: an id for its messages, the proponent, the hack, and the votes of
+/// the three other players.
+type Turn<'a> = (&'a str, &'a String, &'a str, [(&'a String, &'a str); 3]);
+
 #[tokio::test(flavor = "multi_thread")]
 async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_rules() {
     let bot = ImapBot::new("gnomic");
@@ -87,7 +91,7 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
     bot.cli(&["once"]);
 
     // Each turn: the post on the list, then the other players' votes, privately.
-    let turns: [(&str, &String, &str, [(&String, &str); 3]); 4] = [
+    let turns: [Turn<'_>; 4] = [
         (
             "t1",
             &alice,
@@ -145,10 +149,11 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
         let batch = format!("gnomic:turn:{}", n + 1);
         let before = list_mail(&bot).await;
         assert!(
-            before
-                .iter()
-                .all(|m| !m.subject.contains(&format!("Turn {} counted", n + 1))
-                    && !(m.raw.contains(&batch) && m.body.contains("salt"))),
+            before.iter().all(|m| {
+                let counted = m.subject.contains(&format!("Turn {} counted", n + 1));
+                let revealed = m.raw.contains(&batch) && m.body.contains("salt");
+                !(counted || revealed)
+            }),
             "turn {} was revealed before its last vote",
             n + 1
         );
