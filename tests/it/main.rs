@@ -19,6 +19,7 @@ mod fuzz;
 mod fuzz_regressions;
 mod ghost;
 mod gnomic;
+mod gnomic_rules;
 mod golden;
 mod hardening;
 mod hardening_engine;
