@@ -64,8 +64,7 @@ impl Game {
         self.bot
             .sent_mail()
             .into_iter()
-            .filter(|m| m.is_to(&address(name)) && !m.is_to(LIST))
-            .next_back()
+            .rfind(|m| m.is_to(&address(name)) && !m.is_to(LIST))
             .map(|m| m.body)
             .unwrap_or_default()
     }
