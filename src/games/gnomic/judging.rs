@@ -227,11 +227,7 @@ pub(super) fn ruling(
         &fees,
         &question.invoker_name,
         agreed,
-        question
-            .accused_name
-            .as_deref()
-            .zip(accused_exemption)
-            .map(|(n, e)| (n, e)),
+        question.accused_name.as_deref().zip(accused_exemption),
     );
     let id_of = |who: &str| {
         if who == question.invoker_name {

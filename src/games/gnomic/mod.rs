@@ -3,13 +3,16 @@
 //! votes mailed to the bot and sealed (402, 342), the count when all have voted
 //! or the 72 hours are over (322, 392, 109, 359), the change applied to the
 //! ruleset (205, 107, 108) and the score update (304, 421, 372, 394, 390, 204,
-//! 430, 310/431, 112).
+//! 430, 310/431, 112); meta-amendments and changes (401, 421, 342, 434), the
+//! shout of UNRULEWORTHY!!! (383, 410), the Voting Gnomes (440), and Judgment
+//! with its fees and precedents (212, 373, 327).
 //!
 //! The pure decisions come first, each clause tested on its own: `scoring` (the
 //! arithmetic), `hack` (the form of a hack and what adopting it does to the
-//! ruleset), `judgment` (the Judge, the fees, which meta-amendment takes effect;
-//! not yet in the flow). `parse` reads the mail, `rules` carries out the
-//! commands and the count, `report` gives the announcements their values.
+//! ruleset), `judgment` (the Judge, the fees, which meta-amendment takes
+//! effect). `parse` reads the mail, `rules` carries out the turns, votes and
+//! the count, `meta` the meta-amendments, changes and shouts, `judging`
+//! Judgment; `report` gives the announcements their values.
 //! Built through the game seam alone; pure, like the engine: the time, the
 //! sender and the entropy come in through `Ctx` and the transaction.
 //!

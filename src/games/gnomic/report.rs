@@ -229,7 +229,12 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
         } else {
             None
         },
-        "next_ordinal": rules::next_ordinal(state, view, params),
+        // The precedents of 327 take their numbers first, when the next turn begins.
+        "next_ordinal": rules::next_ordinal(state, view, params).saturating_add(if state.open.is_none() {
+            state.questions.iter().filter(|q| q.ruling.is_some()).count() as u32
+        } else {
+            0
+        }),
         "open": open,
         "scores": rules::order(state, view).iter().map(|s| json!({"name": s.name, "points": s.points})).collect::<Vec<_>>(),
         "n": rules::threshold(state, view, params),
