@@ -2,7 +2,9 @@
 //! the inbox Maildir, `nomicbot once`, the answers and announcements read back
 //! from the outbox. A turn posted on the list, secret votes (one sent to the
 //! list by mistake), the count with its reveal that `verify-sealed` accepts, the
-//! adopted hack in the ruleset, and a reply quoting the turn that does nothing.
+//! adopted hack in the ruleset, and a reply quoting the turn that does nothing;
+//! a meta-amendment taking effect instead of its hack, a shout of
+//! UNRULEWORTHY!!!, and a Judgment with a forged ruling refused.
 
 use jiff::{SignedDuration, Timestamp};
 
