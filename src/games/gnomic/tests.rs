@@ -1959,3 +1959,19 @@ fn rule_410_unruleworthy_may_be_shouted_at_an_obfuscated_proposal() {
     assert!(last_result(&table).outcomes.is_empty());
     assert_eq!(points(&table, "Alice"), 0);
 }
+
+#[test]
+fn rule_373_no_fee_when_the_loss_would_make_another_player_win() {
+    let mut table = table();
+    // n is 105 (2/4 of 210); with Bob 20 lower it would be 100, which Dave has.
+    with_points(&mut table, [50, 50, 10, 100]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &["judgment Is 301 legal?"]);
+    assert_eq!(points(&table, "Bob"), 50);
+    assert_eq!(table.last[0].sentence.args["exempt"], "would_make_a_winner");
+    // `status` shows the question and its Judge.
+    let _ = send(&mut table, mins(3), CAROL, false, &["status"]);
+    let status = &table.last[0].sentence.args["status"];
+    assert_eq!(status["questions"][0]["judge"], "Dave");
+    assert_eq!(status["questions"][0]["invoker"], "Bob");
+}
