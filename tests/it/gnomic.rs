@@ -2,7 +2,9 @@
 //! the inbox Maildir, `nomicbot once`, the answers and announcements read back
 //! from the outbox. A turn posted on the list, secret votes (one sent to the
 //! list by mistake), the count with its reveal that `verify-sealed` accepts, the
-//! adopted hack in the ruleset, and a reply quoting the turn that does nothing.
+//! adopted hack in the ruleset, and a reply quoting the turn that does nothing;
+//! a meta-amendment taking effect instead of its hack, a shout of
+//! UNRULEWORTHY!!!, and a Judgment with a forged ruling refused.
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -263,7 +265,215 @@ fn issue_13_help_lists_every_command_with_an_example() {
         "vote 441 for",
         "status",
         "start",
+        "meta 441",
+        "change 441",
+        "UNRULEWORTHY!!! 441",
+        "judgment Is hack 441 legal",
+        "accusing Bob",
+        "ruling agree:",
+        "overrule",
+        "consent",
     ] {
         assert!(answer.contains(example), "{example} in:\n{answer}");
     }
+}
+
+#[test]
+fn rule_401_a_meta_amendment_by_mail_is_voted_on_and_takes_effect_instead() {
+    let bot = bot();
+    let post = posted(&bot);
+    let later = |mins: i64| post + SignedDuration::from_mins(mins);
+    // Bob meta-amends Alice's 301 on the list: the hack in the body.
+    deliver(
+        &bot,
+        "bob-meta",
+        BOB,
+        LIST,
+        "[gnomic] meta 301",
+        "hack 303 \"Singing, loudly\"\nenact\nPlayers may sing loudly.\nend\n",
+        later(2),
+    );
+    bot.once(later(3));
+    let list = to_list(&bot);
+    assert!(
+        list.iter()
+            .any(|m| m.subject.contains("Bob meta-amends hack 301: hack 303")),
+        "{:#?}",
+        list.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    // Alice may not meta-amend her own hack.
+    deliver(
+        &bot,
+        "alice-meta",
+        ALICE,
+        LIST,
+        "[gnomic] meta 302",
+        "hack 304 \"Mine\"\nenact\nMine.\nend\n",
+        later(4),
+    );
+    for (name, from, body) in [
+        ("bob", BOB, "vote 301 for\nvote 302 against"),
+        (
+            "carol",
+            CAROL,
+            "vote 301 for\nvote 302 against\nvote 303 for",
+        ),
+        ("dave", DAVE, "vote 301 for\nvote 302 against\nvote 303 for"),
+    ] {
+        deliver(&bot, name, from, BOT, "[gnomic]", body, later(5));
+    }
+    bot.once(later(6));
+    assert!(
+        answers(&bot, ALICE)
+            .iter()
+            .any(|b| b.contains("no player may meta-amend his own proposals")),
+        "{:#?}",
+        answers(&bot, ALICE)
+    );
+    // The count waits for Alice's vote on the meta-amendment.
+    assert!(!to_list(&bot).iter().any(|m| m.subject.contains("counted")));
+    deliver(
+        &bot,
+        "alice",
+        ALICE,
+        BOT,
+        "[gnomic]",
+        "vote 303 for",
+        later(7),
+    );
+    bot.once(later(8));
+    let list = to_list(&bot);
+    let result = list
+        .iter()
+        .find(|m| m.subject.contains("Turn 1 counted"))
+        .unwrap_or_else(|| panic!("{:#?}", list.iter().map(|m| &m.subject).collect::<Vec<_>>()));
+    assert!(
+        result
+            .body
+            .contains("but meta-amendment 303 takes effect instead (rule 401)"),
+        "{}",
+        result.body
+    );
+    // 301: 10 points to Alice; half of it, 5, to Bob (401).
+    assert!(
+        result.body.contains("Bob: +5, half the points"),
+        "{}",
+        result.body
+    );
+    let state = bot.state_json();
+    let rules = state["ruleset"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        rules
+            .iter()
+            .any(|r| r["number"] == 303 && r["text"] == "Players may sing loudly.")
+    );
+    assert!(!rules.iter().any(|r| r["number"] == 301));
+    // The meta-amendment's own batch verifies as well.
+    let commitments = list
+        .iter()
+        .find(|m| {
+            m.raw.contains("gnomic:turn:1:hack:303") && m.body.to_lowercase().contains("commitment")
+        })
+        .expect("the commitments");
+    let reveal = list
+        .iter()
+        .rfind(|m| m.raw.contains("gnomic:turn:1:hack:303") && m.body.contains("salt"))
+        .expect("the reveal");
+    let dir = bot.dir.path();
+    std::fs::write(dir.join("commitments.eml"), &commitments.raw).expect("write");
+    std::fs::write(dir.join("reveal.eml"), &reveal.raw).expect("write");
+    let out = bot.cli_ok(&[
+        "verify-sealed",
+        &dir.join("commitments.eml").display().to_string(),
+        &dir.join("reveal.eml").display().to_string(),
+    ]);
+    assert!(out.contains("3 sealed action(s)"), "{out}");
+}
+
+#[test]
+fn rule_383_a_shout_by_mail_repeals_a_hack_and_judgment_follows_it() {
+    let bot = bot();
+    let post = posted(&bot);
+    let later = |mins: i64| post + SignedDuration::from_mins(mins);
+    deliver(
+        &bot,
+        "carol-shout",
+        CAROL,
+        LIST,
+        "[gnomic] UNRULEWORTHY!!! 302 it contradicts itself",
+        "",
+        later(2),
+    );
+    bot.once(later(3));
+    let list = to_list(&bot);
+    let shout = list
+        .iter()
+        .find(|m| m.subject.contains("UNRULEWORTHY!!! Hack 302 is repealed"))
+        .unwrap_or_else(|| panic!("{:#?}", list.iter().map(|m| &m.subject).collect::<Vec<_>>()));
+    assert!(
+        shout
+            .body
+            .contains("Carol shouted \"UNRULEWORTHY!!!\" at hack 302"),
+        "{}",
+        shout.body
+    );
+    // Alice disputes it: Judgment, with Dave (preceding Alice) as the Judge.
+    deliver(
+        &bot,
+        "alice-judgment",
+        ALICE,
+        LIST,
+        "[gnomic] judgment Was the shout at 302 grounded? accusing Carol",
+        "",
+        later(4),
+    );
+    bot.once(later(5));
+    let list = to_list(&bot);
+    let invoked = list
+        .iter()
+        .find(|m| {
+            m.subject
+                .contains("Judgment 1 invoked by Alice; Dave is the Judge")
+        })
+        .unwrap_or_else(|| panic!("{:#?}", list.iter().map(|m| &m.subject).collect::<Vec<_>>()));
+    // Alice has no points: no fee (373).
+    assert!(
+        invoked.body.contains("fewer than 30 points"),
+        "{}",
+        invoked.body
+    );
+    deliver(
+        &bot,
+        "bob-ruling",
+        BOB,
+        LIST,
+        "[gnomic] ruling agree: forged",
+        "",
+        later(6),
+    );
+    deliver(
+        &bot,
+        "dave-ruling",
+        DAVE,
+        LIST,
+        "[gnomic] ruling disagree: 302 contradicts itself indeed",
+        "",
+        later(7),
+    );
+    bot.once(later(8));
+    assert!(
+        answers(&bot, BOB)
+            .iter()
+            .any(|b| b.contains("only the Judge may rule")),
+        "{:#?}",
+        answers(&bot, BOB)
+    );
+    assert!(
+        to_list(&bot)
+            .iter()
+            .any(|m| m.subject.contains("Judgment 1: Dave disagrees with Alice"))
+    );
 }

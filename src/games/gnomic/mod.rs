@@ -3,13 +3,16 @@
 //! votes mailed to the bot and sealed (402, 342), the count when all have voted
 //! or the 72 hours are over (322, 392, 109, 359), the change applied to the
 //! ruleset (205, 107, 108) and the score update (304, 421, 372, 394, 390, 204,
-//! 430, 310/431, 112).
+//! 430, 310/431, 112); meta-amendments and changes (401, 421, 342, 434), the
+//! shout of UNRULEWORTHY!!! (383, 410), the Voting Gnomes (440), and Judgment
+//! with its fees and precedents (212, 373, 327).
 //!
 //! The pure decisions come first, each clause tested on its own: `scoring` (the
 //! arithmetic), `hack` (the form of a hack and what adopting it does to the
-//! ruleset), `judgment` (the Judge, the fees, which meta-amendment takes effect;
-//! not yet in the flow). `parse` reads the mail, `rules` carries out the
-//! commands and the count, `report` gives the announcements their values.
+//! ruleset), `judgment` (the Judge, the fees, which meta-amendment takes
+//! effect). `parse` reads the mail, `rules` carries out the turns, votes and
+//! the count, `meta` the meta-amendments, changes and shouts, `judging`
+//! Judgment; `report` gives the announcements their values.
 //! Built through the game seam alone; pure, like the engine: the time, the
 //! sender and the entropy come in through `Ctx` and the transaction.
 //!
@@ -17,7 +20,9 @@
 //! its one deadline itself (`next_deadline`: the open turn's count).
 
 pub mod hack;
+mod judging;
 pub mod judgment;
+mod meta;
 mod parse;
 mod report;
 mod rules;
@@ -68,8 +73,18 @@ pub struct Params {
     /// keeps the number that can pass within 304's; the bot reads at most this
     /// many in one post (a limit of the bot, not of the rules).
     pub max_hacks_per_post: usize,
+    /// 342: "Meta-amendments may not be voted on within 12 seconds of their
+    /// posting" (web mode only).
+    pub web_mode_meta_seconds: i64,
+    /// 440: "If there are more than two players in the game, nu is equal to
+    /// zero, else nu is 3-psi": the Gnomes vote while the players number fewer
+    /// than this, and a turn's proposals must then be posted one per posting.
+    pub gnome_total: usize,
     #[serde(default)]
     pub numbers: Numbers,
+    /// 373's fees, under `[gnomic.fees]`.
+    #[serde(default)]
+    pub fees: judgment::Fees,
 }
 
 impl Default for Params {
@@ -83,7 +98,10 @@ impl Default for Params {
             mu_without_sacrifice: false,
             votes_may_change: true,
             max_hacks_per_post: 8,
+            web_mode_meta_seconds: 12,
+            gnome_total: 3,
             numbers: Numbers::default(),
+            fees: judgment::Fees::default(),
         }
     }
 }
@@ -108,6 +126,52 @@ pub struct State {
     pub last_result: Option<TurnResult>,
     /// The game is won (112): no turn until a moderator starts a new game.
     pub winner: Option<Winner>,
+    /// Judgment (212): the questions invoked and not yet completed.
+    #[serde(default)]
+    pub questions: Vec<Question>,
+    /// Questions invoked ever: the next is numbered one more.
+    #[serde(default)]
+    pub questions_invoked: u32,
+    /// 212: the players who consent to the next player beginning eir turn while
+    /// a question is unsettled.
+    #[serde(default)]
+    pub consent: Vec<PlayerId>,
+}
+
+/// One question put to Judgment (212, 373).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub number: u32,
+    pub invoker: PlayerId,
+    pub invoker_name: String,
+    pub text: String,
+    #[serde(default)]
+    pub accused: Option<PlayerId>,
+    #[serde(default)]
+    pub accused_name: Option<String>,
+    /// 212's "the one moving", whose turn the question arises in.
+    pub mover_name: String,
+    /// None when every player who could judge has been overruled.
+    pub judge: Option<PlayerId>,
+    pub judge_name: Option<String>,
+    /// How many Judges were overruled on this question.
+    #[serde(default)]
+    pub overruled: usize,
+    #[serde(default)]
+    pub ruling: Option<Ruling>,
+    /// Who has voted to overrule the present ruling.
+    #[serde(default)]
+    pub overrule_votes: Vec<PlayerId>,
+    pub invoked_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ruling {
+    pub agreed: bool,
+    pub text: String,
+    pub at: Timestamp,
+    /// 373's fees that followed it, reversed if it is overruled.
+    pub changes: Vec<ScoreChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,12 +200,54 @@ pub struct Turn {
     pub deadline: Timestamp,
     pub proposals: Vec<Proposal>,
     pub sacrifice: Option<Sacrifice>,
+    /// The sealed batches of its meta-amendments, each with its own 72 hours.
+    #[serde(default)]
+    pub meta_batches: Vec<String>,
     /// Who has voted on which hack: public, unlike the votes themselves.
     #[serde(default)]
     pub voted: Vec<Voted>,
     /// Set by the vote that completed the votes: the count is due then.
     #[serde(default)]
     pub all_voted_at: Option<Timestamp>,
+}
+
+impl Turn {
+    /// 401: "A rule won't take effect until all of its meta-amendments are voted
+    /// on": the votes run until the latest of the turn's and its
+    /// meta-amendments' own 72 hours.
+    pub fn closes_at(&self) -> Timestamp {
+        self.proposals
+            .iter()
+            .filter_map(|p| p.deadline)
+            .fold(self.deadline, Timestamp::max)
+    }
+
+    pub fn proposal(&self, number: u32) -> Option<&Proposal> {
+        self.proposals.iter().find(|p| p.hack.number == number)
+    }
+
+    /// Who proposed hack `number`: the turn's mover, or the meta-amendment's author.
+    pub fn proponent_of(&self, number: u32) -> Option<(PlayerId, &str)> {
+        let proposal = self.proposal(number)?;
+        Some(match (&proposal.proponent, &proposal.proponent_name) {
+            (Some(id), Some(name)) => (*id, name.as_str()),
+            _ => (self.proponent, self.proponent_name.as_str()),
+        })
+    }
+
+    /// The sealed batch hack `number`'s votes go into.
+    pub fn batch_of(&self, number: u32) -> String {
+        self.proposal(number)
+            .and_then(|p| p.batch.clone())
+            .unwrap_or_else(|| batch_id(self.number))
+    }
+
+    /// Every sealed batch the turn opened, withdrawn hacks' included.
+    pub fn batches(&self) -> Vec<String> {
+        let mut all = vec![batch_id(self.number)];
+        all.extend(self.meta_batches.iter().cloned());
+        all
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,6 +263,27 @@ pub struct Proposal {
     pub greek: Option<usize>,
     /// 109: it transmutes an immutable rule, so only a unanimous vote adopts it.
     pub unanimity: bool,
+    /// 401: the hack this meta-amendment amends; none for a proposal (434).
+    #[serde(default)]
+    pub parent: Option<u32>,
+    /// A meta-amendment's author; none for the turn's proposals (the mover's).
+    #[serde(default)]
+    pub proponent: Option<PlayerId>,
+    #[serde(default)]
+    pub proponent_name: Option<String>,
+    /// A meta-amendment's posting (440's time-stamp, 342's twelve seconds);
+    /// none for a proposal, posted with the turn.
+    #[serde(default)]
+    pub posted_at: Option<Timestamp>,
+    /// A meta-amendment's own 72 hours (402).
+    #[serde(default)]
+    pub deadline: Option<Timestamp>,
+    /// A meta-amendment's sealed batch.
+    #[serde(default)]
+    pub batch: Option<String>,
+    /// 401: the proponent changed the hack then; votes sealed before are invalid.
+    #[serde(default)]
+    pub changed_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,6 +332,18 @@ pub struct HackOutcome {
     pub condition_met: bool,
     /// Why the adopted change could not be applied to the ruleset, if it could not.
     pub not_applied: Option<String>,
+    /// 401: the hack this meta-amendment amends.
+    #[serde(default)]
+    pub parent: Option<u32>,
+    /// 440: the Gnomes' votes, counted in the tally.
+    #[serde(default)]
+    pub gnomes: Vec<scoring::GnomeVote>,
+    /// 401: an adopted meta-amendment took effect instead of this adopted hack.
+    #[serde(default)]
+    pub replaced_by: Option<u32>,
+    /// 401: this meta-amendment took effect instead of the proposal it amends.
+    #[serde(default)]
+    pub instead_of: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,6 +379,18 @@ pub enum Reason {
     AgainstWinner { hack: u32 },
     /// 322.
     NoVote,
+    /// 401: half the points of the amended hack's proponent.
+    MetaShare { hack: u32 },
+    /// 421's second part.
+    FailedMeta { hack: u32 },
+    /// 373: invoking Judgment.
+    Invoked { question: u32 },
+    /// 373: the Judge agreed with the invoker.
+    Upheld { question: u32 },
+    /// 373: the accused, when the Judge agreed.
+    Accused { question: u32 },
+    /// 212: the ruling was overruled, and its fees with it.
+    Overruled { question: u32 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -307,6 +458,62 @@ pub enum Event {
         result: TurnResult,
         winner: Option<Winner>,
     },
+    /// 401: a meta-amendment posted while the turn's hacks are voted on.
+    MetaPosted {
+        turn: u32,
+        proposal: Proposal,
+    },
+    /// 401: the proponent changed eir hack; the votes on it before are invalid.
+    HackChanged {
+        turn: u32,
+        hack: Hack,
+        #[serde(default)]
+        proponent_vote: Option<Choice>,
+        /// 109, for the hack as changed.
+        #[serde(default)]
+        unanimity: bool,
+    },
+    /// 383, 410: a shout of UNRULEWORTHY!!! repealed a hack (and the
+    /// meta-amendments of it) at once.
+    Shouted {
+        turn: u32,
+        hack: u32,
+        withdrawn: Vec<u32>,
+        player: PlayerId,
+        name: String,
+        reason: Option<String>,
+    },
+    /// 212, 373: Judgment invoked, its fee charged at once.
+    JudgmentInvoked {
+        question: Question,
+        changes: Vec<ScoreChange>,
+    },
+    /// 212: the Judge's ruling, and 373's fees.
+    Ruled {
+        question: u32,
+        ruling: Ruling,
+    },
+    OverruleVoted {
+        question: u32,
+        player: PlayerId,
+    },
+    /// 212: overruled unanimously; the fees of the ruling reversed, the question
+    /// passed to the Judge's predecessor.
+    Overruled {
+        question: u32,
+        changes: Vec<ScoreChange>,
+        judge: Option<PlayerId>,
+        judge_name: Option<String>,
+    },
+    /// 212: consent to the next player beginning eir turn.
+    Consented {
+        player: PlayerId,
+    },
+    /// 327: the Judgment completed; its ruling was enacted as rule `rule`.
+    JudgmentCompleted {
+        question: u32,
+        rule: Option<u32>,
+    },
 }
 
 /// A turn post as read (`parse`): the hacks and the lines that go with them.
@@ -346,6 +553,35 @@ pub enum Command {
         count: usize,
     },
     Status,
+    /// 401: `meta N` and a hack amending hack N.
+    Meta {
+        parent: u32,
+        post: Box<TurnPost>,
+    },
+    /// 401: `change N` and the hack's new text, by its proponent.
+    Change {
+        hack: u32,
+        post: Box<TurnPost>,
+    },
+    /// 383, 410: `UNRULEWORTHY!!! N [reason]`.
+    Unruleworthy {
+        hack: u32,
+        reason: Option<String>,
+    },
+    /// 212: `judgment QUESTION [accusing NAME]`.
+    Judgment {
+        question: String,
+        accusing: Option<String>,
+    },
+    /// 212: the Judge's `ruling agree|disagree: TEXT`.
+    Ruling {
+        agreed: bool,
+        text: String,
+    },
+    /// 212: `overrule`, by a player other than the Judge.
+    Overrule,
+    /// 212: `consent` to the next player beginning eir turn.
+    Consent,
 }
 
 /// The sealed batch of turn `number`'s votes.
@@ -371,6 +607,8 @@ impl State {
                 self.open = None;
                 self.winner = None;
                 self.last_result = None;
+                self.questions.clear();
+                self.consent.clear();
             }
             Event::Joined {
                 player,
@@ -441,14 +679,110 @@ impl State {
                 self.last_result = Some(result.clone());
                 self.winner = winner.clone();
             }
+            Event::MetaPosted { turn, proposal } => {
+                self.last_ordinal = self.last_ordinal.max(proposal.hack.number);
+                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                    if let Some(batch) = &proposal.batch {
+                        open.meta_batches.push(batch.clone());
+                    }
+                    open.proposals.push(proposal.clone());
+                    open.all_voted_at = None;
+                }
+            }
+            Event::HackChanged {
+                turn,
+                hack,
+                proponent_vote,
+                unanimity,
+            } => {
+                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                    if let Some(proposal) = open
+                        .proposals
+                        .iter_mut()
+                        .find(|p| p.hack.number == hack.number)
+                    {
+                        proposal.hack = hack.clone();
+                        proposal.changed_at = Some(at);
+                        proposal.unanimity = *unanimity;
+                        if let Some(choice) = proponent_vote {
+                            proposal.proponent_vote = *choice;
+                        }
+                    }
+                    open.voted.retain(|v| v.hack != hack.number);
+                    open.all_voted_at = None;
+                }
+            }
+            Event::Shouted {
+                turn, withdrawn, ..
+            } => {
+                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                    open.proposals
+                        .retain(|p| !withdrawn.contains(&p.hack.number));
+                    open.voted.retain(|v| !withdrawn.contains(&v.hack));
+                }
+            }
+            Event::JudgmentInvoked { question, changes } => {
+                self.questions_invoked = self.questions_invoked.max(question.number);
+                self.questions.push(question.clone());
+                self.apply_changes(changes);
+            }
+            Event::Ruled { question, ruling } => {
+                self.apply_changes(&ruling.changes);
+                if let Some(q) = self.questions.iter_mut().find(|q| q.number == *question) {
+                    q.ruling = Some(ruling.clone());
+                    q.overrule_votes.clear();
+                }
+            }
+            Event::OverruleVoted { question, player } => {
+                if let Some(q) = self.questions.iter_mut().find(|q| q.number == *question)
+                    && !q.overrule_votes.contains(player)
+                {
+                    q.overrule_votes.push(*player);
+                }
+            }
+            Event::Overruled {
+                question,
+                changes,
+                judge,
+                judge_name,
+            } => {
+                self.apply_changes(changes);
+                if let Some(q) = self.questions.iter_mut().find(|q| q.number == *question) {
+                    q.ruling = None;
+                    q.overrule_votes.clear();
+                    q.overruled += 1;
+                    q.judge = *judge;
+                    q.judge_name = judge_name.clone();
+                }
+            }
+            Event::Consented { player } => {
+                if !self.consent.contains(player) {
+                    self.consent.push(*player);
+                }
+            }
+            Event::JudgmentCompleted { question, .. } => {
+                self.questions.retain(|q| q.number != *question);
+                if self.questions.is_empty() {
+                    self.consent.clear();
+                }
+            }
+        }
+    }
+
+    fn apply_changes(&mut self, changes: &[ScoreChange]) {
+        for change in changes {
+            if let Some(score) = self.score_mut(change.player) {
+                score.points += change.points;
+            }
         }
     }
 
     /// When the open turn's votes are counted: when all have voted, else at its deadline.
     pub fn count_due(&self) -> Option<Timestamp> {
-        self.open
-            .as_ref()
-            .map(|t| t.all_voted_at.map_or(t.deadline, |at| at.min(t.deadline)))
+        self.open.as_ref().map(|t| {
+            let closes = t.closes_at();
+            t.all_voted_at.map_or(closes, |at| at.min(closes))
+        })
     }
 }
 

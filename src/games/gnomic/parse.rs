@@ -8,7 +8,10 @@ use crate::engine::{NotUnderstood, Sentence, split_verb};
 use super::hack;
 use super::{Choice, Command, Condition, PostedHack, TAG, TurnPost};
 
-const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), greek N COUNT, status, help (moderators: start)";
+const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), meta N (then a hack), change N (then the hack), greek N COUNT, UNRULEWORTHY!!! N, judgment QUESTION [accusing NAME], ruling agree|disagree: TEXT, overrule, consent, status, help (moderators: start)";
+
+/// 383: the shout, exactly as the rule writes it.
+pub const SHOUT: &str = "UNRULEWORTHY!!!";
 
 fn usage(usage: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", usage))
@@ -19,8 +22,70 @@ fn number(word: &str) -> Option<u32> {
     word.strip_prefix('#').unwrap_or(word).parse().ok()
 }
 
-/// One line: `start`, `turn`, `vote N CHOICE`, `greek N COUNT`, `status`.
+/// `meta N` / `change N`: the first line of a post that carries a hack.
+fn hack_post(line: &str) -> Option<(bool, Result<u32, NotUnderstood>)> {
+    let (verb, rest) = split_verb(line);
+    let meta = match verb.as_str() {
+        "meta" => true,
+        "change" => false,
+        _ => return None,
+    };
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let form = if meta {
+        "meta N, then the hack on the lines below"
+    } else {
+        "change N, then the hack's new text on the lines below"
+    };
+    Some((
+        meta,
+        match words.as_slice() {
+            [hack] => number(hack).ok_or_else(|| usage(form)),
+            _ => Err(usage(form)),
+        },
+    ))
+}
+
+/// `UNRULEWORTHY!!! 441 [reason]`; a shout that is not the rule's exact words is
+/// refused with them.
+fn shout(line: &str) -> Option<Result<Command, NotUnderstood>> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix(SHOUT) {
+        let rest = rest.trim();
+        let (hack, reason) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        return Some(match number(hack.trim_end_matches([',', ':'])) {
+            Some(hack) => Ok(Command::Unruleworthy {
+                hack,
+                reason: Some(reason.trim().to_owned()).filter(|r| !r.is_empty()),
+            }),
+            None => Err(usage("UNRULEWORTHY!!! N [reason]")),
+        });
+    }
+    let first = line.split_whitespace().next()?;
+    first
+        .to_ascii_lowercase()
+        .starts_with("unruleworthy")
+        .then(|| {
+            Err(usage(
+                "UNRULEWORTHY!!! N [reason] (the shout as rule 383 writes it: capitals, three exclamation marks)",
+            ))
+        })
+}
+
+/// One line: `start`, `turn`, `vote N CHOICE`, `greek N COUNT`, `status`, and
+/// the lines of meta-amendments, shouts and Judgment.
 pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
+    if let Some(shouted) = shout(line) {
+        return shouted;
+    }
+    if let Some((meta, hack)) = hack_post(line) {
+        let hack = hack?;
+        let post = Box::default();
+        return Ok(if meta {
+            Command::Meta { parent: hack, post }
+        } else {
+            Command::Change { hack, post }
+        });
+    }
     let (verb, rest) = split_verb(line);
     let words: Vec<&str> = rest.split_whitespace().collect();
     match verb.as_str() {
@@ -42,6 +107,50 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             },
             _ => Err(usage("greek N COUNT")),
         },
+        "judgment" | "judgement" if !rest.is_empty() => {
+            // `... accusing NAME` at the end names the accused (373).
+            let (question, accusing) = match rest.rsplit_once(char::is_whitespace) {
+                Some((before, name)) => match before.trim_end().rsplit_once(char::is_whitespace) {
+                    Some((question, word)) if word.eq_ignore_ascii_case("accusing") => {
+                        (question.trim(), Some(name.to_owned()))
+                    }
+                    None if before.trim().eq_ignore_ascii_case("accusing") => {
+                        ("", Some(name.to_owned()))
+                    }
+                    _ => (rest, None),
+                },
+                None => (rest, None),
+            };
+            if question.is_empty() {
+                return Err(usage("judgment QUESTION [accusing NAME]"));
+            }
+            Ok(Command::Judgment {
+                question: question.to_owned(),
+                accusing,
+            })
+        }
+        "judgment" | "judgement" => Err(usage("judgment QUESTION [accusing NAME]")),
+        "ruling" => {
+            let (word, text) = rest
+                .split_once([':', ' '])
+                .map_or((rest, ""), |(w, t)| (w, t.trim_start_matches(':').trim()));
+            let agreed = match word.trim().to_ascii_lowercase().as_str() {
+                "agree" | "agrees" => true,
+                "disagree" | "disagrees" => false,
+                _ => return Err(usage("ruling agree|disagree: TEXT")),
+            };
+            if text.is_empty() {
+                return Err(usage("ruling agree|disagree: TEXT"));
+            }
+            Ok(Command::Ruling {
+                agreed,
+                text: text.to_owned(),
+            })
+        }
+        "overrule" if rest.is_empty() => Ok(Command::Overrule),
+        "consent" if rest.is_empty() => Ok(Command::Consent),
+        "overrule" => Err(usage("overrule")),
+        "consent" => Err(usage("consent")),
         _ if hack::is_header(line) => Err(usage("turn, then the hacks on the lines below")),
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command")
@@ -58,6 +167,18 @@ pub fn parse_message(lines: &[String]) -> Vec<(String, Result<Command, NotUnders
     for (index, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
+        }
+        if let Some((meta, hack)) = hack_post(line) {
+            let command = hack.map(|hack| {
+                let post = Box::new(turn_post(&lines[index + 1..]));
+                if meta {
+                    Command::Meta { parent: hack, post }
+                } else {
+                    Command::Change { hack, post }
+                }
+            });
+            read.push((line.trim().to_owned(), command));
+            return read;
         }
         let starts_turn = line.trim().eq_ignore_ascii_case("turn") || hack::is_header(line);
         if starts_turn {

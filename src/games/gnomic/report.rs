@@ -7,12 +7,13 @@ use serde_json::{Value, json};
 
 use super::hack::{Change, Hack, Replacement};
 use super::rules;
-use super::{Params, Reason, Score, State, Turn, TurnResult, Winner};
+use super::scoring::GnomeChoice;
+use super::{Params, Proposal, Reason, Score, State, Turn, TurnResult, Winner};
 use crate::engine::game::View;
 use crate::engine::{Timestamp, human_time};
 
 /// A hack as the announcements show it.
-fn hack(hack: &Hack) -> Value {
+pub(super) fn hack(hack: &Hack) -> Value {
     let (kind, rule, text, section) = match &hack.change {
         Change::Enact { text, mutable } => (
             if *mutable { "enact" } else { "enact_immutable" },
@@ -86,23 +87,53 @@ pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
 }
 
 fn reason(reason: Reason) -> Value {
-    let (rule, hack) = match reason {
-        Reason::Adopted { hack } => ("304", Some(hack)),
-        Reason::Failed { hack } => ("421", Some(hack)),
-        Reason::Vowels { hack } => ("372", Some(hack)),
-        Reason::Greek { hack } => ("394", Some(hack)),
-        Reason::AgainstWinner { hack } => ("204", Some(hack)),
-        Reason::NoVote => ("322", None),
-    };
-    let what = match reason {
-        Reason::Adopted { .. } => "adopted",
-        Reason::Failed { .. } => "failed",
-        Reason::Vowels { .. } => "vowels",
-        Reason::Greek { .. } => "greek",
-        Reason::AgainstWinner { .. } => "against_winner",
-        Reason::NoVote => "no_vote",
+    let (rule, hack, what) = match reason {
+        Reason::Adopted { hack } => ("304", Some(hack), "adopted"),
+        Reason::Failed { hack } => ("421", Some(hack), "failed"),
+        Reason::Vowels { hack } => ("372", Some(hack), "vowels"),
+        Reason::Greek { hack } => ("394", Some(hack), "greek"),
+        Reason::AgainstWinner { hack } => ("204", Some(hack), "against_winner"),
+        Reason::NoVote => ("322", None, "no_vote"),
+        Reason::MetaShare { hack } => ("401", Some(hack), "meta_share"),
+        Reason::FailedMeta { hack } => ("421", Some(hack), "failed_meta"),
+        Reason::Invoked { question } => ("373", Some(question), "invoked"),
+        Reason::Upheld { question } => ("373", Some(question), "upheld"),
+        Reason::Accused { question } => ("373", Some(question), "accused"),
+        Reason::Overruled { question } => ("212", Some(question), "overruled"),
     };
     json!({ "rule": rule, "hack": hack, "what": what })
+}
+
+fn gnome_choice(choice: GnomeChoice) -> &'static str {
+    match choice {
+        GnomeChoice::Favour => "for",
+        GnomeChoice::Against => "against",
+        GnomeChoice::Abstain => "abstain",
+    }
+}
+
+/// `gnomic_meta`: a meta-amendment posted (401), with how to vote on it.
+pub fn meta(
+    turn: &Turn,
+    proposal: &Proposal,
+    amended_title: &str,
+    voters: &[String],
+    params: &Params,
+) -> Value {
+    let mut value = hack(&proposal.hack);
+    value["turn"] = json!(turn.number);
+    value["parent"] = json!(proposal.parent);
+    value["amended_title"] = json!(amended_title);
+    value["proponent"] = json!(proposal.proponent_name);
+    value["proponent_vote"] = json!(proposal.proponent_vote.as_str());
+    value["at"] = json!(proposal.posted_at.map(human_time));
+    value["deadline"] = json!(proposal.deadline.map(human_time));
+    value["closes"] = json!(human_time(turn.closes_at()));
+    value["voters"] = json!(voters);
+    value["web_mode"] = json!(params.web_mode);
+    value["web_mode_seconds"] = json!(params.web_mode_meta_seconds);
+    value["unanimity"] = json!(proposal.unanimity);
+    value
 }
 
 /// `gnomic_result`: the votes counted, what took effect, and the score update
@@ -134,6 +165,12 @@ pub fn result(
                 "condition_met": o.condition_met,
                 "not_applied": o.not_applied,
                 "unanimity": turn.proposals.iter().any(|p| p.hack.number == o.hack && p.unanimity),
+                "parent": o.parent,
+                "gnomes": o.gnomes.iter().enumerate().map(|(i, g)| json!({
+                    "gnome": i + 1, "mu": g.mu, "choice": gnome_choice(g.vote),
+                })).collect::<Vec<_>>(),
+                "replaced_by": o.replaced_by,
+                "instead_of": o.instead_of,
             })
         })
         .collect();
@@ -164,20 +201,24 @@ pub fn result(
 /// how), the scores and n.
 pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -> Value {
     let open = state.open.as_ref().map(|turn| {
-        let voters = rules::voters(state, view, turn);
         json!({
             "turn": turn.number,
             "proponent": turn.proponent_name,
-            "deadline": human_time(turn.deadline),
+            "deadline": human_time(turn.closes_at()),
             "counting": state.count_due().is_some_and(|due| due <= now),
             "hacks": turn.proposals.iter().map(|p| {
+                let voters = rules::voters_of(state, view, turn, p.hack.number);
                 let voted: Vec<&str> = voters.iter()
                     .filter(|v| turn.voted.iter().any(|x| x.player == v.player && x.hack == p.hack.number))
                     .map(|v| v.name.as_str()).collect();
                 let waiting: Vec<&str> = voters.iter()
                     .filter(|v| !voted.contains(&v.name.as_str()))
                     .map(|v| v.name.as_str()).collect();
-                json!({"number": p.hack.number, "title": p.hack.title, "voted": voted, "waiting": waiting})
+                json!({
+                    "number": p.hack.number, "title": p.hack.title, "voted": voted, "waiting": waiting,
+                    "parent": p.parent, "proponent": p.proponent_name,
+                    "closes": human_time(p.deadline.unwrap_or(turn.deadline)),
+                })
             }).collect::<Vec<_>>(),
         })
     });
@@ -188,10 +229,24 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
         } else {
             None
         },
-        "next_ordinal": rules::next_ordinal(state, view, params),
+        // The precedents of 327 take their numbers first, when the next turn begins.
+        "next_ordinal": rules::next_ordinal(state, view, params).saturating_add(if state.open.is_none() {
+            state.questions.iter().filter(|q| q.ruling.is_some()).count() as u32
+        } else {
+            0
+        }),
         "open": open,
         "scores": rules::order(state, view).iter().map(|s| json!({"name": s.name, "points": s.points})).collect::<Vec<_>>(),
         "n": rules::threshold(state, view, params),
         "winner": state.winner.as_ref().map(|w| json!({"name": w.name, "points": w.points})),
+        "questions": state.questions.iter().map(|q| json!({
+            "number": q.number,
+            "text": q.text,
+            "invoker": q.invoker_name,
+            "accused": q.accused_name,
+            "judge": q.judge_name,
+            "ruling": q.ruling.as_ref().map(|r| json!({"agreed": r.agreed, "text": r.text})),
+            "overrule_votes": q.overrule_votes.len(),
+        })).collect::<Vec<_>>(),
     })
 }

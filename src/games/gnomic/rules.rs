@@ -10,12 +10,14 @@ use std::collections::BTreeMap;
 use jiff::SignedDuration;
 
 use super::hack::{self, Hack};
+use super::judgment::{self, Node};
 use super::report;
 use super::scoring::{self, Tally};
 use super::{
     Choice, Command, Condition, CountedVote, Event, Gnomic, HackOutcome, Proposal, Reason,
     Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult, Winner, batch_id,
 };
+use super::{judging, meta};
 use crate::engine::game::{SharedEvent, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::sealed::{SealError, Stage};
@@ -43,7 +45,18 @@ pub(super) fn apply(
             "status",
             report::status(tx.state(), &tx.view(), tx.params(), ctx.now),
         )),
+        Command::Meta { parent, post } => meta::meta(tx, parent, *post, ctx),
+        Command::Change { hack, post } => meta::change(tx, hack, *post, ctx),
+        Command::Unruleworthy { hack, reason } => meta::shout(tx, hack, reason, ctx),
+        Command::Judgment { question, accusing } => judging::invoke(tx, question, accusing, ctx),
+        Command::Ruling { agreed, text } => judging::ruling(tx, agreed, text, ctx),
+        Command::Overrule => judging::overrule(tx, ctx),
+        Command::Consent => judging::consent(tx, ctx),
     }
+}
+
+pub(super) fn refuse_code(code: &str) -> Refusal {
+    refuse(code)
 }
 
 /// The players of the game who have not left, in the order of play: 325's
@@ -112,7 +125,7 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
         return Err(Sentence::new("gnomic_turn_open")
             .arg("turn", open.number)
             .arg("proponent", &open.proponent_name)
-            .arg("deadline", human_time(open.deadline))
+            .arg("deadline", human_time(open.closes_at()))
             .into());
     }
     let players: Vec<Score> = tx
@@ -189,7 +202,7 @@ fn most_that_can_pass(proposals: &[Proposal]) -> usize {
             let mut effective: BTreeMap<u32, bool> = BTreeMap::new();
             for (i, proposal) in proposals.iter().take(k).enumerate() {
                 let voted = mask & (1 << i) != 0;
-                let met = condition_met(proposal.condition, &effective);
+                let met = condition_met_for(proposal.condition, &effective);
                 effective.insert(proposal.hack.number, voted && met);
             }
             effective.values().filter(|e| **e).count()
@@ -198,12 +211,11 @@ fn most_that_can_pass(proposals: &[Proposal]) -> usize {
         .unwrap_or(0)
 }
 
-fn condition_met(condition: Option<Condition>, effective: &BTreeMap<u32, bool>) -> bool {
+fn condition_met_for(condition: Option<Condition>, effective: &BTreeMap<u32, bool>) -> bool {
     condition.is_none_or(|c| effective.get(&c.hack).copied().unwrap_or(false) == c.adopted)
 }
 
 fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let params = tx.params();
     let state = tx.state();
     if state.started_at.is_none() {
         return Err(refuse("gnomic_not_started"));
@@ -222,7 +234,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         return Err(Sentence::new("gnomic_turn_open")
             .arg("turn", open.number)
             .arg("proponent", &open.proponent_name)
-            .arg("deadline", human_time(open.deadline))
+            .arg("deadline", human_time(open.closes_at()))
             .into());
     }
     // 325: "Turns may not be skipped or passed".
@@ -232,6 +244,14 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             .arg("mover", &mover.name)
             .into());
     }
+    // 212: an unsettled Judgment holds the next turn back, unless a majority
+    // of the other players consent; beginning the turn completes it (327).
+    judging::may_begin(state, &view, &mover)?;
+    let player = player.clone();
+    judging::complete(tx);
+    let params = tx.params();
+    let state = tx.state();
+    let view = tx.view();
     if let Some(line) = post.stray.first() {
         return Err(Sentence::new("gnomic_stray").arg("line", line).into());
     }
@@ -244,6 +264,14 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     }
     if hacks.is_empty() {
         return Err(refuse("gnomic_no_hacks"));
+    }
+    // 440: "If there are less than three players in the game, all proposals
+    // must be posted in separate postings."
+    if hacks.len() > 1 && order(state, &view).len() < params.gnome_total {
+        return Err(Sentence::new("gnomic_separate_postings")
+            .arg("count", hacks.len())
+            .arg("players", order(state, &view).len())
+            .into());
     }
     if hacks.len() > params.max_hacks_per_post {
         return Err(Sentence::new("gnomic_too_many")
@@ -313,6 +341,13 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             proponent_vote: Choice::For,
             condition,
             greek: None,
+            parent: None,
+            proponent: None,
+            proponent_name: None,
+            posted_at: None,
+            deadline: None,
+            batch: None,
+            changed_at: None,
         });
     }
     let can_pass = most_that_can_pass(&proposals);
@@ -358,6 +393,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         deadline,
         proposals,
         sacrifice,
+        meta_batches: Vec::new(),
         voted: Vec::new(),
         all_voted_at: None,
     };
@@ -400,13 +436,48 @@ fn greek_count(hack: &Hack, count: usize) -> Result<usize, Refusal> {
     Ok(count)
 }
 
-/// Who votes on a turn's hacks by mail: every player of the game who has not
-/// left, but the proponent, whose vote is in the post (402, 105).
+/// Who votes on a turn's proposals by mail: every player of the game who has
+/// not left, but the proponent, whose vote is in the post (402, 105).
 pub(super) fn voters(state: &State, view: &View<'_>, turn: &Turn) -> Vec<Score> {
     order(state, view)
         .into_iter()
         .filter(|s| s.player != turn.proponent)
         .collect()
+}
+
+/// Who votes on hack `number` by mail: every player of the game but its own
+/// proponent (the turn's mover votes on the meta-amendments of eir hacks).
+pub(super) fn voters_of(state: &State, view: &View<'_>, turn: &Turn, number: u32) -> Vec<Score> {
+    let proponent = turn.proponent_of(number).map(|(id, _)| id);
+    order(state, view)
+        .into_iter()
+        .filter(|s| Some(s.player) != proponent)
+        .collect()
+}
+
+/// Every vote sealed on the turn's hacks, the last of each player on each hack,
+/// leaving out those sealed before the hack was changed (401) and those on
+/// hacks no longer in the turn. Read by the engine only: never mailed before
+/// the count.
+pub(super) fn sealed_votes(view: &View<'_>, turn: &Turn) -> BTreeMap<(PlayerId, u32), Choice> {
+    let mut last = BTreeMap::new();
+    for batch in turn.batches() {
+        let Some(batch) = view.sealed.batch(&batch) else {
+            continue;
+        };
+        for action in &batch.actions {
+            let mut words = action.action_text.split_whitespace();
+            if let (Some(Some(hack)), Some(Some(choice))) = (
+                words.next().map(|w| w.parse::<u32>().ok()),
+                words.next().map(Choice::from_word),
+            ) && let Some(proposal) = turn.proposal(hack)
+                && proposal.changed_at.is_none_or(|at| action.sealed_at >= at)
+            {
+                last.insert((action.player, hack), choice);
+            }
+        }
+    }
+    last
 }
 
 pub(super) fn box_error(error: &SealError) -> Refusal {
@@ -453,7 +524,10 @@ fn vote(
             )
             .into());
     }
-    if turn.proponent == player.id {
+    if turn
+        .proponent_of(number)
+        .is_some_and(|(id, _)| id == player.id)
+    {
         return Err(Sentence::new("gnomic_own_hack").arg("hack", number).into());
     }
     if state.score(player.id).is_none() {
@@ -461,18 +535,34 @@ fn vote(
             .arg("address", ctx.sender.as_str())
             .into());
     }
-    // 342: in web mode, a vote within two minutes of the posting is ignored.
+    // 342: in web mode, a vote within two minutes of a root proposal's
+    // posting, or twelve seconds of a meta-amendment's, is ignored.
     let params = tx.params();
+    let proposal = turn.proposal(number);
+    let (posted, seconds) = match proposal.and_then(|p| p.posted_at) {
+        Some(at) => (at, params.web_mode_meta_seconds),
+        None => (turn.posted_at, params.web_mode_root_seconds),
+    };
     if params.web_mode
         && ctx.now
-            < turn
-                .posted_at
-                .checked_add(SignedDuration::from_secs(params.web_mode_root_seconds))
-                .unwrap_or(turn.posted_at)
+            < posted
+                .checked_add(SignedDuration::from_secs(seconds))
+                .unwrap_or(posted)
     {
         return Err(Sentence::new("gnomic_vote_too_soon")
             .arg("hack", number)
-            .arg("seconds", params.web_mode_root_seconds)
+            .arg("seconds", seconds)
+            .into());
+    }
+    // 401: "A player may not vote favorable on more than one meta-amendment of
+    // a certain rule or meta-amendment".
+    if choice == Choice::For
+        && let Some(other) = meta::favoured_sibling(&view, turn, number, player.id)
+    {
+        return Err(Sentence::new("gnomic_one_favourable")
+            .arg("hack", number)
+            .arg("other", other)
+            .arg("parent", proposal.and_then(|p| p.parent))
             .into());
     }
     let changed = turn
@@ -484,7 +574,7 @@ fn vote(
             .arg("hack", number)
             .into());
     }
-    let batch = batch_id(turn.number);
+    let batch = turn.batch_of(number);
     let sealed = view
         .sealed
         .seal(
@@ -497,13 +587,16 @@ fn vote(
         )
         .map_err(|e| match e {
             SealError::Closed(_) => Refusal(
-                Sentence::new("gnomic_vote_late")
+                Sentence::new("gnomic_vote_closed")
                     .arg("hack", number)
-                    .arg("turn", turn.number),
+                    .arg("closes", human_time(turn.closes_at())),
             ),
             other => box_error(&other),
         })?;
-    let (turn_number, deadline, proponent) = (turn.number, turn.deadline, turn.proponent);
+    let (turn_number, deadline) = (turn.number, turn.closes_at());
+    let proponent = turn
+        .proponent_of(number)
+        .map_or(turn.proponent, |(id, _)| id);
     let (voter_id, voter_name) = (player.id, player.name.clone());
     tx.record_shared(SharedEvent::Sealed(sealed));
     tx.record(Event::Voted {
@@ -548,13 +641,15 @@ pub(super) fn check_all_voted(tx: &mut Tx<'_, Gnomic>) {
     if turn.all_voted_at.is_some() {
         return;
     }
-    let voters = voters(tx.state(), &tx.view(), &turn);
-    let all = voters.iter().all(|voter| {
-        turn.proposals.iter().all(|p| {
-            turn.voted
-                .iter()
-                .any(|v| v.player == voter.player && v.hack == p.hack.number)
-        })
+    let view = tx.view();
+    let all = turn.proposals.iter().all(|p| {
+        voters_of(tx.state(), &view, &turn, p.hack.number)
+            .iter()
+            .all(|voter| {
+                turn.voted
+                    .iter()
+                    .any(|v| v.player == voter.player && v.hack == p.hack.number)
+            })
     });
     if all {
         tx.record(Event::AllVoted { turn: turn.number });
@@ -614,56 +709,58 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
     if tx.state().count_due().is_none_or(|due| due > tx.at()) {
         return;
     }
-    let batch = batch_id(turn.number);
-    let sealed = tx.view().sealed;
-    if sealed.batch(&batch).is_some_and(|b| b.stage == Stage::Open)
-        && let Ok((event, mail)) = sealed.commit(&batch)
-    {
-        tx.record_shared(SharedEvent::Sealed(event));
-        tx.mail(mail);
-    }
-    let mut last: BTreeMap<(PlayerId, u32), Choice> = BTreeMap::new();
-    if let Some(batch) = tx.view().sealed.batch(&batch) {
-        for action in &batch.actions {
-            let mut words = action.action_text.split_whitespace();
-            if let (Some(Some(hack)), Some(Some(choice))) = (
-                words.next().map(|w| w.parse::<u32>().ok()),
-                words.next().map(Choice::from_word),
-            ) {
-                last.insert((action.player, hack), choice);
-            }
+    // Every batch's commitments first, then every reveal: the commitments
+    // reach the list before any vote does.
+    for batch in turn.batches() {
+        let sealed = tx.view().sealed;
+        if sealed.batch(&batch).is_some_and(|b| b.stage == Stage::Open)
+            && let Ok((event, mail)) = sealed.commit(&batch)
+        {
+            tx.record_shared(SharedEvent::Sealed(event));
+            tx.mail(mail);
         }
     }
-    if let Ok((event, mail)) = tx.view().sealed.reveal(&batch) {
-        tx.record_shared(SharedEvent::Sealed(event));
-        tx.mail(mail);
+    let last = sealed_votes(&tx.view(), &turn);
+    for batch in turn.batches() {
+        if let Ok((event, mail)) = tx.view().sealed.reveal(&batch) {
+            tx.record_shared(SharedEvent::Sealed(event));
+            tx.mail(mail);
+        }
     }
-    let voters = voters(tx.state(), &tx.view(), &turn);
     let numbers = tx.params().numbers.clone();
+    let players_in_game = order(tx.state(), &tx.view()).len();
+    let gnome_total = tx.params().gnome_total;
+    let zone = tx.view().calendar.zone().clone();
     let mut outcomes: Vec<HackOutcome> = Vec::new();
     let mut changes: Vec<ScoreChange> = Vec::new();
     let mut effective: BTreeMap<u32, bool> = BTreeMap::new();
-    let mut missed: Vec<&Score> = Vec::new();
+    let mut missed: Vec<Score> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
     let change = |player: PlayerId, name: &str, points: i64, reason: Reason| ScoreChange {
         player,
         name: name.to_owned(),
         points,
         reason,
     };
-    // The points each hack earned (304), for 372's P.
+    // The points each hack earned its proponent (304; 401's share), for 372's P
+    // and for the share of a meta-amendment of it.
     let mut earned: BTreeMap<u32, i64> = BTreeMap::new();
     for proposal in &turn.proposals {
         let number = proposal.hack.number;
+        let (proponent_id, proponent_name) = turn.proponent_of(number).map_or(
+            (turn.proponent, turn.proponent_name.clone()),
+            |(id, name)| (id, name.to_owned()),
+        );
         let mut votes = vec![CountedVote {
-            player: turn.proponent,
-            name: turn.proponent_name.clone(),
+            player: proponent_id,
+            name: proponent_name.clone(),
             choice: proposal.proponent_vote,
             missing: false,
         }];
-        for voter in &voters {
+        for voter in voters_of(tx.state(), &tx.view(), &turn, number) {
             let given = last.get(&(voter.player, number)).copied();
             if given.is_none() && !missed.iter().any(|m| m.player == voter.player) {
-                missed.push(voter);
+                missed.push(voter.clone());
             }
             votes.push(CountedVote {
                 player: voter.player,
@@ -672,11 +769,21 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
                 missing: given.is_none(),
             });
         }
+        // 440: the Gnomes vote at the count, from the posting's time-stamp.
+        let posted = proposal.posted_at.unwrap_or(turn.posted_at);
+        let stamp = posted
+            .to_zoned(zone.clone())
+            .strftime("%Y-%m-%d %H:%M:%S")
+            .to_string();
+        let gnomes = scoring::gnome_votes(&stamp, players_in_game, gnome_total);
         let count = |choice: Choice| votes.iter().filter(|v| v.choice == choice).count() as u32;
+        let gnome_count = |choice: scoring::GnomeChoice| {
+            gnomes.iter().filter(|g| g.vote == choice).count() as u32
+        };
         let tally = Tally {
-            favour: count(Choice::For),
-            against: count(Choice::Against),
-            abstain: count(Choice::Abstain),
+            favour: count(Choice::For) + gnome_count(scoring::GnomeChoice::Favour),
+            against: count(Choice::Against) + gnome_count(scoring::GnomeChoice::Against),
+            abstain: count(Choice::Abstain) + gnome_count(scoring::GnomeChoice::Abstain),
         };
         // 109: "unanimous among the eligible voters": every one for.
         let by_vote = if proposal.unanimity {
@@ -684,68 +791,105 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         } else {
             tally.adopted()
         };
-        let condition_met = condition_met(proposal.condition, &effective);
-        let adopted = by_vote && condition_met;
-        effective.insert(number, adopted);
-        // 205, 107: the change takes effect now, at the completion of the vote.
-        let mut not_applied = None;
-        if adopted {
-            match hack::adoption(&proposal.hack, tx.view().ruleset) {
-                Ok(events) => {
-                    for event in events {
-                        tx.record_shared(SharedEvent::Ruleset(event));
+        let ordinal = i64::from(number);
+        let condition_met;
+        let adopted;
+        match proposal.parent {
+            None => {
+                condition_met = condition_met_for(proposal.condition, &effective);
+                adopted = by_vote && condition_met;
+                effective.insert(number, adopted);
+                if !condition_met {
+                    // 359: "the player receives no points for these proposals".
+                    earned.insert(number, 0);
+                } else if by_vote {
+                    let points = scoring::proposal_points(&numbers, ordinal, &tally);
+                    earned.insert(number, points);
+                    changes.push(change(
+                        proponent_id,
+                        &proponent_name,
+                        points,
+                        Reason::Adopted { hack: number },
+                    ));
+                    if let Some(gamma) = proposal.greek {
+                        let bonus = scoring::greek_bonus(&numbers, points, gamma);
+                        if bonus != 0 {
+                            changes.push(change(
+                                proponent_id,
+                                &proponent_name,
+                                bonus,
+                                Reason::Greek { hack: number },
+                            ));
+                        }
+                    }
+                    // 204: only where adoption needed no unanimity.
+                    if !proposal.unanimity {
+                        for vote in votes.iter().filter(|v| v.choice == Choice::Against) {
+                            changes.push(change(
+                                vote.player,
+                                &vote.name,
+                                numbers.against_winner_bonus,
+                                Reason::AgainstWinner { hack: number },
+                            ));
+                        }
+                    }
+                } else {
+                    earned.insert(number, 0);
+                    let penalty = scoring::failed_penalty(&numbers, ordinal, &tally);
+                    if penalty != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            -penalty,
+                            Reason::Failed { hack: number },
+                        ));
                     }
                 }
-                Err(error) => not_applied = Some(error.to_string()),
+            }
+            Some(parent) => {
+                condition_met = true;
+                adopted = by_vote;
+                nodes.push(Node {
+                    number,
+                    parent: Some(parent),
+                    adopted,
+                    favour: tally.favour,
+                });
+                if by_vote {
+                    // 401: half of what the amended hack's proponent received;
+                    // nothing when that hack failed.
+                    let share = scoring::meta_share(earned.get(&parent).copied().unwrap_or(0));
+                    earned.insert(number, share);
+                    if share != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            share,
+                            Reason::MetaShare { hack: number },
+                        ));
+                    }
+                } else {
+                    earned.insert(number, 0);
+                    let kappa = judgment::level(&nodes, number);
+                    let penalty = scoring::failed_meta_penalty(ordinal, kappa, &tally);
+                    if penalty != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            -penalty,
+                            Reason::FailedMeta { hack: number },
+                        ));
+                    }
+                }
             }
         }
-        let proponent = (turn.proponent, turn.proponent_name.as_str());
-        let ordinal = i64::from(number);
-        if !condition_met {
-            // 359: "the player receives no points for these proposals".
-            earned.insert(number, 0);
-        } else if by_vote {
-            let points = scoring::proposal_points(&numbers, ordinal, &tally);
-            earned.insert(number, points);
-            changes.push(change(
-                proponent.0,
-                proponent.1,
-                points,
-                Reason::Adopted { hack: number },
-            ));
-            if let Some(gamma) = proposal.greek {
-                let bonus = scoring::greek_bonus(&numbers, points, gamma);
-                if bonus != 0 {
-                    changes.push(change(
-                        proponent.0,
-                        proponent.1,
-                        bonus,
-                        Reason::Greek { hack: number },
-                    ));
-                }
-            }
-            // 204: only where adoption needed no unanimity.
-            if !proposal.unanimity {
-                for vote in votes.iter().filter(|v| v.choice == Choice::Against) {
-                    changes.push(change(
-                        vote.player,
-                        &vote.name,
-                        numbers.against_winner_bonus,
-                        Reason::AgainstWinner { hack: number },
-                    ));
-                }
-            }
-        } else {
-            earned.insert(number, 0);
-            let penalty = scoring::failed_penalty(&numbers, ordinal, &tally);
-            if penalty != 0 {
-                changes.push(change(
-                    proponent.0,
-                    proponent.1,
-                    -penalty,
-                    Reason::Failed { hack: number },
-                ));
-            }
+        if proposal.parent.is_none() {
+            nodes.push(Node {
+                number,
+                parent: None,
+                adopted,
+                favour: tally.favour,
+            });
         }
         outcomes.push(HackOutcome {
             hack: number,
@@ -754,14 +898,48 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
             votes,
             adopted,
             condition_met,
-            not_applied,
+            not_applied: None,
+            parent: proposal.parent,
+            gnomes,
+            replaced_by: None,
+            instead_of: None,
         });
     }
-    // 372: the shortest hack of the turn, repeals and transmutations aside.
+    // 205, 107: each adopted proposal takes effect now, at the completion of
+    // the vote, or the adopted meta-amendment of it instead (401).
+    for root in turn.proposals.iter().filter(|p| p.parent.is_none()) {
+        let Some(target) = judgment::taking_effect(&nodes, root.hack.number) else {
+            continue;
+        };
+        let Some(hack) = turn.proposal(target).map(|p| p.hack.clone()) else {
+            continue;
+        };
+        let not_applied = match hack::adoption(&hack, tx.view().ruleset) {
+            Ok(events) => {
+                for event in events {
+                    tx.record_shared(SharedEvent::Ruleset(event));
+                }
+                None
+            }
+            Err(error) => Some(error.to_string()),
+        };
+        for outcome in outcomes.iter_mut() {
+            if outcome.hack == target {
+                outcome.not_applied = not_applied.clone();
+                if target != root.hack.number {
+                    outcome.instead_of = Some(root.hack.number);
+                }
+            } else if outcome.hack == root.hack.number {
+                outcome.replaced_by = Some(target);
+            }
+        }
+    }
+    // 372: the shortest proposal of the turn (434: no meta-amendment),
+    // repeals and transmutations aside.
     if let Some(shortest) = turn
         .proposals
         .iter()
-        .filter(|p| !p.hack.is_repeal() && !p.hack.is_transmutation())
+        .filter(|p| p.parent.is_none() && !p.hack.is_repeal() && !p.hack.is_transmutation())
         .min_by_key(|p| p.hack.text.chars().count())
     {
         let points = earned.get(&shortest.hack.number).copied().unwrap_or(0);
@@ -780,7 +958,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
     // 322: who did not vote still "receive[s] any applicable penalties".
     let penalty = tx.params().non_voter_penalty;
     if penalty != 0 {
-        for voter in missed {
+        for voter in &missed {
             changes.push(change(voter.player, &voter.name, -penalty, Reason::NoVote));
         }
     }

@@ -275,12 +275,13 @@ pub enum GnomeChoice {
     Abstain,
 }
 
-/// Rule 440: with `players` at most two, 3 − players Gnomes vote on each hack.
+/// Rule 440: with `players` at most two, 3 − players Gnomes vote on each hack
+/// (`total` is the 3: fewer players than it, and the Gnomes make up the rest).
 /// The first Gnome's Mu is the sum of the digits of the posting's time-stamp
 /// modulo 9, each following Gnome's the previous Mu plus one modulo 9; an odd Mu
 /// votes for, 8 abstains, any other against.
-pub fn gnome_votes(time_stamp: &str, players: usize) -> Vec<GnomeVote> {
-    let gnomes = if players > 2 { 0 } else { 3 - players };
+pub fn gnome_votes(time_stamp: &str, players: usize, total: usize) -> Vec<GnomeVote> {
+    let gnomes = total.saturating_sub(players);
     let sigma: u32 = time_stamp.chars().filter_map(|c| c.to_digit(10)).sum();
     let mut mu = sigma % 9;
     let mut votes = Vec::with_capacity(gnomes);
@@ -435,7 +436,7 @@ mod tests {
     fn rule_440_the_gnomes_vote_by_the_digits_of_the_time_stamp() {
         // 2026-02-02 10:03:27: digits sum to 2+0+2+6+0+2+0+2+1+0+0+3+2+7 = 27; 27 mod 9 = 0.
         assert_eq!(
-            gnome_votes("2026-02-02 10:03:27", 1),
+            gnome_votes("2026-02-02 10:03:27", 1, 3),
             [
                 GnomeVote {
                     mu: 0,
@@ -448,10 +449,10 @@ mod tests {
             ]
         );
         // Three players: no Gnome.
-        assert!(gnome_votes("2026-02-02 10:03:27", 3).is_empty());
+        assert!(gnome_votes("2026-02-02 10:03:27", 3, 3).is_empty());
         // A Mu of 8 abstains: digits summing to 17.
         assert_eq!(
-            gnome_votes("2026-01-01 00:00:14", 2)[0],
+            gnome_votes("2026-01-01 00:00:14", 2, 3)[0],
             GnomeVote {
                 mu: 8,
                 vote: GnomeChoice::Abstain

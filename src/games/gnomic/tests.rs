@@ -1134,6 +1134,11 @@ fn every_announcement_renders_with_the_values_the_game_sends() {
     );
     done(&mut table, mins(5001), ALICE, false, &["vote 302 for"]);
     table.run_until(mins(9000));
+    render_every_announcement(&table);
+}
+
+/// Renders every `gnomic_*` mail sent with its shipped template.
+fn render_every_announcement(table: &Table) {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     for mail in &table.mail {
@@ -1145,6 +1150,10 @@ fn every_announcement_renders_with_the_values_the_game_sends() {
             "gnomic_turn" => include_str!("../../../templates/gnomic_turn.txt"),
             "gnomic_vote_copy" => include_str!("../../../templates/gnomic_vote_copy.txt"),
             "gnomic_result" => include_str!("../../../templates/gnomic_result.txt"),
+            "gnomic_meta" => include_str!("../../../templates/gnomic_meta.txt"),
+            "gnomic_changed" => include_str!("../../../templates/gnomic_changed.txt"),
+            "gnomic_shouted" => include_str!("../../../templates/gnomic_shouted.txt"),
+            "gnomic_judgment" => include_str!("../../../templates/gnomic_judgment.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -1184,4 +1193,785 @@ fn a_turn_in_the_event_log_reads_back_as_posted() {
         let back: crate::games::Event = serde_json::from_str(&json).unwrap();
         assert_eq!(&back, event);
     }
+}
+
+/// Scores set by hand, as if earlier games had been played: a `Started` event
+/// with the points given, in the order Alice, Bob, Carol, Dave.
+fn with_points(table: &mut Table, points: [i64; 4]) {
+    let players: Vec<Score> = ["Alice", "Bob", "Carol", "Dave"]
+        .iter()
+        .zip(points)
+        .map(|(name, points)| {
+            let player = table
+                .world
+                .players
+                .active_by_address(&Address::new(&format!("{}@x.org", name.to_lowercase())))
+                .unwrap()
+                .id;
+            Score {
+                player,
+                name: (*name).to_owned(),
+                points,
+            }
+        })
+        .collect();
+    table.record(
+        t0(),
+        &[crate::games::Event::Gnomic(Event::Started {
+            by: Address::new(MODERATOR),
+            players,
+        })],
+    );
+}
+
+/// Bob's meta-amendment 302 of Alice's 301, posted on the list at `at`.
+const META_302: [&str; 5] = [
+    "meta 301",
+    "hack 302 \"Louder\"",
+    "enact",
+    "Players may sing loudly.",
+    "end",
+];
+
+fn the_mail<'a>(mail: &'a [Mail], template: &str) -> &'a Mail {
+    mail.iter()
+        .rev()
+        .find(|m| m.template == template)
+        .unwrap_or_else(|| panic!("no {template} in {:?}", templates(mail)))
+}
+
+#[test]
+fn rule_401_a_meta_amendment_takes_effect_instead_of_the_amended_hack() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &META_302);
+    let meta = the_mail(&table.mail, "gnomic_meta");
+    assert_eq!(meta.to, Audience::List);
+    assert_eq!(meta.values["parent"], 301);
+    assert_eq!(meta.values["number"], 302);
+    assert_eq!(
+        meta.values["voters"],
+        serde_json::json!(["Alice", "Carol", "Dave"])
+    );
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(3), voter, false, &["vote 301 for"]);
+    }
+    // The count waits for the meta-amendment's votes (401).
+    table.run_until(mins(4));
+    assert!(state(&table).open.is_some());
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(5), voter, false, &["vote 302 for"]);
+    }
+    table.run_until(mins(6));
+    // Both adopted: 302 takes effect instead of 301, under its own number.
+    assert!(!table.world.ruleset.exists(301));
+    assert_eq!(
+        table.world.ruleset.get(302).unwrap().text,
+        "Players may sing loudly."
+    );
+    let result = last_result(&table);
+    assert_eq!(result.outcomes[0].replaced_by, Some(302));
+    assert_eq!(result.outcomes[1].instead_of, Some(301));
+    assert_eq!(result.outcomes[1].parent, Some(301));
+    // 304: Alice earns 10 for 301; 401: Bob half of it, rounded up.
+    assert_eq!(points(&table, "Alice"), 10);
+    assert_eq!(points(&table, "Bob"), 5);
+    let update = the_mail(&table.mail, "gnomic_result");
+    assert_eq!(update.values["outcomes"][0]["replaced_by"], 302);
+    assert!(
+        update.values["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "Bob" && c["reason"]["what"] == "meta_share" && c["points"] == 5)
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_401_no_player_may_meta_amend_his_own_proposals() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    let mut own = META_302.to_vec();
+    assert_eq!(
+        refused(&mut table, mins(2), ALICE, true, &own),
+        "gnomic_meta_own"
+    );
+    // A meta-amendment is posted to the list, for all to vote on.
+    assert_eq!(
+        refused(&mut table, mins(2), BOB, false, &META_302),
+        "gnomic_meta_private"
+    );
+    done(&mut table, mins(2), BOB, true, &META_302);
+    // Bob may not meta-amend his own meta-amendment; Carol may (401 allows
+    // meta-amendments of meta-amendments), with the next ordinal (108).
+    own = vec![
+        "meta 302",
+        "hack 303 \"Softer\"",
+        "enact",
+        "Players may hum.",
+        "end",
+    ];
+    assert_eq!(
+        refused(&mut table, mins(3), BOB, true, &own),
+        "gnomic_meta_own"
+    );
+    done(&mut table, mins(3), CAROL, true, &own);
+    let turn = state(&table).open.clone().unwrap();
+    assert_eq!(turn.proposal(303).unwrap().parent, Some(302));
+    // Bob votes on Carol's meta-amendment of his own; Alice on both.
+    assert_eq!(
+        refused(&mut table, mins(4), CAROL, false, &["vote 303 for"]),
+        "gnomic_own_hack"
+    );
+    done(&mut table, mins(4), BOB, false, &["vote 303 against"]);
+    // The proponent's copy goes to the meta-amendment's author (402).
+    assert_eq!(
+        table.mail.last().unwrap().to,
+        Audience::Address(Address::new(CAROL))
+    );
+}
+
+#[test]
+fn rule_401_a_player_may_not_vote_favourable_on_two_meta_amendments_of_one_hack() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &META_302);
+    done(
+        &mut table,
+        mins(3),
+        CAROL,
+        true,
+        &[
+            "meta 301",
+            "hack 303 \"Quieter\"",
+            "enact",
+            "Players may hum.",
+            "end",
+        ],
+    );
+    done(&mut table, mins(4), DAVE, false, &["vote 302 for"]);
+    assert_eq!(
+        refused(&mut table, mins(5), DAVE, false, &["vote 303 for"]),
+        "gnomic_one_favourable"
+    );
+    assert_eq!(table.last[0].sentence.args["other"], 302);
+    // Bob is assumed for his own 302 (402): no "for" on its sibling.
+    assert_eq!(
+        refused(&mut table, mins(5), BOB, false, &["vote 303 for"]),
+        "gnomic_one_favourable"
+    );
+    done(&mut table, mins(5), BOB, false, &["vote 303 against"]);
+    // Dave moves his favour: 302 against, then 303 for.
+    done(&mut table, mins(6), DAVE, false, &["vote 302 against"]);
+    done(&mut table, mins(7), DAVE, false, &["vote 303 for"]);
+    // A meta-amendment whose author already favours a sibling is refused
+    // unless its post says otherwise.
+    let mark = table.mail.len();
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(8),
+            DAVE,
+            true,
+            &[
+                "meta 301",
+                "hack 304 \"Hush\"",
+                "enact",
+                "Players may whisper.",
+                "end"
+            ]
+        ),
+        "gnomic_one_favourable"
+    );
+    // The refusal goes to Dave alone: nothing public tells how he voted.
+    assert!(public(table.mail_since(mark)).is_empty());
+}
+
+#[test]
+fn rule_401_the_count_waits_72_hours_from_the_last_meta_amendment() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(48 * 60), BOB, true, &META_302);
+    for voter in [BOB, CAROL, DAVE] {
+        done(
+            &mut table,
+            mins(48 * 60 + 1),
+            voter,
+            false,
+            &["vote 301 for"],
+        );
+    }
+    // The turn's own 72 hours pass: the meta-amendment's votes are still open.
+    table.run_until(mins(72 * 60 + 5));
+    assert!(state(&table).open.is_some());
+    // A vote on 301 after its own 72 hours is refused, and says when the count is.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(72 * 60 + 6),
+            BOB,
+            false,
+            &["vote 301 against"]
+        ),
+        "gnomic_vote_closed"
+    );
+    done(
+        &mut table,
+        mins(72 * 60 + 7),
+        CAROL,
+        false,
+        &["vote 302 for"],
+    );
+    table.run_until(mins(120 * 60 + 1));
+    let result = last_result(&table);
+    assert_eq!(result.outcomes.len(), 2);
+    // Alice and Dave did not vote on 302: abstaining, with 322's penalty.
+    let votes = &result.outcomes[1].votes;
+    assert!(votes.iter().any(|v| v.name == "Dave" && v.missing));
+}
+
+#[test]
+fn rule_401_a_change_by_the_proponent_invalidates_the_votes_before_it() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, false, &["vote 301 against"]);
+    let change = [
+        "change 301",
+        "hack 301 \"Speech\"",
+        "enact",
+        "Players may sing in tune.",
+        "end",
+    ];
+    assert_eq!(
+        refused(&mut table, mins(3), CAROL, true, &change),
+        "gnomic_change_not_yours"
+    );
+    let mut renumbered = change.to_vec();
+    renumbered[1] = "hack 302 \"Speech\"";
+    assert_eq!(
+        refused(&mut table, mins(3), ALICE, true, &renumbered),
+        "gnomic_change_number"
+    );
+    done(&mut table, mins(4), ALICE, true, &change);
+    let told = the_mail(&table.mail, "gnomic_changed");
+    assert_eq!(told.to, Audience::List);
+    assert_eq!(told.values["voided"], serde_json::json!(["Bob"]));
+    // Not given a new number; Bob's vote no longer counts, so Bob is waited for.
+    assert_eq!(state(&table).last_ordinal, 301);
+    let turn = state(&table).open.clone().unwrap();
+    assert!(turn.voted.is_empty());
+    assert_eq!(
+        turn.proposals[0].hack.change,
+        hack::Change::Enact {
+            text: "Players may sing in tune.".to_owned(),
+            mutable: true
+        }
+    );
+    for voter in [CAROL, DAVE] {
+        done(&mut table, mins(5), voter, false, &["vote 301 for"]);
+    }
+    table.run_until(mins(6));
+    assert!(state(&table).open.is_some());
+    done(&mut table, mins(7), BOB, false, &["vote 301 for"]);
+    table.run_until(mins(8));
+    let result = last_result(&table);
+    assert_eq!(result.outcomes[0].tally.favour, 4);
+    assert_eq!(
+        table.world.ruleset.get(301).unwrap().text,
+        "Players may sing in tune."
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_421_a_failed_meta_amendment_costs_rho_times_alpha_over_nu() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &META_302);
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(3), voter, false, &["vote 301 for"]);
+    }
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(3), voter, false, &["vote 302 against"]);
+    }
+    table.run_until(mins(4));
+    // Level 1: rho = ceil(302 / 2) = 151; 3 of 4 against: 113.25, 113 points.
+    assert_eq!(points(&table, "Bob"), -113);
+    // 301 takes effect as posted; 204 pays no one for voting against 302 (434:
+    // a meta-amendment is no proposal).
+    assert_eq!(points(&table, "Carol"), 0);
+    assert!(table.world.ruleset.exists(301));
+    let result = last_result(&table);
+    assert!(
+        result
+            .changes
+            .iter()
+            .any(|c| c.reason == Reason::FailedMeta { hack: 302 } && c.points == -113)
+    );
+    // One with a majority that failed only with its parent costs nothing.
+    let mut table = table_with(Params::default(), small_ruleset());
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &META_302);
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(3), voter, false, &["vote 301 against"]);
+    }
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(3), voter, false, &["vote 302 for"]);
+    }
+    table.run_until(mins(4));
+    assert_eq!(points(&table, "Bob"), 0);
+    assert!(!table.world.ruleset.exists(302));
+}
+
+#[test]
+fn rule_342_in_web_mode_a_meta_amendment_takes_no_vote_within_12_seconds() {
+    let mut table = table_with(
+        Params {
+            web_mode: true,
+            ..Params::default()
+        },
+        small_ruleset(),
+    );
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(10), BOB, true, &META_302);
+    let soon = mins(10).checked_add(SignedDuration::from_secs(5)).unwrap();
+    assert_eq!(
+        refused(&mut table, soon, CAROL, false, &["vote 302 for"]),
+        "gnomic_vote_too_soon"
+    );
+    assert_eq!(table.last[0].sentence.args["seconds"], 12);
+    let later = mins(10).checked_add(SignedDuration::from_secs(13)).unwrap();
+    done(&mut table, later, CAROL, false, &["vote 302 for"]);
+}
+
+/// A game of Alice and Bob alone.
+fn table_of_two() -> Table {
+    let mut table = table();
+    let players: Vec<Score> = state(&table)
+        .scores
+        .iter()
+        .filter(|s| s.name == "Alice" || s.name == "Bob")
+        .cloned()
+        .collect();
+    table.record(
+        t0(),
+        &[crate::games::Event::Gnomic(Event::Started {
+            by: Address::new(MODERATOR),
+            players,
+        })],
+    );
+    for from in [CAROL, DAVE] {
+        table.send(t0(), from, true, "nomic", "leave");
+    }
+    table
+}
+
+#[test]
+fn rule_440_with_fewer_than_three_players_the_voting_gnomes_vote() {
+    let mut table = table_of_two();
+    assert_eq!(state(&table).scores.len(), 2);
+    // "all proposals must be posted in separate postings".
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(1),
+            ALICE,
+            true,
+            &[
+                "turn",
+                "hack 301 \"Speech\"",
+                "enact",
+                "Players may sing.",
+                "end",
+                "hack 302 \"Gone\" repeals 210",
+            ]
+        ),
+        "gnomic_separate_postings"
+    );
+    // Posted at 2026-03-02 09:01:00 UTC: sigma = 25, Mu = 7, odd: for.
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, false, &["vote 301 against"]);
+    table.run_until(mins(3));
+    let result = last_result(&table);
+    let outcome = &result.outcomes[0];
+    assert_eq!(
+        outcome.gnomes,
+        [scoring::GnomeVote {
+            mu: 7,
+            vote: scoring::GnomeChoice::Favour
+        }]
+    );
+    assert_eq!(
+        outcome.tally,
+        Tally {
+            favour: 2,
+            against: 1,
+            abstain: 0
+        }
+    );
+    // 10 × 2/3 = 6.67: 7 points (and 372's vowel bonus besides).
+    assert!(
+        result.changes.iter().any(|c| c.name == "Alice"
+            && c.reason == Reason::Adopted { hack: 301 }
+            && c.points == 7)
+    );
+    let update = the_mail(&table.mail, "gnomic_result");
+    assert_eq!(
+        update.values["outcomes"][0]["gnomes"],
+        serde_json::json!([{"gnome": 1, "mu": 7, "choice": "for"}])
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_212_judgment_invoked_charges_the_fee_and_the_judge_precedes_the_mover() {
+    let mut table = table();
+    with_points(&mut table, [50, 50, 10, 40]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    // Judgment is invoked on the list.
+    assert_eq!(
+        refused(&mut table, mins(2), BOB, false, &["judgment Is 301 legal?"]),
+        "gnomic_judgment_private"
+    );
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &["judgment Is 301 legal under rule 210? accusing Alice"],
+    );
+    // 373: Bob loses 20 at once; the Judge is Dave, preceding Alice (212).
+    assert_eq!(points(&table, "Bob"), 30);
+    let told = the_mail(&table.mail, "gnomic_judgment");
+    assert_eq!(told.values["what"], "invoked");
+    assert_eq!(told.values["judge"], "Dave");
+    assert_eq!(told.values["accused"], "Alice");
+    assert_eq!(told.values["text"], "Is 301 legal under rule 210?");
+    // Carol has fewer than 30 points: no fee.
+    done(
+        &mut table,
+        mins(3),
+        CAROL,
+        true,
+        &["judgment Is Dave the Judge?"],
+    );
+    assert_eq!(points(&table, "Carol"), 10);
+    assert_eq!(table.last[0].sentence.args["exempt"], "few_points");
+    // Only the Judge rules.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(4),
+            CAROL,
+            true,
+            &["ruling agree: I say so"]
+        ),
+        "gnomic_not_the_judge"
+    );
+    // The next player (Bob) may not begin without a majority's consent.
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(5), voter, false, &["vote 301 for"]);
+    }
+    table.run_until(mins(6));
+    let bobs = ["turn", "hack 302 \"Quiet\" repeals 210"];
+    assert_eq!(
+        refused(&mut table, mins(7), BOB, true, &bobs),
+        "gnomic_judgment_pending"
+    );
+    assert_eq!(
+        refused(&mut table, mins(7), BOB, true, &["consent"]),
+        "gnomic_consent_own"
+    );
+    done(&mut table, mins(8), CAROL, true, &["consent"]);
+    assert_eq!(
+        refused(&mut table, mins(9), BOB, true, &bobs),
+        "gnomic_judgment_pending"
+    );
+    done(&mut table, mins(9), DAVE, true, &["consent"]);
+    done(&mut table, mins(10), BOB, true, &bobs);
+    // The questions lapse unruled: no precedent took 302, nothing is left open.
+    assert!(state(&table).questions.is_empty());
+    assert_eq!(
+        state(&table).open.as_ref().unwrap().proposals[0]
+            .hack
+            .number,
+        302
+    );
+}
+
+#[test]
+fn rule_373_an_upheld_judgment_earns_30_and_the_accused_loses_30() {
+    let mut table = table();
+    with_points(&mut table, [50, 50, 10, 40]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &["judgment Is 301 legal? accusing Alice"],
+    );
+    done(
+        &mut table,
+        mins(3),
+        DAVE,
+        true,
+        &["ruling agree: 301 breaks rule 210"],
+    );
+    assert_eq!(points(&table, "Bob"), 30 + 30);
+    assert_eq!(points(&table, "Alice"), 50 - 30);
+    let told = the_mail(&table.mail, "gnomic_judgment");
+    assert_eq!(told.values["what"], "ruled");
+    assert_eq!(told.values["agreed"], true);
+    // An accused under 30 points loses nothing.
+    let mut table = table_with(Params::default(), small_ruleset());
+    with_points(&mut table, [50, 50, 10, 40]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &["judgment Did Carol vote twice? accusing Carol"],
+    );
+    done(&mut table, mins(3), DAVE, true, &["ruling agree: she did"]);
+    assert_eq!(points(&table, "Carol"), 10);
+    assert_eq!(
+        the_mail(&table.mail, "gnomic_judgment").values["exempt"],
+        "few_points"
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_212_a_unanimous_overrule_passes_the_question_to_the_judge_before() {
+    let mut table = table();
+    with_points(&mut table, [50, 50, 10, 40]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &["judgment Is 301 legal? accusing Alice"],
+    );
+    done(
+        &mut table,
+        mins(3),
+        DAVE,
+        true,
+        &["ruling agree: it is not"],
+    );
+    assert_eq!(
+        refused(&mut table, mins(4), DAVE, true, &["overrule"]),
+        "gnomic_judge_overrules"
+    );
+    done(&mut table, mins(4), ALICE, true, &["overrule"]);
+    done(&mut table, mins(4), BOB, true, &["overrule"]);
+    assert_eq!(
+        state(&table).questions[0].judge_name.as_deref(),
+        Some("Dave")
+    );
+    done(&mut table, mins(5), CAROL, true, &["overrule"]);
+    // Overruled: the fees of the ruling undone; Carol, preceding Dave, judges.
+    assert_eq!(points(&table, "Bob"), 30);
+    assert_eq!(points(&table, "Alice"), 50);
+    let question = state(&table).questions[0].clone();
+    assert_eq!(question.judge_name.as_deref(), Some("Carol"));
+    assert!(question.ruling.is_none());
+    assert_eq!(
+        the_mail(&table.mail, "gnomic_judgment").values["what"],
+        "overruled"
+    );
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(6),
+            DAVE,
+            true,
+            &["ruling agree: still not"]
+        ),
+        "gnomic_not_the_judge"
+    );
+    done(
+        &mut table,
+        mins(6),
+        CAROL,
+        true,
+        &["ruling disagree: it is legal"],
+    );
+    assert_eq!(points(&table, "Bob"), 30);
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_327_the_ruling_is_enacted_as_a_new_rule_when_the_next_turn_begins() {
+    let mut table = table();
+    with_points(&mut table, [50, 50, 10, 40]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &["judgment May players sing?"],
+    );
+    done(
+        &mut table,
+        mins(3),
+        DAVE,
+        true,
+        &["ruling agree: Players may sing only in tune."],
+    );
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(4), voter, false, &["vote 301 for"]);
+    }
+    table.run_until(mins(5));
+    // Not yet a rule: the overrule is open until the next turn begins.
+    assert!(!table.world.ruleset.exists(302));
+    // A settled question needs no consent; the precedent takes 302 (108), so
+    // Bob's hack is 303.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(6),
+            BOB,
+            true,
+            &["turn", "hack 302 \"Quiet\" repeals 210"]
+        ),
+        "gnomic_wrong_number"
+    );
+    assert_eq!(table.last[0].sentence.args["expected"], 303);
+    done(
+        &mut table,
+        mins(6),
+        BOB,
+        true,
+        &["turn", "hack 303 \"Quiet\" repeals 210"],
+    );
+    let precedent = table.world.ruleset.get(302).unwrap();
+    assert!(precedent.text.contains("Players may sing only in tune."));
+    assert!(precedent.text.contains("May players sing?"));
+    assert_eq!(precedent.name, "Precedent of Judgment 1");
+    let told = the_mail(&table.mail, "gnomic_judgment");
+    assert_eq!(told.values["what"], "completed");
+    assert!(state(&table).questions.is_empty());
+    // Too late to overrule now.
+    assert_eq!(
+        refused(&mut table, mins(7), ALICE, true, &["overrule"]),
+        "gnomic_nothing_to_overrule"
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_383_unruleworthy_repeals_a_current_proposal_at_once() {
+    let mut table = table();
+    done(
+        &mut table,
+        mins(1),
+        ALICE,
+        true,
+        &[
+            "turn",
+            "hack 301 \"Speech\"",
+            "enact",
+            "Players may sing.",
+            "end",
+            "hack 302 \"Gone\" repeals 210",
+        ],
+    );
+    done(
+        &mut table,
+        mins(2),
+        BOB,
+        true,
+        &[
+            "meta 301",
+            "hack 303 \"Louder\"",
+            "enact",
+            "Players may sing loudly.",
+            "end",
+        ],
+    );
+    done(&mut table, mins(3), DAVE, false, &["vote 301 against"]);
+    // Only the rule's exact shout.
+    let report = send(&mut table, mins(4), CAROL, true, &["unruleworthy 301"]);
+    assert_eq!(report[0].0, Status::NotUnderstood);
+    done(
+        &mut table,
+        mins(4),
+        CAROL,
+        true,
+        &["UNRULEWORTHY!!! 301 it is seriously unclear"],
+    );
+    let told = the_mail(&table.mail, "gnomic_shouted");
+    assert_eq!(told.to, Audience::List);
+    assert_eq!(told.values["by"], "Carol");
+    assert_eq!(told.values["withdrawn"], serde_json::json!([301, 303]));
+    assert_eq!(told.values["reason"], "it is seriously unclear");
+    let turn = state(&table).open.clone().unwrap();
+    assert_eq!(
+        turn.proposals
+            .iter()
+            .map(|p| p.hack.number)
+            .collect::<Vec<_>>(),
+        [302]
+    );
+    assert!(turn.voted.is_empty());
+    assert_eq!(
+        refused(&mut table, mins(5), DAVE, false, &["vote 301 for"]),
+        "gnomic_not_in_turn"
+    );
+    for voter in [BOB, CAROL, DAVE] {
+        done(&mut table, mins(6), voter, false, &["vote 302 for"]);
+    }
+    table.run_until(mins(7));
+    // No points, no penalty for the repealed hack.
+    let result = last_result(&table);
+    assert_eq!(result.outcomes.len(), 1);
+    assert!(!table.world.ruleset.exists(301));
+    // A counted hack is no current proposal.
+    assert_eq!(
+        refused(&mut table, mins(8), BOB, true, &["UNRULEWORTHY!!! 302"]),
+        "gnomic_shout_counted"
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_410_unruleworthy_may_be_shouted_at_an_obfuscated_proposal() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(2),
+        DAVE,
+        false,
+        &["UNRULEWORTHY!!! 301 unnecessarily obfuscated"],
+    );
+    let told = the_mail(&table.mail, "gnomic_shouted");
+    assert_eq!(told.values["reason"], "unnecessarily obfuscated");
+    // The turn has no hack left: it is counted at once, with nothing in it.
+    table.run_until(mins(3));
+    assert!(state(&table).open.is_none());
+    assert!(last_result(&table).outcomes.is_empty());
+    assert_eq!(points(&table, "Alice"), 0);
+}
+
+#[test]
+fn rule_373_no_fee_when_the_loss_would_make_another_player_win() {
+    let mut table = table();
+    // n is 105 (2/4 of 210); with Bob 20 lower it would be 100, which Dave has.
+    with_points(&mut table, [50, 50, 10, 100]);
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, true, &["judgment Is 301 legal?"]);
+    assert_eq!(points(&table, "Bob"), 50);
+    assert_eq!(table.last[0].sentence.args["exempt"], "would_make_a_winner");
+    // `status` shows the question and its Judge.
+    let _ = send(&mut table, mins(3), CAROL, false, &["status"]);
+    let status = &table.last[0].sentence.args["status"];
+    assert_eq!(status["questions"][0]["judge"], "Dave");
+    assert_eq!(status["questions"][0]["invoker"], "Bob");
 }
