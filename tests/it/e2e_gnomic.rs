@@ -58,9 +58,15 @@ fn assert_lines(mail: &SentMail, lines: &[&str]) {
     }
 }
 
-/// One turn: an id for its messages, the proponent, the hack, and the votes of
-/// the three other players.
-type Turn<'a> = (&'a str, &'a String, &'a str, [(&'a String, &'a str); 3]);
+/// One turn: an id for its messages, the proponent, the hack, a meta-amendment
+/// (its author and its post) and the votes, privately.
+type Turn<'a> = (
+    &'a str,
+    &'a String,
+    &'a str,
+    Option<(&'a String, &'a str)>,
+    Vec<(&'a String, &'a str)>,
+);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_rules() {
@@ -96,7 +102,8 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
             "t1",
             &alice,
             "hack 301 \"Singing\"\nenact\nPlayers may sing.\nend",
-            [
+            None,
+            vec![
                 (&bob, "vote 301 for"),
                 (&carol, "vote 301 for"),
                 (&dave, "vote 301 against"),
@@ -106,7 +113,8 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
             "t2",
             &bob,
             "hack 302 \"Quiet\"\nenact\nPlayers may not sing.\nend",
-            [
+            None,
+            vec![
                 (&alice, "vote 302 against"),
                 (&carol, "vote 302 against"),
                 (&dave, "vote 302 against"),
@@ -116,29 +124,49 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
             "t3",
             &carol,
             "hack 303 \"Jig\"\nenact\nFolk jigs: fun.\nend",
-            [
-                (&alice, "vote 303 for"),
-                (&bob, "vote 303 for"),
+            // Dave meta-amends Carol's hack (401); it takes the next ordinal.
+            Some((
+                &dave,
+                "hack 304 \"Jig, slowly\"\nenact\nFolk jigs: slow fun.\nend",
+            )),
+            vec![
+                (&alice, "vote 303 for\nvote 304 for"),
+                (&bob, "vote 303 for\nvote 304 against"),
                 (&dave, "vote 303 for"),
+                (&carol, "vote 304 against"),
             ],
         ),
         (
             "t4",
             &dave,
-            "hack 304 \"No singing\" repeals 301",
-            [
-                (&alice, "vote 304 against"),
-                (&bob, "vote 304 for"),
-                (&carol, "vote 304 for"),
+            "hack 305 \"No singing\" repeals 301",
+            None,
+            vec![
+                (&alice, "vote 305 against"),
+                (&bob, "vote 305 for"),
+                (&carol, "vote 305 for"),
             ],
         ),
     ];
     let mut updates = Vec::new();
-    for (n, (id, proponent, hack, votes)) in turns.iter().enumerate() {
+    for (n, (id, proponent, hack, meta, votes)) in turns.iter().enumerate() {
         bot.send(proponent, true, "[gnomic] turn", id, hack).await;
         sent += 1;
         delivered(&bot, sent).await;
         bot.cli(&["once"]);
+        if let Some((author, meta)) = meta {
+            bot.send(
+                author,
+                true,
+                "[gnomic] meta 303",
+                &format!("{id}-meta"),
+                meta,
+            )
+            .await;
+            sent += 1;
+            delivered(&bot, sent).await;
+            bot.cli(&["once"]);
+        }
         for (i, (voter, vote)) in votes.iter().enumerate() {
             bot.send(voter, false, "[gnomic]", &format!("{id}-v{i}"), vote)
                 .await;
@@ -194,29 +222,44 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
     );
     // Turn 3, Carol's hack 303: all four for: 304: (303 − 291) × 4/4 = 12. 372:
     // the commonest vowels of "hack 303 "Jig" enact Folk jigs: fun. end" are a,
-    // e and i, twice each: V = 2 < P/2 = 6, so 2 × (12 − 2) = 20 more.
+    // e and i, twice each: V = 2 < P/2 = 6, so 2 × (12 − 2) = 20 more. Dave's
+    // meta-amendment 304: Dave (its author, 402) and Alice for, Bob and Carol
+    // against: a tie adopts (392), so 304 takes effect instead of 303 (401) and
+    // Dave receives half of Carol's 12 points, 6. 204 and 372 are the
+    // proposals' (434): nobody voted against 303, and a meta-amendment's
+    // opponents get nothing.
     assert_lines(
         &updates[2],
         &[
             "Carol: +12, hack 303 adopted (rule 304)",
             "Carol: +20, the vowel bonus on hack 303 (rule 372)",
+            "Dave: +6, half the points",
+            "meta-amendment 304 takes effect instead (rule 401)",
+            "Alice: 8",
+            "Bob: -8",
             "Carol: 32",
+            "Dave: 16",
             "Next to play: Dave (rule 325).",
         ],
     );
-    // Turn 4, Dave's hack 304 repeals 301: Dave, Bob and Carol for, Alice
-    // against: adopted, (304 − 291) × 3/4 = 9.75, rounded to 10; a repeal has no
-    // vowel bonus (372); Alice voted against the winner: +10. n stays 100: twice
-    // the average of 18, −8 (as 0), 32 and 20 is 35 (310).
+    assert!(
+        !updates[2].body.contains("voted against hack 304"),
+        "{}",
+        updates[2].body
+    );
+    // Turn 4, Dave's hack 305 repeals 301: Dave, Bob and Carol for, Alice
+    // against: adopted, (305 − 291) × 3/4 = 10.5, rounded to 11 (407); a repeal
+    // has no vowel bonus (372); Alice voted against the winner: +10. n stays 100:
+    // twice the average of 18, −8 (as 0), 32 and 27 is 38.5, rounded up 39 (310).
     assert_lines(
         &updates[3],
         &[
-            "Dave: +10, hack 304 adopted (rule 304)",
-            "Alice: +10, voted against hack 304, which won (rule 204)",
+            "Dave: +11, hack 305 adopted (rule 304)",
+            "Alice: +10, voted against hack 305, which won (rule 204)",
             "Alice: 18",
             "Bob: -8",
             "Carol: 32",
-            "Dave: 20",
+            "Dave: 27",
             "n, the winning threshold (rules 112, 310 and 431): 100.",
             "Next to play: Alice (rule 325).",
         ],
@@ -227,7 +270,8 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
         updates[3].body
     );
 
-    // The ruleset followed: 301 enacted then repealed, 302 never, 303 in effect.
+    // The ruleset followed: 301 enacted then repealed, 302 never, 304 in
+    // effect instead of 303.
     let state: serde_json::Value =
         serde_json::from_str(&bot.cli(&["state", "--json"])).expect("state");
     let rules = state["ruleset"]["rules"]
@@ -237,25 +281,31 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
     assert!(
         rules
             .iter()
-            .any(|r| r["number"] == 303 && r["text"] == "Folk jigs: fun.")
+            .any(|r| r["number"] == 304 && r["text"] == "Folk jigs: slow fun.")
     );
     assert!(
         !rules
             .iter()
-            .any(|r| r["number"] == 301 || r["number"] == 302)
+            .any(|r| [301, 302, 303].contains(&r["number"].as_u64().unwrap_or(0)))
     );
 
     // Every turn's archived commitments and reveal pass verify-sealed.
     let list = list_mail(&bot).await;
-    for turn in 1..=4 {
-        let batch = format!("gnomic:turn:{turn}");
+    let batches = [
+        "gnomic:turn:1",
+        "gnomic:turn:2",
+        "gnomic:turn:3",
+        "gnomic:turn:3:hack:304",
+        "gnomic:turn:4",
+    ];
+    for (turn, batch) in batches.iter().enumerate() {
         let commitments = list
             .iter()
-            .find(|m| m.raw.contains(&batch) && m.body.to_lowercase().contains("commitment"))
+            .find(|m| m.subject.contains(&format!("of {batch}: ")))
             .unwrap_or_else(|| panic!("the commitments of {batch}"));
         let reveal = list
             .iter()
-            .rfind(|m| m.raw.contains(&batch) && m.body.contains("salt"))
+            .find(|m| m.subject.contains(&format!("of {batch} revealed")))
             .unwrap_or_else(|| panic!("the reveal of {batch}"));
         let dir = bot.dir.path();
         let (c, r) = (
