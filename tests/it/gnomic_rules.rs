@@ -24,17 +24,34 @@ struct Game {
 
 impl Game {
     fn new() -> Game {
-        let config = nomicbot::config::DEFAULT_CONFIG.replace(
-            "moderators = []",
-            &format!("moderators = [\"{MODERATOR}\"]"),
-        );
+        Game::with(&["Alice", "Bob", "Carol"], None)
+    }
+
+    /// `players` joined; with `first_rule`, the moderator (also the keeper of the
+    /// rules) enacted a rule of that number first, so that hacks are numbered
+    /// after it (108).
+    fn with(players: &[&str], first_rule: Option<u32>) -> Game {
+        let config = nomicbot::config::DEFAULT_CONFIG
+            .replace(
+                "moderators = []",
+                &format!("moderators = [\"{MODERATOR}\"]"),
+            )
+            .replacen("rules = []", &format!("rules = [\"{MODERATOR}\"]"), 1);
         let mut game = Game {
             bot: LocalBot::with_config(&config),
             when: at("2026-03-02T09:00:00Z"),
             count: 0,
         };
-        for name in ["Alice", "Bob", "Carol"] {
+        for name in players {
             game.send_as(&address(name), LIST, &format!("[nomic] join {name}"), "");
+        }
+        if let Some(number) = first_rule {
+            game.send_as(
+                MODERATOR,
+                LIST,
+                "[ruleset]",
+                &format!("enact {number} Placeholder\nA rule to number after.\nend"),
+            );
         }
         game.send_as(MODERATOR, LIST, "[gnomic] start", "");
         game
@@ -211,4 +228,50 @@ fn rule_107_an_adopted_change_takes_effect_at_the_completion_of_the_vote() {
         .expect("the change is logged");
     let at: Timestamp = enacted["at"].as_str().expect("at").parse().expect("time");
     assert!(at >= completed && at > posted, "{at} vs {completed}");
+}
+
+#[test]
+fn rule_310_and_431_n_is_100_or_twice_the_average_of_the_players_scores() {
+    // Hacks numbered from 381: each adopted by all earns its ordinal less 291.
+    let mut game = Game::with(&["Alice", "Bob", "Carol", "Dave"], Some(380));
+    // A text with more a's than the points, so that 372 adds nothing.
+    let filler = "a".repeat(100);
+    for (turn, (name, others)) in [
+        ("Alice", ["Bob", "Carol", "Dave"]),
+        ("Bob", ["Alice", "Carol", "Dave"]),
+        ("Carol", ["Alice", "Bob", "Dave"]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let number = 381 + turn as u32;
+        game.post(
+            name,
+            &format!("hack {number} \"Filler {number}\"\nenact\n{filler}\nend"),
+        );
+        for other in others {
+            game.vote(other, &format!("vote {number} for"));
+        }
+    }
+    // 90, 91 and 92 points: twice the average of 90, 91, 92 and 0 is 136.5,
+    // above 100, so n is 137 (rounded up) and nobody has reached it.
+    let count = game.counted(3);
+    for line in [
+        "Alice: 90",
+        "Bob: 91",
+        "Carol: 92",
+        "Dave: 0",
+        "n, the winning threshold (rules 112, 310 and 431): 137.",
+        "Next to play: Dave (rule 325).",
+    ] {
+        assert!(count.body.contains(line), "{line:?} in {}", count.body);
+    }
+    // With two counted turns n was still the floor: twice 181/4 is 90.5.
+    assert!(
+        game.counted(2)
+            .body
+            .contains("n, the winning threshold (rules 112, 310 and 431): 100."),
+        "{}",
+        game.counted(2).body
+    );
 }
