@@ -275,3 +275,57 @@ fn rule_310_and_431_n_is_100_or_twice_the_average_of_the_players_scores() {
         game.counted(2).body
     );
 }
+
+#[test]
+fn rule_205_an_adopted_hack_changes_the_rules_every_game_plays_on() {
+    use crate::ruletag::{
+        BOT as RT_BOT, FAR_BALL, FAR_GOAL, LIST as RT_LIST, MODERATOR as RTM, address, after_turn,
+        assert_has, on, placed, points, run_until, second_notification, send, standing,
+    };
+    // Rule Tag is running on the Gnomic page: Earl on rule 407, Ariel on 325.
+    let bot = placed(
+        &["Earl", "Ariel"],
+        40,
+        &[("Earl", 407), ("Ariel", 325)],
+        FAR_BALL,
+        FAR_GOAL,
+    );
+    // In nweek 6, a game of Gnomic among the same players repeals 407 by a hack
+    // (the page's rules reach 440, so the hack is 441).
+    send(&bot, RTM, RT_LIST, "[gnomic] start", "", on(6, 2, 0));
+    send(
+        &bot,
+        &address("Ariel"),
+        RT_LIST,
+        "[gnomic] turn",
+        "hack 441 \"Fewer rules\" repeals 407",
+        on(6, 2, 10),
+    );
+    for (i, name) in ["Earl", "Mod"].iter().enumerate() {
+        send(
+            &bot,
+            &address(name),
+            RT_BOT,
+            "[gnomic]",
+            "vote 441 for",
+            on(6, 2, 20 + i as i64),
+        );
+    }
+    run_until(&bot, after_turn(6));
+    let state = bot.state_json();
+    let rules = state["ruleset"]["rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !rules.iter().any(|r| r["number"] == 407),
+        "407 was repealed"
+    );
+    // Rule Tag's turn sees the rule gone: Earl loses 25 and goes to null.
+    assert_eq!(standing(&bot, "Earl").1, serde_json::Value::Null);
+    assert_eq!(points(&bot, "Earl"), "15");
+    assert_has(
+        &second_notification(&bot, 6),
+        "Penalties: rule 407, Earl's RTL, no longer exists: Earl loses 25 points and is set to null.",
+    );
+}
