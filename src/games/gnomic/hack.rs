@@ -29,6 +29,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::scoring::Numbers;
 use crate::engine::ruleset::{Event, Ruleset};
 
 /// One hack as posted: the number and title stated, and the change.
@@ -117,6 +118,10 @@ pub enum HackError {
     BoundAmbiguous(String),
     #[error("\"{0}\" is not at a sentence boundary (rule 423)")]
     NotASentenceBoundary(String),
+    #[error("adopting it would leave {after} mutable rules; rule 332 allows no more than {max}")]
+    TooManyMutable { after: usize, max: usize },
+    #[error("adopting it would leave {after} mutable rules; rule 114 requires at least {min}")]
+    TooFewMutable { after: usize, min: usize },
     #[error("the rule has {count} {what}; {asked} is out of range")]
     OutOfRange {
         what: &'static str,
@@ -329,7 +334,40 @@ fn quoted_pair(text: &str) -> Option<(String, String)> {
 /// record. Rule 108: an amended or transmuted rule "receives the ordinal number
 /// of the proposal", so it is repealed under its old number and enacted under the
 /// hack's, with the hack's title as its name.
-pub fn adoption(hack: &Hack, ruleset: &Ruleset) -> Result<Vec<Event>, HackError> {
+///
+/// Rules 114 and 332 bound the mutable rules the ruleset may be left with: a
+/// hack that would leave fewer than one or more than 52 is not applied.
+pub fn adoption(
+    hack: &Hack,
+    ruleset: &Ruleset,
+    numbers: &Numbers,
+) -> Result<Vec<Event>, HackError> {
+    let events = changes(hack, ruleset)?;
+    let mut after = ruleset.clone();
+    for event in &events {
+        after.apply_event(event, jiff::Timestamp::UNIX_EPOCH);
+    }
+    let mutable = |set: &Ruleset| set.rules.iter().filter(|r| r.mutable).count();
+    let (before, after) = (mutable(ruleset), mutable(&after));
+    // A ruleset already outside the bounds (an imported page) may still be
+    // brought towards them: only a change that goes further out is refused.
+    if after > numbers.max_mutable_rules && after > before {
+        return Err(HackError::TooManyMutable {
+            after,
+            max: numbers.max_mutable_rules,
+        });
+    }
+    if after < numbers.min_mutable_rules && after < before {
+        return Err(HackError::TooFewMutable {
+            after,
+            min: numbers.min_mutable_rules,
+        });
+    }
+    Ok(events)
+}
+
+/// The ruleset events of a hack, checked against the ruleset's rules (103, 108).
+fn changes(hack: &Hack, ruleset: &Ruleset) -> Result<Vec<Event>, HackError> {
     let renumbered = |number: u32| -> Result<(), HackError> {
         if number != hack.number && ruleset.exists(hack.number) {
             return Err(HackError::NumberTaken(hack.number));
@@ -617,7 +655,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(
-            adoption(&whole, &set).unwrap(),
+            adoption(&whole, &set, &Numbers::default()).unwrap(),
             [
                 Event::Repealed { number: 325 },
                 Event::Enacted {
@@ -632,7 +670,7 @@ mod tests {
             "hack 442 \"T\" amends rule 325\nreplace from \"If a player joins\" to \"with half.\" with\nNewcomers begin with nothing.\nend",
         ))
         .unwrap();
-        let events = adoption(&section, &set).unwrap();
+        let events = adoption(&section, &set, &Numbers::default()).unwrap();
         let Event::Enacted { text, .. } = &events[1] else {
             panic!("{events:?}")
         };
@@ -646,7 +684,7 @@ mod tests {
                 "hack 442 \"T\" amends 325\n{spec}\nX.\nend"
             )))
             .unwrap();
-            adoption(&hack, &set).unwrap_err()
+            adoption(&hack, &set, &Numbers::default()).unwrap_err()
         };
         assert_eq!(
             bad("replace from \"a player joins\" to \"half.\" with"),
@@ -674,7 +712,7 @@ mod tests {
                 "hack 442 \"T\" amends 325\n{spec}\nX.\nend"
             )))
             .unwrap();
-            adoption(&hack, &set).map(|events| match &events[1] {
+            adoption(&hack, &set, &Numbers::default()).map(|events| match &events[1] {
                 Event::Enacted { text, .. } => text.clone(),
                 other => panic!("{other:?}"),
             })
@@ -722,13 +760,19 @@ mod tests {
     fn rule_103_an_immutable_rule_is_not_amended_or_repealed_only_transmuted() {
         let set = ruleset();
         let amend = parse(&lines("hack 445 \"T\" amends 109\ntext\nX.\nend")).unwrap();
-        assert_eq!(adoption(&amend, &set), Err(HackError::Immutable(109)));
+        assert_eq!(
+            adoption(&amend, &set, &Numbers::default()),
+            Err(HackError::Immutable(109))
+        );
         let repeal = parse(&lines("hack 445 \"T\" repeals 109")).unwrap();
-        assert_eq!(adoption(&repeal, &set), Err(HackError::Immutable(109)));
+        assert_eq!(
+            adoption(&repeal, &set, &Numbers::default()),
+            Err(HackError::Immutable(109))
+        );
         let transmute = parse(&lines("hack 445 \"Mutable now\" transmutes 109")).unwrap();
         assert!(needs_unanimity(&transmute, &set));
         assert_eq!(
-            adoption(&transmute, &set).unwrap()[1],
+            adoption(&transmute, &set, &Numbers::default()).unwrap()[1],
             Event::Enacted {
                 number: 445,
                 name: "Mutable now".into(),
@@ -737,7 +781,41 @@ mod tests {
             }
         );
         let gone = parse(&lines("hack 446 \"T\" repeals 999")).unwrap();
-        assert_eq!(adoption(&gone, &set), Err(HackError::NoSuchRule(999)));
+        assert_eq!(
+            adoption(&gone, &set, &Numbers::default()),
+            Err(HackError::NoSuchRule(999))
+        );
+    }
+
+    #[test]
+    fn rule_114_and_332_the_mutable_rules_stay_between_one_and_52() {
+        let set = ruleset();
+        let numbers = Numbers {
+            max_mutable_rules: 2,
+            ..Numbers::default()
+        };
+        // 325 is the only mutable rule: repealing it would leave none (114).
+        let repeal = parse(&lines("hack 441 \"Last\" repeals 325")).unwrap();
+        assert_eq!(
+            adoption(&repeal, &set, &numbers),
+            Err(HackError::TooFewMutable { after: 0, min: 1 })
+        );
+        // A second mutable rule is allowed; with the limit at 2, a third is not (332).
+        let enact = parse(&lines("hack 441 \"New\"\nenact\nX.\nend")).unwrap();
+        let events = adoption(&enact, &set, &numbers).expect("a second");
+        let mut two = set.clone();
+        for event in &events {
+            two.apply_event(event, jiff::Timestamp::UNIX_EPOCH);
+        }
+        let third = parse(&lines("hack 442 \"Third\"\nenact\nY.\nend")).unwrap();
+        assert_eq!(
+            adoption(&third, &two, &numbers),
+            Err(HackError::TooManyMutable { after: 3, max: 2 })
+        );
+        // An immutable new rule, or transmuting one to immutable, is not counted.
+        let immutable = parse(&lines("hack 442 \"Fixed\"\nenact immutable\nY.\nend")).unwrap();
+        assert!(adoption(&immutable, &two, &numbers).is_ok());
+        assert_eq!(Numbers::default().max_mutable_rules, 52);
     }
 
     #[test]

@@ -484,7 +484,8 @@ pub(super) fn complete(tx: &mut Tx<'_, Gnomic>) {
                 },
                 text: text.clone(),
             };
-            if let Ok(events) = hack::adoption(&precedent, tx.view().ruleset) {
+            if let Ok(events) = hack::adoption(&precedent, tx.view().ruleset, &tx.params().numbers)
+            {
                 for event in events {
                     tx.record_shared(SharedEvent::Ruleset(event));
                 }

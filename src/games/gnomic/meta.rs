@@ -162,7 +162,7 @@ pub(super) fn meta(
             .arg("title", &hack.title)
             .into());
     }
-    hack::adoption(&hack, view.ruleset)
+    hack::adoption(&hack, view.ruleset, &tx.params().numbers)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
     let proponent_vote = own.unwrap_or(Choice::For);
     // 401: the author's assumed "for" (402) is a favourable vote too.
@@ -275,7 +275,7 @@ pub(super) fn change(
             .into());
     }
     let view = tx.view();
-    hack::adoption(&hack, view.ruleset)
+    hack::adoption(&hack, view.ruleset, &tx.params().numbers)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
     if own.unwrap_or(proposal.proponent_vote) == Choice::For
         && proposal.parent.is_some()

@@ -324,7 +324,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let mut proposals: Vec<Proposal> = Vec::new();
     for (hack, condition) in hacks {
         // 423: what the bot cannot apply is refused now (and checked again at adoption).
-        hack::adoption(&hack, view.ruleset)
+        hack::adoption(&hack, view.ruleset, &tx.params().numbers)
             .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
         // 359: the condition names an earlier hack of the same post.
         if let Some(c) = condition
@@ -914,7 +914,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         let Some(hack) = turn.proposal(target).map(|p| p.hack.clone()) else {
             continue;
         };
-        let not_applied = match hack::adoption(&hack, tx.view().ruleset) {
+        let not_applied = match hack::adoption(&hack, tx.view().ruleset, &tx.params().numbers) {
             Ok(events) => {
                 for event in events {
                     tx.record_shared(SharedEvent::Ruleset(event));

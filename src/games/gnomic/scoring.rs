@@ -29,6 +29,10 @@ pub struct Numbers {
     pub greek_minimum: usize,
     /// 394: "If gamma > 7".
     pub greek_doubling_above: usize,
+    /// 332: "At no time shall there be more than 52 mutable rules."
+    pub max_mutable_rules: usize,
+    /// 114: "There must always be at least one mutable rule."
+    pub min_mutable_rules: usize,
 }
 
 impl Default for Numbers {
@@ -43,6 +47,8 @@ impl Default for Numbers {
             join_minimum_percent: 80,
             greek_minimum: 3,
             greek_doubling_above: 7,
+            max_mutable_rules: 52,
+            min_mutable_rules: 1,
         }
     }
 }
