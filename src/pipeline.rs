@@ -555,7 +555,25 @@ impl Bot {
             tracing::error!(%at, "a deadline was due but nothing fired: skipped");
             return Ok(None);
         }
-        let cause = format!("deadline:{at}:{}", outcome.phase);
+        // A deadline may set another at its own instant (one game handing work
+        // to another on the schedule), and each fires in a step of its own: the
+        // deadlines fired name the step, so two steps of one instant never give
+        // their mail the same Message-ID (the Maildir outbound would keep one).
+        let fired: Vec<&str> = outcome
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                games::Event::Schedule(crate::engine::calendar::Event::Fired { id }) => {
+                    Some(id.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        let cause = if fired.is_empty() {
+            format!("deadline:{at}:{}", outcome.phase)
+        } else {
+            format!("deadline:{at}:{}:{}", outcome.phase, fired.join(","))
+        };
         self.commit_local(&cause, at, outcome, now).map(Some)
     }
 
