@@ -704,12 +704,11 @@ pub(super) fn standing_changed(tx: &mut BoonsTx<'_>, change: &Standing) {
 // ---- status ----
 
 pub(super) fn status(tx: &BoonsTx<'_>) -> Sentence {
-    let pending: Vec<serde_json::Value> =
-        tx.state().pending.iter().map(|b| pending_json(b)).collect();
+    let pending: Vec<serde_json::Value> = tx.state().pending.iter().map(pending_json).collect();
     Sentence::new("boons_status").arg("pending", pending)
 }
 
-pub(super) fn pending_json(b: &Bestowal) -> serde_json::Value {
+fn pending_json(b: &Bestowal) -> serde_json::Value {
     let (stage, boon, until, description) = match &b.stage {
         Stage::Choosing { until } => ("choosing", None, Some(human_time(*until)), None),
         Stage::Describing { boon, until } => (
