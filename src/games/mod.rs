@@ -7,8 +7,6 @@
 //! back events, mail and the answer.
 
 pub mod driver;
-// Not registered yet: its pure decisions come first (see its mod.rs).
-pub mod boons;
 pub mod overrides;
 pub mod random_officer;
 pub mod router;
@@ -134,6 +132,7 @@ games! {
     Bogusity bogusity => bogusity::Bogusity,
     Gnomic gnomic => gnomic::Gnomic,
     Ping ping => ping::Ping,
+    Boons boons => boons::Boons,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -5,6 +5,7 @@
 mod architecture;
 mod auth;
 mod bogusity;
+mod boons;
 mod corpus;
 mod daemon;
 mod demo;

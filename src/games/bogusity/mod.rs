@@ -97,6 +97,11 @@ pub struct Description {
     /// The end of the three days to call a hearing: a call at or after it is late.
     pub call_until: Timestamp,
     pub hearing: Option<Hearing>,
+    /// The game that posted it for a player, and its own number for the Boon
+    /// (`boons:3`), when the description came through the shared schedule
+    /// rather than by `describe`: it is told of the hearing (see `notify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,6 +152,8 @@ pub enum Event {
         describer: PlayerId,
         describer_name: String,
         call_until: Timestamp,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     HearingCalled {
         number: u32,
@@ -194,6 +201,7 @@ impl Descriptions {
                 describer,
                 describer_name,
                 call_until,
+                origin,
             } => {
                 if self.get(*number).is_none() {
                     self.descriptions.push(Description {
@@ -205,6 +213,7 @@ impl Descriptions {
                         posted_at: at,
                         call_until: *call_until,
                         hearing: None,
+                        origin: origin.clone(),
                     });
                 }
             }
@@ -291,6 +300,39 @@ pub fn hearing_of_deadline(id: &str) -> Option<u32> {
     id.strip_prefix(TAG)?.strip_prefix(':')?.parse().ok()
 }
 
+/// The origin (`boons:3`) of a description handed over on the schedule:
+/// `Some` for `bogusity:describe:boons:3`.
+pub fn handed_description(id: &str) -> Option<String> {
+    let rest = id.strip_prefix(TAG)?.strip_prefix(":describe:")?;
+    let (tag, number) = rest.split_once(':')?;
+    number.parse::<u32>().ok()?;
+    Some(format!("{tag}:{number}"))
+}
+
+/// Tells the game a description came from what became of its hearing, by a
+/// deadline that game owns at this instant: `TAG:WHAT:N:D` (`boons:bogus:3:1`),
+/// WHAT one of `posted`, `called`, `bogus`, `cool`, D the description's number
+/// here.
+fn notify(tx: &mut Tx<'_, Bogusity>, description: &Description, what: &str) {
+    let Some((tag, their_number)) = description
+        .origin
+        .as_deref()
+        .and_then(|o| o.split_once(':'))
+    else {
+        return;
+    };
+    tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+        deadline: Deadline {
+            id: format!("{tag}:{what}:{their_number}:{}", description.number),
+            at: tx.at(),
+            owner: tag.to_owned(),
+            who: None,
+            what: format!("description {} ({what})", description.number),
+            remind: false,
+        },
+    }));
+}
+
 /// `days` calendar days after `at` in the nomic's zone ("3 days after X" is the
 /// same wall-clock time three days later: docs/rulings.md, "Calendars").
 fn days_after(
@@ -359,9 +401,14 @@ impl Game for Bogusity {
     }
 
     /// "If the result is the former [...]": the hearing's deadline decides it.
+    /// Also takes up a description another game posts for a player: a
+    /// deadline `bogusity:describe:TAG:N` it owns, its `who` the describer and
+    /// its `what` "BOON: TEXT".
     fn on_deadline(tx: &mut Tx<'_, Bogusity>, deadline: &Deadline, _tick: &Tick) {
         if let Some(number) = hearing_of_deadline(&deadline.id) {
             close(tx, number, None);
+        } else if let Some(origin) = handed_description(&deadline.id) {
+            posted_for(tx, deadline, origin);
         }
     }
 }
@@ -376,15 +423,51 @@ fn describe(
     if text.is_empty() {
         return Err(Sentence::new("bogusity_no_text").arg("boon", &boon).into());
     }
-    let call_until = days_after(tx, ctx.now, tx.params().call_days)?;
+    let (number, call_until) = post(tx, boon, text, &player, None)?;
+    Ok(Sentence::new("bogusity_described")
+        .arg("number", number)
+        .arg("call_until", human_time(call_until)))
+}
+
+/// A description another game posted for a player (`handed_description`).
+/// What cannot be posted (a describer gone, a date out of range) is dropped:
+/// that game's own clock then decides for the Boon.
+fn posted_for(tx: &mut Tx<'_, Bogusity>, deadline: &Deadline, origin: String) {
+    let Some(player) = deadline
+        .who
+        .and_then(|id| tx.view().players.by_id(id))
+        .cloned()
+    else {
+        return;
+    };
+    let (boon, text) = deadline
+        .what
+        .split_once(": ")
+        .unwrap_or(("a Must Describe Boon", &deadline.what));
+    let posted = post(tx, boon.to_owned(), text.to_owned(), &player, Some(origin));
+    if let Some(description) = posted.ok().and_then(|(n, _)| tx.state().get(n).cloned()) {
+        notify(tx, &description, "posted");
+    }
+}
+
+/// Numbers, records and announces a description.
+fn post(
+    tx: &mut Tx<'_, Bogusity>,
+    boon: String,
+    text: String,
+    player: &crate::engine::players::Player,
+    origin: Option<String>,
+) -> Result<(u32, Timestamp), Refusal> {
+    let call_until = days_after(tx, tx.at(), tx.params().call_days)?;
     let number = tx.state().next_number();
     tx.record(Event::Described {
         number,
         boon,
         text,
         describer: player.id,
-        describer_name: player.name,
+        describer_name: player.name.clone(),
         call_until,
+        origin,
     });
     let description = tx.state().get(number).cloned();
     if let Some(description) = &description {
@@ -395,9 +478,7 @@ fn describe(
             report::described(description, tx.params()),
         ));
     }
-    Ok(Sentence::new("bogusity_described")
-        .arg("number", number)
-        .arg("call_until", human_time(call_until)))
+    Ok((number, call_until))
 }
 
 fn call(tx: &mut Tx<'_, Bogusity>, number: u32, ctx: &Ctx) -> Result<Sentence, Refusal> {
@@ -430,6 +511,7 @@ fn call(tx: &mut Tx<'_, Bogusity>, number: u32, ctx: &Ctx) -> Result<Sentence, R
             "bogusity_called",
             report::called(&description, tx.params()),
         ));
+        notify(tx, &description, "called");
     }
     Ok(Sentence::new("bogusity_called")
         .arg("number", number)
@@ -528,6 +610,12 @@ fn close(
         number,
         finding: finding.clone(),
     });
+    // §7: the Boon waits for "the results of a Bogusity Hearing [...]".
+    notify(
+        tx,
+        &description,
+        if finding.found_bogus { "bogus" } else { "cool" },
+    );
     let penalty = if finding.found_bogus {
         rules::the_describer_loses_points(&description, tx.view().accounts, tx.params())
     } else {

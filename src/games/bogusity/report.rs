@@ -38,6 +38,7 @@ pub fn described(description: &Description, params: &Params) -> Value {
         "at": human_time(description.posted_at),
         "call_until": human_time(description.call_until),
         "call_days": params.call_days.get(),
+        "refereed": description.origin.is_some(),
     })
 }
 

@@ -34,6 +34,11 @@ pub struct Boon {
     /// There is one of it, transferred rather than created (h: the Chartreuse Goose).
     #[serde(default)]
     pub unique: bool,
+    /// The particular kinds a random one is drawn from, all equally likely (a:
+    /// "A random Qualified Gadget", b: "A random Otzma Card"). The texts list
+    /// none: empty, the entity is created as its kind alone (docs/rulings.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<String>,
 }
 
 impl Boon {
@@ -69,6 +74,7 @@ pub fn rule_list() -> Vec<Boon> {
         place: None,
         from_treasury: None,
         unique: false,
+        kinds: Vec::new(),
     };
     vec![
         boon(

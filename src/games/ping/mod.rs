@@ -19,7 +19,7 @@
 //! are posted at a deadline of the same instant (`ping:now`). The live state
 //! holds the truth, and `public_view` blanks it. Boons of the Ancients (rule 1211)
 //! are not bestowed here: a correct guess records that a Boon is due
-//! (`Event::BoonDue`), for the Boons step.
+//! (`Event::BoonDue`) and hands it to `[boons]` on the shared schedule.
 
 pub mod dates;
 pub mod notice;

@@ -564,6 +564,7 @@ fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal
             player: player.id,
             name: player.name.clone(),
         });
+        owe_a_boon(tx, &player);
         lose_title(tx, &Reason::CorrectGuess);
         move_to(tx, &player, Reason::CorrectGuess, None)?;
         return Ok(Sentence::new("ping_guessed_right").arg("home", player.home_name()));
@@ -607,6 +608,32 @@ fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal
         .arg("currency", &tx.params().currency)
         .arg("charged", charged))
 }
+
+/// §VI: "He shall receive one random Boon of the Ancients". Rule 1211 is
+/// another game's: the Boon is handed to it on the shared schedule, as a
+/// deadline it owns at this instant (`boons:due:random:…`: its `who` the
+/// guesser, its `what` the reason), so this game names none of its internals.
+/// A nomic without that game keeps the `BoonDue` event alone: a deadline no game
+/// owns fires and does nothing.
+fn owe_a_boon(tx: &mut PingTx<'_>, player: &Player) {
+    tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+        deadline: Deadline {
+            id: format!(
+                "{BOONS}:due:random:{TAG}:{}:{}",
+                tx.at().as_second(),
+                player.id
+            ),
+            at: tx.at(),
+            owner: BOONS.to_owned(),
+            who: Some(player.id),
+            what: "the correct guess of the Machine's truth (rule 1209 §VI: one random Boon of the Ancients)".to_owned(),
+            remind: false,
+        },
+    }));
+}
+
+/// The tag of the game that bestows Boons of the Ancients (rule 1211).
+const BOONS: &str = "boons";
 
 /// A payment the rule imposes, to the Treasury, owed beyond the balance.
 fn charge(tx: &mut PingTx<'_>, player: &Player, amount: u32, why: &str) -> bool {
