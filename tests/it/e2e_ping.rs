@@ -211,11 +211,13 @@ async fn a_term_of_the_machine_by_mail_pings_for_two_weeks_and_ends_with_a_corre
             .any(|m| m.subject.contains("is now in Dave's Home")),
         "the Machine moved to Dave: {subjects:#?}"
     );
-    assert!(
-        all.iter()
-            .any(|m| m.body.contains("Boon") && m.body.contains("Dave")),
-        "a Boon for Dave is announced: {subjects:#?}"
-    );
+    // The Boon of the Ancients the correct guess wins is drawn by the officer
+    // (rule 1211 §4) and announced.
+    let boon = all
+        .iter()
+        .find(|m| m.subject.contains("Boon of the Ancients 1 for Dave"))
+        .unwrap_or_else(|| panic!("a Boon drawn for Dave: {subjects:#?}"));
+    assert!(boon.body.contains("random method"), "{}", boon.body);
 
     // The secret held until the correct guess.
     for mail in &before_the_guess {
