@@ -97,7 +97,14 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
         world.public_view(bot.params())
     };
     let parts = [
-        "players", "accounts", "ruleset", "schedule", "random", "sealed",
+        "players",
+        "accounts",
+        "ruleset",
+        "schedule",
+        "random",
+        "sealed",
+        "offices",
+        "inventory",
     ];
     let (value, text) = match game {
         None => (value, None),
