@@ -136,6 +136,10 @@ pub struct State {
     /// a question is unsettled.
     #[serde(default)]
     pub consent: Vec<PlayerId>,
+    /// 113: the players who forfeited the current game: out of the order, the
+    /// votes and the penalties until a new game starts.
+    #[serde(default)]
+    pub forfeited: Vec<PlayerId>,
 }
 
 /// One question put to Judgment (212, 373).
@@ -509,6 +513,12 @@ pub enum Event {
     Consented {
         player: PlayerId,
     },
+    /// 113: the player forfeited the game (not the nomic).
+    Forfeited {
+        player: PlayerId,
+        name: String,
+        points: i64,
+    },
     /// 327: the Judgment completed; its ruling was enacted as rule `rule`.
     JudgmentCompleted {
         question: u32,
@@ -582,6 +592,8 @@ pub enum Command {
     Overrule,
     /// 212: `consent` to the next player beginning eir turn.
     Consent,
+    /// 113: `forfeit` the game.
+    Forfeit,
 }
 
 /// The sealed batch of turn `number`'s votes.
@@ -592,6 +604,11 @@ pub fn batch_id(number: u32) -> String {
 impl State {
     pub fn score(&self, player: PlayerId) -> Option<&Score> {
         self.scores.iter().find(|s| s.player == player)
+    }
+
+    /// In the current game: seated, and not forfeited (113).
+    pub fn plays(&self, player: PlayerId) -> bool {
+        self.score(player).is_some() && !self.forfeited.contains(&player)
     }
 
     fn score_mut(&mut self, player: PlayerId) -> Option<&mut Score> {
@@ -609,6 +626,7 @@ impl State {
                 self.last_result = None;
                 self.questions.clear();
                 self.consent.clear();
+                self.forfeited.clear();
             }
             Event::Joined {
                 player,
@@ -758,6 +776,11 @@ impl State {
             Event::Consented { player } => {
                 if !self.consent.contains(player) {
                     self.consent.push(*player);
+                }
+            }
+            Event::Forfeited { player, .. } => {
+                if !self.forfeited.contains(player) {
+                    self.forfeited.push(*player);
                 }
             }
             Event::JudgmentCompleted { question, .. } => {

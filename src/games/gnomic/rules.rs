@@ -52,6 +52,7 @@ pub(super) fn apply(
         Command::Ruling { agreed, text } => judging::ruling(tx, agreed, text, ctx),
         Command::Overrule => judging::overrule(tx, ctx),
         Command::Consent => judging::consent(tx, ctx),
+        Command::Forfeit => forfeit(tx, ctx),
     }
 }
 
@@ -65,6 +66,7 @@ pub(super) fn order(state: &State, view: &View<'_>) -> Vec<Score> {
     let mut seated: Vec<Score> = state
         .scores
         .iter()
+        .filter(|score| !state.forfeited.contains(&score.player))
         .filter_map(|score| {
             let player = view.players.by_id(score.player).filter(|p| p.is_active())?;
             Some(Score {
@@ -118,6 +120,68 @@ fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
             points,
         });
     }
+}
+
+/// 113: "A player always has the option to forfeit the game rather than
+/// continue to play or incur a game penalty." Ey leaves the game, not the
+/// nomic. An open turn of eirs is counted as posted (the hacks are the nomic's
+/// proposals, and others may have voted), with no points or penalty for em.
+fn forfeit(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    if tx.state().started_at.is_none() {
+        return Err(refuse("gnomic_not_started"));
+    }
+    let view = tx.view();
+    let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
+        Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+    })?;
+    let (id, name) = (player.id, player.name.clone());
+    if tx.state().forfeited.contains(&id) {
+        return Err(refuse("gnomic_forfeited_already"));
+    }
+    let Some(points) = tx.state().score(id).map(|s| s.points) else {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
+            .into());
+    };
+    let open_turn = tx
+        .state()
+        .open
+        .as_ref()
+        .filter(|t| t.proponent == id)
+        .map(|t| t.number);
+    tx.record(Event::Forfeited {
+        player: id,
+        name: name.clone(),
+        points,
+    });
+    let view = tx.view();
+    let next = if tx.state().open.is_none() {
+        mover(tx.state(), &view).map(|s| s.name)
+    } else {
+        None
+    };
+    let remaining: Vec<String> = order(tx.state(), &view)
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "gnomic_forfeited",
+        serde_json::json!({
+            "name": name,
+            "at": human_time(ctx.now),
+            "points": points,
+            "open_turn": open_turn,
+            "order": remaining,
+            "next": next,
+        }),
+    ));
+    // Ey was perhaps the last voter the count waited for.
+    check_all_voted(tx);
+    Ok(Sentence::new("gnomic_forfeited")
+        .arg("points", points)
+        .arg("open_turn", open_turn))
 }
 
 fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
@@ -530,7 +594,7 @@ fn vote(
     {
         return Err(Sentence::new("gnomic_own_hack").arg("hack", number).into());
     }
-    if state.score(player.id).is_none() {
+    if !state.plays(player.id) {
         return Err(Sentence::new("not_a_player")
             .arg("address", ctx.sender.as_str())
             .into());
@@ -955,6 +1019,9 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
             ));
         }
     }
+    // 113: who forfeited is out of the game: no points, no penalty.
+    let forfeited = tx.state().forfeited.clone();
+    changes.retain(|c| !forfeited.contains(&c.player));
     // 322: who did not vote still "receive[s] any applicable penalties".
     let penalty = tx.params().non_voter_penalty;
     if penalty != 0 {

@@ -1154,6 +1154,7 @@ fn render_every_announcement(table: &Table) {
             "gnomic_changed" => include_str!("../../../templates/gnomic_changed.txt"),
             "gnomic_shouted" => include_str!("../../../templates/gnomic_shouted.txt"),
             "gnomic_judgment" => include_str!("../../../templates/gnomic_judgment.txt"),
+            "gnomic_forfeited" => include_str!("../../../templates/gnomic_forfeited.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -1974,4 +1975,78 @@ fn rule_373_no_fee_when_the_loss_would_make_another_player_win() {
     let status = &table.last[0].sentence.args["status"];
     assert_eq!(status["questions"][0]["judge"], "Dave");
     assert_eq!(status["questions"][0]["invoker"], "Bob");
+}
+
+#[test]
+fn rule_113_a_player_forfeits_the_game_and_is_skipped_with_no_more_penalties() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    // Alice forfeits during her own turn: the turn is counted as posted.
+    table.mail.clear();
+    done(&mut table, mins(2), ALICE, true, &["forfeit"]);
+    assert_eq!(table.last[0].sentence.code, "gnomic_forfeited");
+    let said = public(&table.mail);
+    assert_eq!(templates(&table.mail), ["gnomic_forfeited"]);
+    assert_eq!(said[0].values["name"], "Alice");
+    assert_eq!(said[0].values["open_turn"], 1);
+    assert_eq!(
+        said[0].values["order"],
+        serde_json::json!(["Bob", "Carol", "Dave"])
+    );
+    assert!(state(&table).forfeited.len() == 1 && state(&table).open.is_some());
+    assert_eq!(
+        refused(&mut table, mins(3), ALICE, true, &["forfeit"]),
+        "gnomic_forfeited_already"
+    );
+    assert_eq!(
+        refused(&mut table, mins(3), ALICE, false, &["vote 301 for"]),
+        "gnomic_own_hack"
+    );
+    // Bob and Carol vote, Dave does not: the count comes at the 72 hours.
+    done(&mut table, mins(4), BOB, false, &["vote 301 for"]);
+    done(&mut table, mins(4), CAROL, false, &["vote 301 for"]);
+    table.run_until(mins(5 + 72 * 60));
+    let result = last_result(&table);
+    assert!(result.outcomes[0].adopted);
+    // No points for Alice's adopted hack; Dave pays 322's penalty.
+    assert!(result.changes.iter().all(|c| c.name != "Alice"));
+    assert_eq!(points(&table, "Alice"), 0);
+    assert_eq!(points(&table, "Dave"), -10);
+    // The order skips her: Bob plays next, and she may not take a turn.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(6 + 72 * 60),
+            ALICE,
+            true,
+            &["turn", "hack 302 \"Mine\" repeals 210"]
+        ),
+        "gnomic_not_your_turn"
+    );
+    // Bob forfeits while no turn is open: Carol is next, nobody waits for Bob.
+    table.mail.clear();
+    done(&mut table, mins(7 + 72 * 60), BOB, true, &["forfeit"]);
+    assert_eq!(public(&table.mail)[0].values["next"], "Carol");
+    done(
+        &mut table,
+        mins(8 + 72 * 60),
+        CAROL,
+        true,
+        &["turn", "hack 302 \"Mine\" repeals 210"],
+    );
+    done(
+        &mut table,
+        mins(9 + 72 * 60),
+        DAVE,
+        false,
+        &["vote 302 against"],
+    );
+    table.run_until(mins(10 + 72 * 60));
+    let result = last_result(&table);
+    assert_eq!(result.turn, 2);
+    assert!(result.changes.iter().all(|c| c.reason != Reason::NoVote));
+    render_every_announcement(&table);
+    // A new game seats everyone again.
+    done(&mut table, mins(20 + 72 * 60), MODERATOR, true, &["start"]);
+    assert!(state(&table).forfeited.is_empty());
 }
