@@ -140,6 +140,19 @@ pub struct State {
     /// votes and the penalties until a new game starts.
     #[serde(default)]
     pub forfeited: Vec<PlayerId>,
+    /// 425: the players not seated because their name is mentioned in a rule in
+    /// effect, with that name: told once per name.
+    #[serde(default)]
+    pub unseated: Vec<Unseated>,
+}
+
+/// 425: a player kept out of the game by eir name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unseated {
+    pub player: PlayerId,
+    pub name: String,
+    /// The first rule in effect that mentions the name.
+    pub rule: u32,
 }
 
 /// One question put to Judgment (212, 373).
@@ -513,6 +526,13 @@ pub enum Event {
     Consented {
         player: PlayerId,
     },
+    /// 425: the player's name is mentioned in rule `rule`: not seated until
+    /// ey renames.
+    NameRefused {
+        player: PlayerId,
+        name: String,
+        rule: u32,
+    },
     /// 113: the player forfeited the game (not the nomic).
     Forfeited {
         player: PlayerId,
@@ -627,12 +647,14 @@ impl State {
                 self.questions.clear();
                 self.consent.clear();
                 self.forfeited.clear();
+                self.unseated.clear();
             }
             Event::Joined {
                 player,
                 name,
                 points,
             } => {
+                self.unseated.retain(|u| u.player != *player);
                 if self.score(*player).is_none() {
                     self.scores.push(Score {
                         player: *player,
@@ -777,6 +799,14 @@ impl State {
                 if !self.consent.contains(player) {
                     self.consent.push(*player);
                 }
+            }
+            Event::NameRefused { player, name, rule } => {
+                self.unseated.retain(|u| u.player != *player);
+                self.unseated.push(Unseated {
+                    player: *player,
+                    name: name.clone(),
+                    rule: *rule,
+                });
             }
             Event::Forfeited { player, .. } => {
                 if !self.forfeited.contains(player) {

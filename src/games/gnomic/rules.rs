@@ -20,8 +20,9 @@ use super::{
 use super::{judging, meta};
 use crate::engine::game::{SharedEvent, Tx, View};
 use crate::engine::players::PlayerId;
+use crate::engine::ruleset::Ruleset;
 use crate::engine::sealed::{SealError, Stage};
-use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
+use crate::engine::{Address, Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
 fn refuse(code: &str) -> Refusal {
     Refusal(Sentence::new(code))
@@ -99,19 +100,32 @@ pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
 /// one-half the average score of the players in the game at that time", at most
 /// 80% of the minimum, never below zero. The game's scores change only in its
 /// own steps, so the first step after the join computes what the join would have.
+/// 425 keeps out a player whose name a rule mentions, until ey renames.
 fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
     if tx.state().started_at.is_none() || tx.state().winner.is_some() {
         return;
     }
     let view = tx.view();
-    let newcomers: Vec<(PlayerId, String)> = view
+    let newcomers: Vec<(PlayerId, String, Address)> = view
         .players
         .active()
         .filter(|p| tx.state().score(p.id).is_none())
-        .map(|p| (p.id, p.name.clone()))
+        .map(|p| (p.id, p.name.clone(), p.address.clone()))
         .collect();
-    for (player, name) in newcomers {
+    for (player, name, address) in newcomers {
         let view = tx.view();
+        if let Some(rule) = rule_mentioning(view.ruleset, &name) {
+            // Told once for each name ey takes.
+            let told = tx
+                .state()
+                .unseated
+                .iter()
+                .any(|u| u.player == player && u.name == name);
+            if !told {
+                refuse_name(tx, player, &name, &address, rule);
+            }
+            continue;
+        }
         let in_game: Vec<i64> = order(tx.state(), &view).iter().map(|s| s.points).collect();
         let points = scoring::starting_score(&tx.params().numbers, &in_game);
         tx.record(Event::Joined {
@@ -120,6 +134,61 @@ fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
             points,
         });
     }
+}
+
+/// 425: "When joining, no player may choose a name that is mentioned in the
+/// current ruleset": the first rule in effect (a void one is not) whose name
+/// or text has `name` as a whole word, case aside.
+pub(super) fn rule_mentioning(ruleset: &Ruleset, name: &str) -> Option<u32> {
+    let name = name.trim().to_lowercase();
+    if name.is_empty() {
+        return None;
+    }
+    let whole_word = |text: &str| {
+        let text = text.to_lowercase();
+        text.match_indices(&name).any(|(at, found)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + found.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    ruleset
+        .rules
+        .iter()
+        .filter(|r| !r.note.trim_start().starts_with("(void"))
+        .find(|r| whole_word(&r.text) || whole_word(&r.name))
+        .map(|r| r.number)
+}
+
+/// 425: the player is not seated, and told why and how to rename, privately.
+fn refuse_name(
+    tx: &mut Tx<'_, Gnomic>,
+    player: PlayerId,
+    name: &str,
+    address: &Address,
+    rule: u32,
+) {
+    let rule_name = tx
+        .view()
+        .ruleset
+        .get(rule)
+        .map(|r| r.name.clone())
+        .unwrap_or_default();
+    tx.record(Event::NameRefused {
+        player,
+        name: name.to_owned(),
+        rule,
+    });
+    tx.mail(Mail::new(
+        Audience::Address(address.clone()),
+        TAG,
+        "gnomic_name_taken",
+        serde_json::json!({
+            "name": name,
+            "rule": rule,
+            "rule_name": rule_name,
+        }),
+    ));
 }
 
 /// 113: "A player always has the option to forfeit the game rather than
@@ -192,20 +261,30 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             .arg("deadline", human_time(open.closes_at()))
             .into());
     }
-    let players: Vec<Score> = tx
-        .view()
-        .players
-        .active()
-        .map(|p| Score {
-            player: p.id,
-            name: p.name.clone(),
-            points: 0,
-        })
-        .collect();
+    let view = tx.view();
+    let mut players: Vec<Score> = Vec::new();
+    let mut refused: Vec<(PlayerId, String, Address, u32)> = Vec::new();
+    for p in view.players.active() {
+        match rule_mentioning(view.ruleset, &p.name) {
+            Some(rule) => refused.push((p.id, p.name.clone(), p.address.clone(), rule)),
+            None => players.push(Score {
+                player: p.id,
+                name: p.name.clone(),
+                points: 0,
+            }),
+        }
+    }
     tx.record(Event::Started {
         by: ctx.sender.clone(),
         players,
     });
+    for (player, name, address, rule) in &refused {
+        refuse_name(tx, *player, name, address, *rule);
+    }
+    let unseated: Vec<&str> = refused
+        .iter()
+        .map(|(_, name, _, _)| name.as_str())
+        .collect();
     let view = tx.view();
     let order = order(tx.state(), &view);
     let first = order.first().map(|s| s.name.clone());
@@ -222,6 +301,7 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "n": n,
             "next_ordinal": next_ordinal(tx.state(), &view, tx.params()),
             "vote_hours": tx.params().vote_hours,
+            "unseated": unseated,
         }),
     ));
     Ok(Sentence::new("gnomic_started")
@@ -229,7 +309,8 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "order",
             order.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
         )
-        .arg("first", first))
+        .arg("first", first)
+        .arg("unseated", unseated))
 }
 
 /// 108: "The numbers shall begin with 301, and each rule change proposed in the

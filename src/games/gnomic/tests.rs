@@ -1155,6 +1155,7 @@ fn render_every_announcement(table: &Table) {
             "gnomic_shouted" => include_str!("../../../templates/gnomic_shouted.txt"),
             "gnomic_judgment" => include_str!("../../../templates/gnomic_judgment.txt"),
             "gnomic_forfeited" => include_str!("../../../templates/gnomic_forfeited.txt"),
+            "gnomic_name_taken" => include_str!("../../../templates/gnomic_name_taken.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -2049,4 +2050,54 @@ fn rule_113_a_player_forfeits_the_game_and_is_skipped_with_no_more_penalties() {
     // A new game seats everyone again.
     done(&mut table, mins(20 + 72 * 60), MODERATOR, true, &["start"]);
     assert!(state(&table).forfeited.is_empty());
+}
+
+#[test]
+fn rule_425_a_player_whose_name_a_rule_mentions_is_not_seated_until_ey_renames() {
+    let mut rules = small_ruleset();
+    rules.push(rule(211, "CAROL may sing; carolers may hum.", true));
+    // A void rule is not in effect: its words do not count.
+    let mut void = rule(212, "Dave may dance.", true);
+    void.note = "(void: conflicting rule)".to_owned();
+    rules.push(void);
+    let mut table = table_with(Params::default(), rules);
+    let start = table
+        .mail
+        .iter()
+        .find(|m| m.template == "gnomic_started")
+        .unwrap();
+    assert_eq!(
+        start.values["order"],
+        serde_json::json!(["Alice", "Bob", "Dave"])
+    );
+    assert_eq!(start.values["unseated"], serde_json::json!(["Carol"]));
+    let told: Vec<&Mail> = table
+        .mail
+        .iter()
+        .filter(|m| m.template == "gnomic_name_taken")
+        .collect();
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].to, Audience::Address(Address::new(CAROL)));
+    assert_eq!(told[0].values["rule"], 211);
+    assert!(
+        state(&table)
+            .score(state(&table).unseated[0].player)
+            .is_none()
+    );
+    // Not told again at every step while the name is the same.
+    table.mail.clear();
+    done(&mut table, mins(1), ALICE, true, &["status"]);
+    assert!(templates(&table.mail).is_empty());
+    // A name rule 210 mentions ("listen") is refused too, and she is told so.
+    table.send(mins(2), CAROL, true, "nomic", "rename Listen");
+    table.mail.clear();
+    done(&mut table, mins(3), ALICE, true, &["status"]);
+    assert_eq!(templates(&table.mail), ["gnomic_name_taken"]);
+    assert_eq!(table.mail[0].values["rule"], 210);
+    // "Caroline" is no whole word of any rule: seated at the next step.
+    table.send(mins(4), CAROL, true, "nomic", "rename Caroline");
+    done(&mut table, mins(5), BOB, true, &["status"]);
+    assert!(state(&table).unseated.is_empty());
+    assert_eq!(points(&table, "Caroline"), 0);
+    render_every_announcement(&table);
 }
