@@ -102,6 +102,36 @@ fn one_hack(post: TurnPost) -> Result<(PostedHack, Option<Choice>), Refusal> {
     Ok((posted, own))
 }
 
+/// 371: "A player may not make more than one proposal in a given turn that is
+/// "the same" [...] or a direct amendment of the same rule", for a hack posted
+/// or changed beside the player's own hacks of the same level: the turn's
+/// proposals, or eir meta-amendments of the same hack. Another player's
+/// meta-amendment is an alternative, not a second proposal of eirs: of two
+/// siblings at most one takes effect (401).
+fn redundant_with(
+    turn: &Turn,
+    parent: Option<u32>,
+    player: PlayerId,
+    hack: &Hack,
+) -> Result<(), Refusal> {
+    let same_level = turn.proposals.iter().filter(|p| {
+        p.parent == parent
+            && p.hack.number != hack.number
+            && turn
+                .proponent_of(p.hack.number)
+                .is_some_and(|(id, _)| id == player)
+    });
+    for other in same_level {
+        if hack::redundant(&other.hack, hack) {
+            return Err(Sentence::new("gnomic_redundant")
+                .arg("first", other.hack.number)
+                .arg("second", hack.number)
+                .into());
+        }
+    }
+    Ok(())
+}
+
 /// The votes on hack `number` close then: its own 72 hours.
 fn closes(turn: &Turn, number: u32) -> jiff::Timestamp {
     turn.proposal(number)
@@ -164,6 +194,7 @@ pub(super) fn meta(
     }
     hack::adoption(&hack, view.ruleset)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
+    redundant_with(&turn, Some(parent), player, &hack)?;
     let proponent_vote = own.unwrap_or(Choice::For);
     // 401: the author's assumed "for" (402) is a favourable vote too.
     if proponent_vote == Choice::For
@@ -277,6 +308,7 @@ pub(super) fn change(
     let view = tx.view();
     hack::adoption(&hack, view.ruleset)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
+    redundant_with(&turn, proposal.parent, player, &hack)?;
     if own.unwrap_or(proposal.proponent_vote) == Choice::For
         && proposal.parent.is_some()
         && let Some(other) = favoured_sibling(&view, &turn, number, player)

@@ -2101,3 +2101,78 @@ fn rule_425_a_player_whose_name_a_rule_mentions_is_not_seated_until_ey_renames()
     assert_eq!(points(&table, "Caroline"), 0);
     render_every_announcement(&table);
 }
+
+#[test]
+fn rule_371_applies_to_a_players_meta_amendments_of_one_hack_and_to_a_change() {
+    fn lines(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let mut table = table();
+    // Alice's turn: two hacks on different rules.
+    done(
+        &mut table,
+        mins(1),
+        ALICE,
+        true,
+        &[
+            "turn",
+            "hack 301 \"Speech\"",
+            "enact",
+            "Players may sing.",
+            "end",
+            "hack 302 \"Quiet\" amends 210",
+            "text",
+            "Players may whisper.",
+            "end",
+        ],
+    );
+    let amend_205 = |number: u32, text: &'static str| {
+        vec![
+            "meta 301".to_owned(),
+            format!("hack {number} \"Later\" amends 205"),
+            "text".to_owned(),
+            text.to_owned(),
+            "end".to_owned(),
+        ]
+    };
+    let first = amend_205(303, "A rule-change takes effect a day later.");
+    done(&mut table, mins(2), BOB, true, &lines(&first));
+    // Bob's second meta-amendment of 301, amending the same rule: refused.
+    let second = amend_205(304, "A rule-change takes effect a week later.");
+    assert_eq!(
+        refused(&mut table, mins(3), BOB, true, &lines(&second)),
+        "gnomic_redundant"
+    );
+    assert_eq!(table.last[0].sentence.args["first"], 303);
+    assert_eq!(table.last[0].sentence.args["second"], 304);
+    // Carol's, the same change, is an alternative to Bob's, not a second of hers.
+    done(&mut table, mins(3), CAROL, true, &lines(&second));
+    // Alice changes 301 into an amendment of 210, which 302 amends already.
+    let mut mark = table.mail.len();
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(4),
+            ALICE,
+            true,
+            &[
+                "change 301",
+                "hack 301 \"Speech\" amends 210",
+                "text",
+                "Players may sing.",
+                "end",
+            ]
+        ),
+        "gnomic_redundant"
+    );
+    assert_eq!(table.last[0].sentence.args["first"], 302);
+    assert!(public(table.mail_since(mark)).is_empty());
+    // Bob changes his 303: Carol's 304 is no meta-amendment of his, so the
+    // change stands.
+    mark = table.mail.len();
+    let mut changed = amend_205(303, "A rule-change takes effect two days later.");
+    changed[0] = "change 303".to_owned();
+    done(&mut table, mins(5), BOB, true, &lines(&changed));
+    assert_eq!(templates(table.mail_since(mark)), ["gnomic_changed"]);
+    render_every_announcement(&table);
+}
