@@ -251,6 +251,7 @@ pub(super) fn meta(
         "gnomic_meta",
         report::meta(&open, &proposal, &amended_title, &voters, tx.params()),
     ));
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_meta_posted")
         .arg("hack", proposal.hack.number)
         .arg("parent", parent)
@@ -338,6 +339,7 @@ pub(super) fn change(
     value["closes"] = serde_json::json!(human_time(closes(&turn, number)));
     value["at"] = serde_json::json!(human_time(ctx.now));
     tx.mail(Mail::new(Audience::List, TAG, "gnomic_changed", value));
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_change_posted")
         .arg("hack", number)
         .arg("voided", voided))
@@ -418,6 +420,7 @@ pub(super) fn shout(
         }),
     ));
     check_all_voted(tx);
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_shouted")
         .arg("hack", number)
         .arg("withdrawn", withdrawn))

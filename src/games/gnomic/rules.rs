@@ -18,11 +18,12 @@ use super::{
     Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult, Winner, batch_id,
 };
 use super::{judging, meta};
+use crate::engine::calendar::{self, Deadline};
 use crate::engine::game::{SharedEvent, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::ruleset::Ruleset;
 use crate::engine::sealed::{SealError, Stage};
-use crate::engine::{Address, Audience, Ctx, Mail, Refusal, Sentence, human_time};
+use crate::engine::{Address, Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
 fn refuse(code: &str) -> Refusal {
     Refusal(Sentence::new(code))
@@ -248,6 +249,7 @@ fn forfeit(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
     ));
     // Ey was perhaps the last voter the count waited for.
     check_all_voted(tx);
+    sync_reminders(tx);
     Ok(Sentence::new("gnomic_forfeited")
         .arg("points", points)
         .arg("open_turn", open_turn))
@@ -556,6 +558,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     ));
     // Alone in the game: nobody else to wait for.
     check_all_voted(tx);
+    sync_reminders(tx);
     Ok(Sentence::new("gnomic_turn_posted")
         .arg("turn", number)
         .arg(
@@ -566,6 +569,103 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
                 .collect::<Vec<_>>(),
         )
         .arg("deadline", human_time(deadline)))
+}
+
+/// The schedule's id of `player`'s reminder to vote in sealed batch `batch`.
+fn reminder_id(batch: &str, player: PlayerId) -> String {
+    format!("{batch}:remind:{player}")
+}
+
+/// The reminders the open turns owe: one per voter and sealed batch whose votes
+/// are still open and in which ey has not voted on every hack ey votes on. The
+/// schedule mails each `lead` before the batch closes, to the voter alone, and
+/// says nothing of anyone's vote.
+fn owed_reminders(state: &State, view: &View<'_>, now: Timestamp) -> Vec<Deadline> {
+    let mut owed = Vec::new();
+    for turn in state.open.iter() {
+        for batch in turn.batches() {
+            let hacks: Vec<&Proposal> = turn
+                .proposals
+                .iter()
+                .filter(|p| turn.batch_of(p.hack.number) == batch)
+                .collect();
+            let Some(closes) = hacks
+                .iter()
+                .map(|p| p.deadline.unwrap_or(turn.deadline))
+                .max()
+                .filter(|at| *at > now)
+            else {
+                continue;
+            };
+            for voter in order(state, view) {
+                let waiting: Vec<u32> = hacks
+                    .iter()
+                    .map(|p| p.hack.number)
+                    .filter(|number| {
+                        voters_of(state, view, turn, *number)
+                            .iter()
+                            .any(|v| v.player == voter.player)
+                            && !turn
+                                .voted
+                                .iter()
+                                .any(|v| v.player == voter.player && v.hack == *number)
+                    })
+                    .collect();
+                if waiting.is_empty() {
+                    continue;
+                }
+                let hacks = waiting
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                owed.push(Deadline {
+                    id: reminder_id(&batch, voter.player),
+                    at: closes,
+                    owner: TAG.to_owned(),
+                    who: Some(voter.player),
+                    what: format!(
+                        "your secret vote on hack {hacks} of turn {} (\"vote N for|against|abstain\", mailed to the bot, not to the list)",
+                        turn.number
+                    ),
+                    remind: true,
+                });
+            }
+        }
+    }
+    owed
+}
+
+/// Brings the shared schedule's Gnomic reminders in line with what is owed:
+/// schedules the missing (a voter whose vote a change voided owes one again),
+/// cancels those no longer owed (voted, forfeited, counted). An entry already
+/// there is left alone, so a reminder already sent is not sent twice.
+pub(super) fn sync_reminders(tx: &mut Tx<'_, Gnomic>) {
+    let now = tx.at();
+    let view = tx.view();
+    let owed = owed_reminders(tx.state(), &view, now);
+    let prefix = format!("{TAG}:turn:");
+    let stale: Vec<String> = view
+        .schedule
+        .entries
+        .iter()
+        .map(|e| &e.deadline)
+        .filter(|d| d.owner == TAG && d.id.starts_with(&prefix) && d.id.contains(":remind:"))
+        .filter(|d| !owed.iter().any(|o| o.id == d.id))
+        .map(|d| d.id.clone())
+        .collect();
+    let missing: Vec<Deadline> = owed
+        .into_iter()
+        .filter(|o| view.schedule.get(&o.id).is_none())
+        .collect();
+    for id in stale {
+        tx.record_shared(SharedEvent::Schedule(calendar::Event::Cancelled { id }));
+    }
+    for deadline in missing {
+        tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+            deadline,
+        }));
+    }
 }
 
 /// 394: the count confirmed is at most the distinct letters the text names.
@@ -768,6 +868,7 @@ fn vote(
         ));
     }
     check_all_voted(tx);
+    sync_reminders(tx);
     // Invariant: no public mail. The answer goes to the voter alone.
     Ok(Sentence::new("gnomic_vote_sealed")
         .arg("hack", number)
@@ -1140,6 +1241,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         result: result.clone(),
         winner: winner.clone(),
     });
+    sync_reminders(tx);
     let view = tx.view();
     let next = if winner.is_none() {
         mover(tx.state(), &view).map(|s| s.name)

@@ -2176,3 +2176,90 @@ fn rule_371_applies_to_a_players_meta_amendments_of_one_hack_and_to_a_change() {
     assert_eq!(templates(table.mail_since(mark)), ["gnomic_changed"]);
     render_every_announcement(&table);
 }
+
+#[test]
+fn rule_402_reminders_before_the_72_hours_go_to_who_has_not_voted_privately() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, false, &["vote 301 against"]);
+    // Bob's meta-amendment of 301 has its own 72 hours, from minute 60.
+    done(&mut table, mins(60), BOB, true, &META_302);
+    done(&mut table, mins(61), CAROL, false, &["vote 301 for"]);
+    done(&mut table, mins(61), CAROL, false, &["vote 302 for"]);
+    // The reminder of 301's votes comes 24 hours before its 72 hours end.
+    let mark = table.mail.len();
+    table.run_until(mins(1 + 48 * 60));
+    let sent = table.mail_since(mark);
+    assert_eq!(templates(sent), ["reminder"]);
+    assert_eq!(sent[0].to, Audience::Address(Address::new(DAVE)));
+    let what = sent[0].values["what"].as_str().unwrap();
+    assert!(what.contains("hack 301 of turn 1"), "{what}");
+    // Nothing in it says how anyone voted.
+    assert!(!what.contains("against") || what.contains("for|against|abstain"));
+    assert!(!what.contains("Bob") && !what.contains("Carol"));
+    // Then 302's: to Alice and Dave, who have not voted on it.
+    let mark = table.mail.len();
+    table.run_until(mins(60 + 48 * 60));
+    let sent = table.mail_since(mark);
+    assert_eq!(templates(sent), ["reminder", "reminder"]);
+    let mut to: Vec<&Audience> = sent.iter().map(|m| &m.to).collect();
+    to.sort_by_key(|a| format!("{a:?}"));
+    assert_eq!(
+        to,
+        [
+            &Audience::Address(Address::new(ALICE)),
+            &Audience::Address(Address::new(DAVE))
+        ]
+    );
+    assert!(public(sent).is_empty());
+    // The count cancels every reminder left: none fires after it.
+    table.run_until(mins(60 + 80 * 60));
+    assert!(state(&table).open.is_none());
+    assert!(
+        table
+            .world
+            .schedule
+            .entries
+            .iter()
+            .all(|e| !e.deadline.id.starts_with("gnomic:"))
+    );
+}
+
+#[test]
+fn rule_402_a_voter_whose_vote_a_change_voids_is_reminded_again() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    for voter in [BOB, CAROL] {
+        done(&mut table, mins(2), voter, false, &["vote 301 for"]);
+    }
+    done(
+        &mut table,
+        mins(3),
+        ALICE,
+        true,
+        &[
+            "change 301",
+            "hack 301 \"Speech\"",
+            "enact",
+            "Players may sing in tune.",
+            "end",
+        ],
+    );
+    done(&mut table, mins(4), BOB, false, &["vote 301 for"]);
+    let mark = table.mail.len();
+    table.run_until(mins(1 + 48 * 60));
+    let mut to: Vec<String> = table
+        .mail_since(mark)
+        .iter()
+        .filter(|m| m.template == "reminder")
+        .map(|m| format!("{:?}", m.to))
+        .collect();
+    to.sort();
+    assert_eq!(
+        to,
+        [
+            format!("{:?}", Audience::Address(Address::new(CAROL))),
+            format!("{:?}", Audience::Address(Address::new(DAVE)))
+        ]
+    );
+}
