@@ -24,11 +24,16 @@ fn in_game(tx: &Tx<'_, Gnomic>, ctx: &Ctx) -> Result<(PlayerId, String), Refusal
         .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))
 }
 
-fn open_turn(tx: &Tx<'_, Gnomic>) -> Result<Turn, Refusal> {
-    tx.state()
-        .open
-        .clone()
-        .ok_or_else(|| refuse_code("gnomic_no_open_turn"))
+/// The open turn hack `number` is in (one of several under 432).
+fn open_turn(tx: &Tx<'_, Gnomic>, number: u32) -> Result<Turn, Refusal> {
+    let state = tx.state();
+    if state.open.is_none() {
+        return Err(refuse_code("gnomic_no_open_turn"));
+    }
+    state
+        .turn_of(number)
+        .cloned()
+        .ok_or_else(|| rules::not_in_turn(state, number))
 }
 
 /// 401: a meta-amendment of `parent`, other than `except`, that `player` favours:
@@ -153,18 +158,9 @@ pub(super) fn meta(
     if !ctx.public {
         return Err(refuse_code("gnomic_meta_private"));
     }
-    let turn = open_turn(tx)?;
+    let turn = open_turn(tx, parent)?;
     let Some(amended) = turn.proposal(parent) else {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", parent)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
+        return Err(rules::not_in_turn(tx.state(), parent));
     };
     // 401: "No player may meta-amend his own proposals."
     if turn
@@ -240,7 +236,11 @@ pub(super) fn meta(
     });
     tx.record_shared(SharedEvent::Sealed(opened));
     let state = tx.state();
-    let open = state.open.clone().unwrap_or(turn);
+    let open = state
+        .open_turns()
+        .find(|t| t.number == turn.number)
+        .cloned()
+        .unwrap_or(turn);
     let voters: Vec<String> = rules::voters_of(state, &tx.view(), &open, proposal.hack.number)
         .into_iter()
         .map(|s| s.name)
@@ -268,18 +268,9 @@ pub(super) fn change(
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
     let (player, _) = in_game(tx, ctx)?;
-    let turn = open_turn(tx)?;
+    let turn = open_turn(tx, number)?;
     let Some(proposal) = turn.proposal(number) else {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", number)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
+        return Err(rules::not_in_turn(tx.state(), number));
     };
     let (owner, owner_name) = turn
         .proponent_of(number)
@@ -372,7 +363,7 @@ pub(super) fn shout(
 ) -> Result<Sentence, Refusal> {
     let (player, name) = in_game(tx, ctx)?;
     let state = tx.state();
-    let Some(turn) = state.open.clone().filter(|t| t.proposal(number).is_some()) else {
+    let Some(turn) = state.turn_of(number).cloned() else {
         let counted = state
             .last_result
             .as_ref()
@@ -400,8 +391,8 @@ pub(super) fn shout(
     });
     let remaining: Vec<u32> = tx
         .state()
-        .open
-        .as_ref()
+        .open_turns()
+        .find(|t| t.number == turn.number)
         .map(|t| t.proposals.iter().map(|p| p.hack.number).collect())
         .unwrap_or_default();
     tx.mail(Mail::new(

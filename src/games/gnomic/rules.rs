@@ -15,9 +15,10 @@ use super::report;
 use super::scoring::{self, Tally};
 use super::{
     Choice, Command, Condition, CountedVote, Event, Gnomic, HackOutcome, Proposal, Reason,
-    Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult, Winner, batch_id,
+    RegisteredChange, Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult,
+    Winner, batch_id,
 };
-use super::{judging, meta};
+use super::{exception, judging, meta};
 use crate::engine::calendar::{self, Deadline};
 use crate::engine::game::{SharedEvent, Tx, View};
 use crate::engine::players::PlayerId;
@@ -55,6 +56,7 @@ pub(super) fn apply(
         Command::Overrule => judging::overrule(tx, ctx),
         Command::Consent => judging::consent(tx, ctx),
         Command::Forfeit => forfeit(tx, ctx),
+        Command::Exception { end } => exception::agree(tx, end, ctx),
     }
 }
 
@@ -215,9 +217,8 @@ fn forfeit(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
     };
     let open_turn = tx
         .state()
-        .open
-        .as_ref()
-        .filter(|t| t.proponent == id)
+        .open_turns()
+        .find(|t| t.proponent == id)
         .map(|t| t.number);
     tx.record(Event::Forfeited {
         player: id,
@@ -247,9 +248,11 @@ fn forfeit(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "next": next,
         }),
     ));
-    // Ey was perhaps the last voter the count waited for.
+    // Ey was perhaps the last voter the count waited for, or the last
+    // agreement the exception state waited for.
     check_all_voted(tx);
     sync_reminders(tx);
+    exception::check(tx);
     Ok(Sentence::new("gnomic_forfeited")
         .arg("points", points)
         .arg("open_turn", open_turn))
@@ -329,16 +332,24 @@ pub(super) fn next_ordinal(state: &State, view: &View<'_>, params: &super::Param
 
 /// 310/431: n over the active players of the game (no bot players are refereed).
 pub(super) fn threshold(state: &State, view: &View<'_>, params: &super::Params) -> i64 {
-    let active: Vec<i64> = order(state, view)
+    let active: Vec<i64> = active_players(state, view)
         .iter()
+        .map(|s| s.points)
+        .collect();
+    scoring::threshold(&params.numbers, &active)
+}
+
+/// The active players of the game (310, 432): in it, not on vacation, not
+/// declared inactive.
+pub(super) fn active_players(state: &State, view: &View<'_>) -> Vec<Score> {
+    order(state, view)
+        .into_iter()
         .filter(|s| {
             view.players
                 .by_id(s.player)
                 .is_some_and(|p| !p.inactive && p.vacation_until.is_none())
         })
-        .map(|s| s.points)
-        .collect();
-    scoring::threshold(&params.numbers, &active)
+        .collect()
 }
 
 /// 359: the most hacks that could take effect under any outcome of the votes.
@@ -377,25 +388,41 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
         Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
     })?;
-    if let Some(open) = &state.open {
-        return Err(Sentence::new("gnomic_turn_open")
-            .arg("turn", open.number)
-            .arg("proponent", &open.proponent_name)
-            .arg("deadline", human_time(open.closes_at()))
+    // 432: "During the exception state, any player may at any time perform a
+    // turn, turns may overlap"; it "takes precedence over" the order of play.
+    let exceptional = state.exception.active();
+    if state.forfeited.contains(&player.id) {
+        return Err(refuse("gnomic_forfeited_already"));
+    }
+    if !state.plays(player.id) {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
             .into());
     }
-    // 325: "Turns may not be skipped or passed".
-    let mover = mover(state, &view).ok_or_else(|| refuse("gnomic_not_started"))?;
-    if mover.player != player.id {
-        return Err(Sentence::new("gnomic_not_your_turn")
-            .arg("mover", &mover.name)
-            .into());
+    if !exceptional {
+        if let Some(open) = &state.open {
+            return Err(Sentence::new("gnomic_turn_open")
+                .arg("turn", open.number)
+                .arg("proponent", &open.proponent_name)
+                .arg("deadline", human_time(open.closes_at()))
+                .into());
+        }
+        // 325: "Turns may not be skipped or passed".
+        let mover = mover(state, &view).ok_or_else(|| refuse("gnomic_not_started"))?;
+        if mover.player != player.id {
+            return Err(Sentence::new("gnomic_not_your_turn")
+                .arg("mover", &mover.name)
+                .into());
+        }
+        // 212: an unsettled Judgment holds the next turn back, unless a majority
+        // of the other players consent; beginning the turn completes it (327).
+        // A turn out of the order (432) is not "the next turn": Judgment waits.
+        judging::may_begin(state, &view, &mover)?;
     }
-    // 212: an unsettled Judgment holds the next turn back, unless a majority
-    // of the other players consent; beginning the turn completes it (327).
-    judging::may_begin(state, &view, &mover)?;
     let player = player.clone();
-    judging::complete(tx);
+    if !exceptional {
+        judging::complete(tx);
+    }
     let params = tx.params();
     let state = tx.state();
     let view = tx.view();
@@ -543,6 +570,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         meta_batches: Vec::new(),
         voted: Vec::new(),
         all_voted_at: None,
+        exceptional,
     };
     tx.record(Event::TurnPosted { turn: turn.clone() });
     tx.record_shared(SharedEvent::Sealed(opened));
@@ -725,6 +753,19 @@ pub(super) fn sealed_votes(view: &View<'_>, turn: &Turn) -> BTreeMap<(PlayerId, 
     last
 }
 
+/// Hack `number` is in no open turn: the refusal names the hacks that are.
+pub(super) fn not_in_turn(state: &State, number: u32) -> Refusal {
+    Refusal(
+        Sentence::new("gnomic_not_in_turn").arg("hack", number).arg(
+            "hacks",
+            state
+                .open_turns()
+                .flat_map(|t| t.proposals.iter().map(|p| p.hack.number))
+                .collect::<Vec<_>>(),
+        ),
+    )
+}
+
 pub(super) fn box_error(error: &SealError) -> Refusal {
     Refusal(Sentence::new("gnomic_box_error").arg("error", error.to_string()))
 }
@@ -751,24 +792,15 @@ fn vote(
                 .arg("turn", last.turn),
         )
     };
-    let Some(turn) = state.open.as_ref() else {
+    if state.open.is_none() {
         return Err(match &state.last_result {
             Some(last) if last.outcomes.iter().any(|o| o.hack == number) => late(last),
             _ => refuse("gnomic_no_open_turn"),
         });
-    };
-    if !turn.proposals.iter().any(|p| p.hack.number == number) {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", number)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
     }
+    let Some(turn) = state.turn_of(number) else {
+        return Err(not_in_turn(state, number));
+    };
     if turn
         .proponent_of(number)
         .is_some_and(|(id, _)| id == player.id)
@@ -881,15 +913,19 @@ fn vote(
 /// 402: "After all players have voted [...] the proponent shall post the votes":
 /// when every voter has voted on every hack, the count is due at once.
 pub(super) fn check_all_voted(tx: &mut Tx<'_, Gnomic>) {
-    let Some(turn) = tx.state().open.clone() else {
-        return;
-    };
+    let turns: Vec<Turn> = tx.state().open_turns().cloned().collect();
+    for turn in turns {
+        check_turn_all_voted(tx, &turn);
+    }
+}
+
+fn check_turn_all_voted(tx: &mut Tx<'_, Gnomic>, turn: &Turn) {
     if turn.all_voted_at.is_some() {
         return;
     }
     let view = tx.view();
     let all = turn.proposals.iter().all(|p| {
-        voters_of(tx.state(), &view, &turn, p.hack.number)
+        voters_of(tx.state(), &view, turn, p.hack.number)
             .iter()
             .all(|voter| {
                 turn.voted
@@ -916,15 +952,15 @@ fn greek(
         .ok_or_else(|| {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
+    if tx.state().open.is_none() {
+        return Err(refuse("gnomic_no_open_turn"));
+    }
     let turn = tx
         .state()
-        .open
-        .as_ref()
-        .ok_or_else(|| refuse("gnomic_no_open_turn"))?;
+        .turn_of(number)
+        .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
     let proposal = turn
-        .proposals
-        .iter()
-        .find(|p| p.hack.number == number)
+        .proposal(number)
         .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
     if turn.proponent != player {
         return Err(Sentence::new("gnomic_greek_not_yours")
@@ -949,12 +985,19 @@ fn greek(
 /// tally, the changes applied to the ruleset (205), the scores (304, 421, 372,
 /// 394, 204, 322), and the score update (430) with n and the winner (310, 112).
 pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
-    let Some(turn) = tx.state().open.clone() else {
-        return;
-    };
-    if tx.state().count_due().is_none_or(|due| due > tx.at()) {
-        return;
+    // 432: overlapping turns are counted each on its own, the earliest due first.
+    while let Some(turn) = tx
+        .state()
+        .open_turns()
+        .filter(|t| t.count_due() <= tx.at())
+        .min_by_key(|t| (t.count_due(), t.number))
+        .cloned()
+    {
+        count_turn(tx, turn);
     }
+}
+
+fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     // Every batch's commitments first, then every reveal: the commitments
     // reach the list before any vote does.
     for batch in turn.batches() {
@@ -1149,6 +1192,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
             gnomes,
             replaced_by: None,
             instead_of: None,
+            registered: false,
         });
     }
     // 205, 107: each adopted proposal takes effect now, at the completion of
@@ -1160,18 +1204,32 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         let Some(hack) = turn.proposal(target).map(|p| p.hack.clone()) else {
             continue;
         };
-        let not_applied = match hack::adoption(&hack, tx.view().ruleset) {
-            Ok(events) => {
-                for event in events {
-                    tx.record_shared(SharedEvent::Ruleset(event));
+        // 432: "The ruleset will not be altered during the exception state,
+        // all changes will be registered and performed with the ending".
+        let registered = tx.state().exception.active();
+        let not_applied = if registered {
+            tx.record(Event::ChangeRegistered {
+                change: RegisteredChange {
+                    turn: turn.number,
+                    hack,
+                },
+            });
+            None
+        } else {
+            match hack::adoption(&hack, tx.view().ruleset) {
+                Ok(events) => {
+                    for event in events {
+                        tx.record_shared(SharedEvent::Ruleset(event));
+                    }
+                    None
                 }
-                None
+                Err(error) => Some(error.to_string()),
             }
-            Err(error) => Some(error.to_string()),
         };
         for outcome in outcomes.iter_mut() {
             if outcome.hack == target {
                 outcome.not_applied = not_applied.clone();
+                outcome.registered = registered;
                 if target != root.hack.number {
                     outcome.instead_of = Some(root.hack.number);
                 }
@@ -1243,7 +1301,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
     });
     sync_reminders(tx);
     let view = tx.view();
-    let next = if winner.is_none() {
+    let next = if winner.is_none() && tx.state().open.is_none() {
         mover(tx.state(), &view).map(|s| s.name)
     } else {
         None

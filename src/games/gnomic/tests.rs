@@ -1156,6 +1156,7 @@ fn render_every_announcement(table: &Table) {
             "gnomic_judgment" => include_str!("../../../templates/gnomic_judgment.txt"),
             "gnomic_forfeited" => include_str!("../../../templates/gnomic_forfeited.txt"),
             "gnomic_name_taken" => include_str!("../../../templates/gnomic_name_taken.txt"),
+            "gnomic_exception" => include_str!("../../../templates/gnomic_exception.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -2022,7 +2023,7 @@ fn rule_113_a_player_forfeits_the_game_and_is_skipped_with_no_more_penalties() {
             true,
             &["turn", "hack 302 \"Mine\" repeals 210"]
         ),
-        "gnomic_not_your_turn"
+        "gnomic_forfeited_already"
     );
     // Bob forfeits while no turn is open: Carol is next, nobody waits for Bob.
     table.mail.clear();
@@ -2262,4 +2263,150 @@ fn rule_402_a_voter_whose_vote_a_change_voids_is_reminded_again() {
             format!("{:?}", Audience::Address(Address::new(DAVE)))
         ]
     );
+}
+
+#[test]
+fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_it_ends() {
+    let mut table = table();
+    for (at, from) in [(1, ALICE), (2, BOB), (3, CAROL)] {
+        done(&mut table, mins(at), from, true, &["exception begin"]);
+    }
+    assert_eq!(
+        table.last[0].sentence.args["waiting"],
+        serde_json::json!(["Dave"])
+    );
+    assert!(!state(&table).exception.active());
+    let mark = table.mail.len();
+    done(&mut table, mins(4), DAVE, true, &["exception begin"]);
+    let began = the_mail(table.mail_since(mark), "gnomic_exception");
+    assert_eq!(began.to, Audience::List);
+    assert_eq!(began.values["what"], "began");
+    assert!(state(&table).exception.active());
+    assert_eq!(
+        refused(&mut table, mins(4), ALICE, true, &["exception begin"]),
+        "gnomic_exception_in_force"
+    );
+    // Any player, at any time: Carol, then Bob while Carol's turn is open,
+    // then Dave, whose hack amends the rule Bob's repeals.
+    done(&mut table, mins(5), CAROL, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(6),
+        BOB,
+        true,
+        &["turn", "hack 302 \"Silence\" repeals 210"],
+    );
+    done(
+        &mut table,
+        mins(7),
+        DAVE,
+        true,
+        &[
+            "turn",
+            "hack 303 \"Whisper\" amends 210",
+            "text",
+            "Players may whisper.",
+            "end",
+        ],
+    );
+    let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
+    assert_eq!(open, [1, 2, 3]);
+    // Each turn has its own votes and sealed batch.
+    for voter in [ALICE, BOB, DAVE] {
+        done(&mut table, mins(8), voter, false, &["vote 301 for"]);
+    }
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(8), voter, false, &["vote 302 for"]);
+    }
+    assert_eq!(
+        table
+            .world
+            .sealed
+            .batch("gnomic:turn:2")
+            .unwrap()
+            .actions
+            .len(),
+        3
+    );
+    table.run_until(mins(9));
+    // Turns 1 and 2 counted, each with its own result; 3 still open.
+    let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
+    assert_eq!(open, [3]);
+    let results: Vec<&Mail> = table
+        .mail
+        .iter()
+        .filter(|m| m.template == "gnomic_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].values["turn"], 1);
+    assert_eq!(results[0].values["outcomes"][0]["registered"], true);
+    // Scores follow each count; the ruleset is not altered.
+    assert_eq!(points(&table, "Carol"), 10);
+    assert_eq!(points(&table, "Bob"), 11);
+    assert!(!table.world.ruleset.exists(301));
+    assert!(table.world.ruleset.exists(210));
+    assert_eq!(state(&table).exception.registered.len(), 2);
+    // An overlapping turn does not move the order of play.
+    assert_eq!(state(&table).last_mover, None);
+    for voter in [ALICE, BOB, CAROL] {
+        done(&mut table, mins(10), voter, false, &["vote 303 for"]);
+    }
+    table.run_until(mins(11));
+    assert!(state(&table).open.is_none());
+    assert_eq!(
+        refused(&mut table, mins(12), ALICE, true, &["exception begin"]),
+        "gnomic_exception_in_force"
+    );
+    // The end: every active player again; the registered changes in order.
+    for (at, from) in [(12, ALICE), (13, BOB), (14, CAROL)] {
+        done(&mut table, mins(at), from, true, &["exception end"]);
+    }
+    assert!(table.world.ruleset.exists(210));
+    let mark = table.mail.len();
+    done(&mut table, mins(15), DAVE, true, &["exception end"]);
+    let ended = the_mail(table.mail_since(mark), "gnomic_exception");
+    assert_eq!(ended.values["what"], "ended");
+    let applied = ended.values["applied"].as_array().unwrap();
+    assert_eq!(applied.len(), 3);
+    assert_eq!(applied[0]["not_applied"], serde_json::Value::Null);
+    assert_eq!(applied[1]["not_applied"], serde_json::Value::Null);
+    // 303 amends 210, which 302 repealed before it.
+    assert!(applied[2]["not_applied"].is_string());
+    assert_eq!(ended.values["next"], "Alice");
+    assert!(table.world.ruleset.exists(301));
+    assert!(!table.world.ruleset.exists(210));
+    assert!(!state(&table).exception.active());
+    assert!(state(&table).exception.registered.is_empty());
+    // The order of play is back: Alice's turn, not Bob's.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(16),
+            BOB,
+            true,
+            &["turn", "hack 304 \"Mine\" repeals 205"]
+        ),
+        "gnomic_not_your_turn"
+    );
+    assert_eq!(
+        refused(&mut table, mins(16), BOB, true, &["exception end"]),
+        "gnomic_exception_not_in_force"
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_432_a_state_saved_before_the_exception_state_loads() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    let mut saved = serde_json::to_value(&*state(&table)).unwrap();
+    let object = saved.as_object_mut().unwrap();
+    object.remove("overlapping");
+    object.remove("exception");
+    object["open"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exceptional");
+    let loaded: State = serde_json::from_value(saved).unwrap();
+    assert_eq!(loaded, *state(&table));
 }
