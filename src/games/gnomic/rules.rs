@@ -610,7 +610,7 @@ fn reminder_id(batch: &str, player: PlayerId) -> String {
 /// says nothing of anyone's vote.
 fn owed_reminders(state: &State, view: &View<'_>, now: Timestamp) -> Vec<Deadline> {
     let mut owed = Vec::new();
-    for turn in state.open.iter() {
+    for turn in state.open_turns() {
         for batch in turn.batches() {
             let hacks: Vec<&Proposal> = turn
                 .proposals

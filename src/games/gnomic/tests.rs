@@ -2311,6 +2311,21 @@ fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_i
     );
     let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
     assert_eq!(open, [1, 2, 3]);
+    // Every open turn owes its voters their reminders.
+    for turn in 1..=3 {
+        let owed = table
+            .world
+            .schedule
+            .entries
+            .iter()
+            .filter(|e| {
+                e.deadline
+                    .id
+                    .starts_with(&format!("gnomic:turn:{turn}:remind:"))
+            })
+            .count();
+        assert_eq!(owed, 3, "turn {turn}");
+    }
     // Each turn has its own votes and sealed batch.
     for voter in [ALICE, BOB, DAVE] {
         done(&mut table, mins(8), voter, false, &["vote 301 for"]);
