@@ -1307,18 +1307,16 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
         None
     };
     let scores = order(tx.state(), &view);
-    tx.mail(Mail::new(
-        Audience::List,
-        TAG,
-        "gnomic_result",
-        report::result(
-            &turn,
-            &result,
-            &scores,
-            winner.as_ref(),
-            next,
-            tx.at(),
-            tx.params(),
-        ),
-    ));
+    let mut values = report::result(
+        &turn,
+        &result,
+        &scores,
+        winner.as_ref(),
+        next,
+        tx.at(),
+        tx.params(),
+    );
+    // 432: no one is "next" while any player may post a turn.
+    values["exception"] = serde_json::json!(tx.state().exception.active());
+    tx.mail(Mail::new(Audience::List, TAG, "gnomic_result", values));
 }

@@ -2311,6 +2311,11 @@ fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_i
     );
     let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
     assert_eq!(open, [1, 2, 3]);
+    done(&mut table, mins(7), ALICE, false, &["status"]);
+    let status = &table.last[0].sentence.args["status"];
+    assert_eq!(status["open"]["turn"], 1);
+    assert_eq!(status["overlapping"][1]["proponent"], "Dave");
+    assert_eq!(status["exception"]["active"], true);
     // Every open turn owes its voters their reminders.
     for turn in 1..=3 {
         let owed = table
@@ -2355,6 +2360,7 @@ fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_i
     assert_eq!(results.len(), 2);
     assert_eq!(results[0].values["turn"], 1);
     assert_eq!(results[0].values["outcomes"][0]["registered"], true);
+    assert_eq!(results[0].values["exception"], true);
     // Scores follow each count; the ruleset is not altered.
     assert_eq!(points(&table, "Carol"), 10);
     assert_eq!(points(&table, "Bob"), 11);
