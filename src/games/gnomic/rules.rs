@@ -1278,16 +1278,20 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     }
     let view = tx.view();
     let n = threshold(&after, &view, tx.params());
-    let winner = order(&after, &view)
-        .into_iter()
-        .filter(|s| s.points >= n)
-        .max_by_key(|s| (s.points, std::cmp::Reverse(s.name.to_lowercase())))
-        .map(|s| Winner {
-            player: s.player,
-            name: s.name,
-            points: s.points,
-            n,
-        });
+    // 432: a turn overlapping one whose count made a winner is still counted,
+    // but the game was won then and stays won.
+    let winner = tx.state().winner.clone().or_else(|| {
+        order(&after, &view)
+            .into_iter()
+            .filter(|s| s.points >= n)
+            .max_by_key(|s| (s.points, std::cmp::Reverse(s.name.to_lowercase())))
+            .map(|s| Winner {
+                player: s.player,
+                name: s.name,
+                points: s.points,
+                n,
+            })
+    });
     let result = TurnResult {
         turn: turn.number,
         proponent_name: turn.proponent_name.clone(),

@@ -2431,3 +2431,35 @@ fn rule_432_a_state_saved_before_the_exception_state_loads() {
     let loaded: State = serde_json::from_value(saved).unwrap();
     assert_eq!(loaded, *state(&table));
 }
+
+#[test]
+fn rule_432_an_overlapping_turn_counted_after_a_win_leaves_the_winner() {
+    let mut params = Params::default();
+    params.numbers.threshold_floor = 10;
+    let mut table = table_with(params, small_ruleset());
+    for from in [ALICE, BOB, CAROL, DAVE] {
+        done(&mut table, mins(1), from, true, &["exception begin"]);
+    }
+    done(&mut table, mins(2), CAROL, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(3),
+        BOB,
+        true,
+        &["turn", "hack 302 \"Silence\" repeals 210"],
+    );
+    for voter in [ALICE, BOB, DAVE] {
+        done(&mut table, mins(4), voter, false, &["vote 301 for"]);
+    }
+    table.run_until(mins(5));
+    assert_eq!(state(&table).winner.as_ref().unwrap().name, "Carol");
+    // Bob's turn is still counted, and would have made him the winner alone.
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(6), voter, false, &["vote 302 for"]);
+    }
+    table.run_until(mins(7));
+    assert!(state(&table).open.is_none());
+    assert_eq!(points(&table, "Bob"), 11);
+    assert_eq!(state(&table).winner.as_ref().unwrap().name, "Carol");
+    assert_eq!(state(&table).exception.registered.len(), 2);
+}
