@@ -4,7 +4,9 @@
 //! list by mistake), the count with its reveal that `verify-sealed` accepts, the
 //! adopted hack in the ruleset, and a reply quoting the turn that does nothing;
 //! a meta-amendment taking effect instead of its hack, a shout of
-//! UNRULEWORTHY!!!, and a Judgment with a forged ruling refused.
+//! UNRULEWORTHY!!!, and a Judgment with a forged ruling refused; the
+//! reminders before the 72 hours end, the exception state with two turns
+//! overlapping, and a forfeit.
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -476,4 +478,92 @@ fn rule_383_a_shout_by_mail_repeals_a_hack_and_judgment_follows_it() {
             .iter()
             .any(|m| m.subject.contains("Judgment 1: Dave disagrees with Alice"))
     );
+}
+
+#[test]
+fn rule_432_by_mail_reminders_the_exception_state_overlapping_turns_and_a_forfeit() {
+    let bot = bot();
+    let post = posted(&bot);
+    let later = |mins: i64| post + SignedDuration::from_mins(mins);
+    deliver(
+        &bot,
+        "bob",
+        BOB,
+        BOT,
+        "[gnomic]",
+        "vote 301 for\nvote 302 against",
+        later(1),
+    );
+    // A day before the 72 hours end: Carol and Dave, who have not voted, are
+    // reminded privately; Bob, who has, is not; nothing says how anyone voted.
+    bot.once(later(48 * 60 + 1));
+    for who in [CAROL, DAVE] {
+        let reminders: Vec<String> = answers(&bot, who)
+            .into_iter()
+            .filter(|b| b.contains("a reminder: your secret vote on hack 301, 302 of turn 1"))
+            .collect();
+        assert_eq!(reminders.len(), 1, "{:#?}", answers(&bot, who));
+        assert!(!reminders[0].contains("against") || reminders[0].contains("for|against|abstain"));
+        assert!(!reminders[0].contains("Bob"));
+    }
+    assert!(
+        !answers(&bot, BOB).iter().any(|b| b.contains("a reminder")),
+        "{:#?}",
+        answers(&bot, BOB)
+    );
+    // Every player agrees to the exception state; Bob then posts a turn of
+    // his own while Alice's is open.
+    for (i, (name, from)) in [
+        ("Alice", ALICE),
+        ("Bob", BOB),
+        ("Carol", CAROL),
+        ("Dave", DAVE),
+    ]
+    .iter()
+    .enumerate()
+    {
+        deliver(
+            &bot,
+            &format!("exception-{name}"),
+            from,
+            LIST,
+            "[gnomic] exception begin",
+            "",
+            later(48 * 60 + 2 + i as i64),
+        );
+    }
+    deliver(
+        &bot,
+        "bob-turn",
+        BOB,
+        LIST,
+        "[gnomic] turn",
+        "hack 303 \"Dance\"\nenact\nPlayers may dance.\nend\n",
+        later(48 * 60 + 10),
+    );
+    deliver(
+        &bot,
+        "dave-forfeit",
+        DAVE,
+        LIST,
+        "[gnomic] forfeit",
+        "",
+        later(48 * 60 + 11),
+    );
+    bot.once(later(48 * 60 + 12));
+    let subjects: Vec<String> = to_list(&bot).into_iter().map(|m| m.subject).collect();
+    for expected in [
+        "The exception state is in force (rule 432)",
+        "Bob's turn",
+        "Dave forfeits the game of Gnomic",
+    ] {
+        assert!(
+            subjects.iter().any(|s| s.contains(expected)),
+            "{expected}: {subjects:#?}"
+        );
+    }
+    let state = bot.state_json();
+    let gnomic = &state["gnomic"];
+    assert_eq!(gnomic["overlapping"][0]["number"], 2, "{gnomic:#}");
+    assert!(gnomic["exception"]["since"].is_string(), "{gnomic:#}");
 }

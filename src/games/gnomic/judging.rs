@@ -19,7 +19,7 @@ fn in_game(tx: &Tx<'_, Gnomic>, ctx: &Ctx) -> Result<(PlayerId, String), Refusal
     }
     view.players
         .active_by_address(&ctx.sender)
-        .filter(|p| tx.state().score(p.id).is_some())
+        .filter(|p| tx.state().plays(p.id))
         .map(|p| (p.id, p.name.clone()))
         .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))
 }

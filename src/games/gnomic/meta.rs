@@ -19,16 +19,21 @@ fn in_game(tx: &Tx<'_, Gnomic>, ctx: &Ctx) -> Result<(PlayerId, String), Refusal
     let view = tx.view();
     view.players
         .active_by_address(&ctx.sender)
-        .filter(|p| tx.state().score(p.id).is_some())
+        .filter(|p| tx.state().plays(p.id))
         .map(|p| (p.id, p.name.clone()))
         .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))
 }
 
-fn open_turn(tx: &Tx<'_, Gnomic>) -> Result<Turn, Refusal> {
-    tx.state()
-        .open
-        .clone()
-        .ok_or_else(|| refuse_code("gnomic_no_open_turn"))
+/// The open turn hack `number` is in (one of several under 432).
+fn open_turn(tx: &Tx<'_, Gnomic>, number: u32) -> Result<Turn, Refusal> {
+    let state = tx.state();
+    if state.open.is_none() {
+        return Err(refuse_code("gnomic_no_open_turn"));
+    }
+    state
+        .turn_of(number)
+        .cloned()
+        .ok_or_else(|| rules::not_in_turn(state, number))
 }
 
 /// 401: a meta-amendment of `parent`, other than `except`, that `player` favours:
@@ -102,6 +107,36 @@ fn one_hack(post: TurnPost) -> Result<(PostedHack, Option<Choice>), Refusal> {
     Ok((posted, own))
 }
 
+/// 371: "A player may not make more than one proposal in a given turn that is
+/// "the same" [...] or a direct amendment of the same rule", for a hack posted
+/// or changed beside the player's own hacks of the same level: the turn's
+/// proposals, or eir meta-amendments of the same hack. Another player's
+/// meta-amendment is an alternative, not a second proposal of eirs: of two
+/// siblings at most one takes effect (401).
+fn redundant_with(
+    turn: &Turn,
+    parent: Option<u32>,
+    player: PlayerId,
+    hack: &Hack,
+) -> Result<(), Refusal> {
+    let same_level = turn.proposals.iter().filter(|p| {
+        p.parent == parent
+            && p.hack.number != hack.number
+            && turn
+                .proponent_of(p.hack.number)
+                .is_some_and(|(id, _)| id == player)
+    });
+    for other in same_level {
+        if hack::redundant(&other.hack, hack) {
+            return Err(Sentence::new("gnomic_redundant")
+                .arg("first", other.hack.number)
+                .arg("second", hack.number)
+                .into());
+        }
+    }
+    Ok(())
+}
+
 /// The votes on hack `number` close then: its own 72 hours.
 fn closes(turn: &Turn, number: u32) -> jiff::Timestamp {
     turn.proposal(number)
@@ -123,18 +158,9 @@ pub(super) fn meta(
     if !ctx.public {
         return Err(refuse_code("gnomic_meta_private"));
     }
-    let turn = open_turn(tx)?;
+    let turn = open_turn(tx, parent)?;
     let Some(amended) = turn.proposal(parent) else {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", parent)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
+        return Err(rules::not_in_turn(tx.state(), parent));
     };
     // 401: "No player may meta-amend his own proposals."
     if turn
@@ -164,6 +190,7 @@ pub(super) fn meta(
     }
     hack::adoption(&hack, view.ruleset, &tx.params().numbers)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
+    redundant_with(&turn, Some(parent), player, &hack)?;
     let proponent_vote = own.unwrap_or(Choice::For);
     // 401: the author's assumed "for" (402) is a favourable vote too.
     if proponent_vote == Choice::For
@@ -209,7 +236,11 @@ pub(super) fn meta(
     });
     tx.record_shared(SharedEvent::Sealed(opened));
     let state = tx.state();
-    let open = state.open.clone().unwrap_or(turn);
+    let open = state
+        .open_turns()
+        .find(|t| t.number == turn.number)
+        .cloned()
+        .unwrap_or(turn);
     let voters: Vec<String> = rules::voters_of(state, &tx.view(), &open, proposal.hack.number)
         .into_iter()
         .map(|s| s.name)
@@ -220,6 +251,7 @@ pub(super) fn meta(
         "gnomic_meta",
         report::meta(&open, &proposal, &amended_title, &voters, tx.params()),
     ));
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_meta_posted")
         .arg("hack", proposal.hack.number)
         .arg("parent", parent)
@@ -236,18 +268,9 @@ pub(super) fn change(
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
     let (player, _) = in_game(tx, ctx)?;
-    let turn = open_turn(tx)?;
+    let turn = open_turn(tx, number)?;
     let Some(proposal) = turn.proposal(number) else {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", number)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
+        return Err(rules::not_in_turn(tx.state(), number));
     };
     let (owner, owner_name) = turn
         .proponent_of(number)
@@ -277,6 +300,7 @@ pub(super) fn change(
     let view = tx.view();
     hack::adoption(&hack, view.ruleset, &tx.params().numbers)
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
+    redundant_with(&turn, proposal.parent, player, &hack)?;
     if own.unwrap_or(proposal.proponent_vote) == Choice::For
         && proposal.parent.is_some()
         && let Some(other) = favoured_sibling(&view, &turn, number, player)
@@ -306,6 +330,7 @@ pub(super) fn change(
     value["closes"] = serde_json::json!(human_time(closes(&turn, number)));
     value["at"] = serde_json::json!(human_time(ctx.now));
     tx.mail(Mail::new(Audience::List, TAG, "gnomic_changed", value));
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_change_posted")
         .arg("hack", number)
         .arg("voided", voided))
@@ -338,7 +363,7 @@ pub(super) fn shout(
 ) -> Result<Sentence, Refusal> {
     let (player, name) = in_game(tx, ctx)?;
     let state = tx.state();
-    let Some(turn) = state.open.clone().filter(|t| t.proposal(number).is_some()) else {
+    let Some(turn) = state.turn_of(number).cloned() else {
         let counted = state
             .last_result
             .as_ref()
@@ -366,8 +391,8 @@ pub(super) fn shout(
     });
     let remaining: Vec<u32> = tx
         .state()
-        .open
-        .as_ref()
+        .open_turns()
+        .find(|t| t.number == turn.number)
         .map(|t| t.proposals.iter().map(|p| p.hack.number).collect())
         .unwrap_or_default();
     tx.mail(Mail::new(
@@ -386,6 +411,7 @@ pub(super) fn shout(
         }),
     ));
     check_all_voted(tx);
+    rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_shouted")
         .arg("hack", number)
         .arg("withdrawn", withdrawn))

@@ -5,20 +5,24 @@
 //! ruleset (205, 107, 108) and the score update (304, 421, 372, 394, 390, 204,
 //! 430, 310/431, 112); meta-amendments and changes (401, 421, 342, 434), the
 //! shout of UNRULEWORTHY!!! (383, 410), the Voting Gnomes (440), and Judgment
-//! with its fees and precedents (212, 373, 327).
+//! with its fees and precedents (212, 373, 327); forfeiting (113), names (425)
+//! and the exception state with its overlapping turns (432).
 //!
 //! The pure decisions come first, each clause tested on its own: `scoring` (the
 //! arithmetic), `hack` (the form of a hack and what adopting it does to the
 //! ruleset), `judgment` (the Judge, the fees, which meta-amendment takes
 //! effect). `parse` reads the mail, `rules` carries out the turns, votes and
 //! the count, `meta` the meta-amendments, changes and shouts, `judging`
-//! Judgment; `report` gives the announcements their values.
+//! Judgment, `exception` the agreements of 432; `report` gives the
+//! announcements their values.
 //! Built through the game seam alone; pure, like the engine: the time, the
 //! sender and the entropy come in through `Ctx` and the transaction.
 //!
 //! Identifiers: turn N seals its votes into batch `gnomic:turn:N`; the game keeps
-//! its one deadline itself (`next_deadline`: the open turn's count).
+//! its deadlines itself (`next_deadline`: the earliest count of the open turns);
+//! the voters' reminders are on the shared schedule (`rules::sync_reminders`).
 
+mod exception;
 pub mod hack;
 mod judging;
 pub mod judgment;
@@ -116,8 +120,16 @@ pub struct State {
     /// The name of the player whose turn came last: the next is the one after
     /// em in alphabetical order (325).
     pub last_mover: Option<String>,
-    /// The turn whose votes are being taken.
+    /// The turn whose votes are being taken; the first posted of them when
+    /// turns overlap (432).
     pub open: Option<Turn>,
+    /// 432: the turns posted while others were open, in the order posted.
+    /// Invariant: empty while `open` is none.
+    #[serde(default)]
+    pub overlapping: Vec<Turn>,
+    /// 432: the exception state, and the agreements to begin or end it.
+    #[serde(default)]
+    pub exception: Exception,
     /// Turns posted ever, over every game: turn N's votes are batch `gnomic:turn:N`.
     pub turns: u32,
     /// The last ordinal given to a hack (108).
@@ -136,6 +148,51 @@ pub struct State {
     /// a question is unsettled.
     #[serde(default)]
     pub consent: Vec<PlayerId>,
+    /// 113: the players who forfeited the current game: out of the order, the
+    /// votes and the penalties until a new game starts.
+    #[serde(default)]
+    pub forfeited: Vec<PlayerId>,
+    /// 425: the players not seated because their name is mentioned in a rule in
+    /// effect, with that name: told once per name.
+    #[serde(default)]
+    pub unseated: Vec<Unseated>,
+}
+
+/// 432's exception state ("Emergency break").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Exception {
+    /// Since when the state is in force; none outside it.
+    pub since: Option<Timestamp>,
+    /// Who has agreed to the next change of state (to begin it, or to end it).
+    pub agreed: Vec<PlayerId>,
+    /// The adopted changes registered during the state, in the order counted:
+    /// performed when it ends.
+    pub registered: Vec<RegisteredChange>,
+}
+
+impl Exception {
+    pub fn active(&self) -> bool {
+        self.since.is_some()
+    }
+}
+
+/// 432: "all changes will be registered and performed with the ending of the
+/// exception state".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisteredChange {
+    pub turn: u32,
+    /// The hack that takes effect: the adopted proposal, or the adopted
+    /// meta-amendment of it (401).
+    pub hack: Hack,
+}
+
+/// 425: a player kept out of the game by eir name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unseated {
+    pub player: PlayerId,
+    pub name: String,
+    /// The first rule in effect that mentions the name.
+    pub rule: u32,
 }
 
 /// One question put to Judgment (212, 373).
@@ -209,6 +266,10 @@ pub struct Turn {
     /// Set by the vote that completed the votes: the count is due then.
     #[serde(default)]
     pub all_voted_at: Option<Timestamp>,
+    /// 432: posted during the exception state, out of the order of play: its
+    /// count does not move the order on.
+    #[serde(default)]
+    pub exceptional: bool,
 }
 
 impl Turn {
@@ -233,6 +294,12 @@ impl Turn {
             (Some(id), Some(name)) => (*id, name.as_str()),
             _ => (self.proponent, self.proponent_name.as_str()),
         })
+    }
+
+    /// When its votes are counted: when all have voted, else when they close.
+    pub fn count_due(&self) -> Timestamp {
+        let closes = self.closes_at();
+        self.all_voted_at.map_or(closes, |at| at.min(closes))
     }
 
     /// The sealed batch hack `number`'s votes go into.
@@ -344,6 +411,10 @@ pub struct HackOutcome {
     /// 401: this meta-amendment took effect instead of the proposal it amends.
     #[serde(default)]
     pub instead_of: Option<u32>,
+    /// 432: counted during the exception state, the change is registered and
+    /// performed when the state ends.
+    #[serde(default)]
+    pub registered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -509,6 +580,34 @@ pub enum Event {
     Consented {
         player: PlayerId,
     },
+    /// 425: the player's name is mentioned in rule `rule`: not seated until
+    /// ey renames.
+    NameRefused {
+        player: PlayerId,
+        name: String,
+        rule: u32,
+    },
+    /// 432: a player agreed to begin (`end` false) or to end the exception state.
+    ExceptionAgreed {
+        player: PlayerId,
+        name: String,
+        end: bool,
+    },
+    /// 432: every active player agreed: the exception state is in force.
+    ExceptionBegan,
+    /// 432: an adopted change counted during the exception state, registered.
+    ChangeRegistered {
+        change: RegisteredChange,
+    },
+    /// 432: every active player agreed to end it; the registered changes were
+    /// performed in the same step, in order.
+    ExceptionEnded,
+    /// 113: the player forfeited the game (not the nomic).
+    Forfeited {
+        player: PlayerId,
+        name: String,
+        points: i64,
+    },
     /// 327: the Judgment completed; its ruling was enacted as rule `rule`.
     JudgmentCompleted {
         question: u32,
@@ -582,6 +681,12 @@ pub enum Command {
     Overrule,
     /// 212: `consent` to the next player beginning eir turn.
     Consent,
+    /// 113: `forfeit` the game.
+    Forfeit,
+    /// 432: `exception begin` / `exception end`, one player's agreement.
+    Exception {
+        end: bool,
+    },
 }
 
 /// The sealed batch of turn `number`'s votes.
@@ -592,6 +697,11 @@ pub fn batch_id(number: u32) -> String {
 impl State {
     pub fn score(&self, player: PlayerId) -> Option<&Score> {
         self.scores.iter().find(|s| s.player == player)
+    }
+
+    /// In the current game: seated, and not forfeited (113).
+    pub fn plays(&self, player: PlayerId) -> bool {
+        self.score(player).is_some() && !self.forfeited.contains(&player)
     }
 
     fn score_mut(&mut self, player: PlayerId) -> Option<&mut Score> {
@@ -605,16 +715,21 @@ impl State {
                 self.scores = players.clone();
                 self.last_mover = None;
                 self.open = None;
+                self.overlapping.clear();
+                self.exception = Exception::default();
                 self.winner = None;
                 self.last_result = None;
                 self.questions.clear();
                 self.consent.clear();
+                self.forfeited.clear();
+                self.unseated.clear();
             }
             Event::Joined {
                 player,
                 name,
                 points,
             } => {
+                self.unseated.retain(|u| u.player != *player);
                 if self.score(*player).is_none() {
                     self.scores.push(Score {
                         player: *player,
@@ -633,7 +748,11 @@ impl State {
                 {
                     score.points -= sacrifice.nu;
                 }
-                self.open = Some(turn.clone());
+                if self.open.is_none() {
+                    self.open = Some(turn.clone());
+                } else {
+                    self.overlapping.push(turn.clone());
+                }
             }
             Event::Voted {
                 turn,
@@ -641,7 +760,7 @@ impl State {
                 player,
                 name,
             } => {
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn)
+                if let Some(open) = self.turn_mut(*turn)
                     && !open
                         .voted
                         .iter()
@@ -655,12 +774,12 @@ impl State {
                 }
             }
             Event::AllVoted { turn } => {
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                if let Some(open) = self.turn_mut(*turn) {
                     open.all_voted_at.get_or_insert(at);
                 }
             }
             Event::GreekConfirmed { turn, hack, count } => {
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn)
+                if let Some(open) = self.turn_mut(*turn)
                     && let Some(proposal) =
                         open.proposals.iter_mut().find(|p| p.hack.number == *hack)
                 {
@@ -673,15 +792,17 @@ impl State {
                         score.points += change.points;
                     }
                 }
-                if let Some(open) = self.open.take() {
-                    self.last_mover = Some(open.proponent_name);
+                if let Some(counted) = self.take_turn(result.turn)
+                    && !counted.exceptional
+                {
+                    self.last_mover = Some(counted.proponent_name);
                 }
                 self.last_result = Some(result.clone());
                 self.winner = winner.clone();
             }
             Event::MetaPosted { turn, proposal } => {
                 self.last_ordinal = self.last_ordinal.max(proposal.hack.number);
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                if let Some(open) = self.turn_mut(*turn) {
                     if let Some(batch) = &proposal.batch {
                         open.meta_batches.push(batch.clone());
                     }
@@ -695,7 +816,7 @@ impl State {
                 proponent_vote,
                 unanimity,
             } => {
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                if let Some(open) = self.turn_mut(*turn) {
                     if let Some(proposal) = open
                         .proposals
                         .iter_mut()
@@ -715,7 +836,7 @@ impl State {
             Event::Shouted {
                 turn, withdrawn, ..
             } => {
-                if let Some(open) = self.open.as_mut().filter(|t| t.number == *turn) {
+                if let Some(open) = self.turn_mut(*turn) {
                     open.proposals
                         .retain(|p| !withdrawn.contains(&p.hack.number));
                     open.voted.retain(|v| !withdrawn.contains(&v.hack));
@@ -760,6 +881,34 @@ impl State {
                     self.consent.push(*player);
                 }
             }
+            Event::NameRefused { player, name, rule } => {
+                self.unseated.retain(|u| u.player != *player);
+                self.unseated.push(Unseated {
+                    player: *player,
+                    name: name.clone(),
+                    rule: *rule,
+                });
+            }
+            Event::ExceptionAgreed { player, .. } => {
+                if !self.exception.agreed.contains(player) {
+                    self.exception.agreed.push(*player);
+                }
+            }
+            Event::ExceptionBegan => {
+                self.exception.since = Some(at);
+                self.exception.agreed.clear();
+            }
+            Event::ChangeRegistered { change } => {
+                self.exception.registered.push(change.clone());
+            }
+            Event::ExceptionEnded => {
+                self.exception = Exception::default();
+            }
+            Event::Forfeited { player, .. } => {
+                if !self.forfeited.contains(player) {
+                    self.forfeited.push(*player);
+                }
+            }
             Event::JudgmentCompleted { question, .. } => {
                 self.questions.retain(|q| q.number != *question);
                 if self.questions.is_empty() {
@@ -777,12 +926,40 @@ impl State {
         }
     }
 
-    /// When the open turn's votes are counted: when all have voted, else at its deadline.
+    /// When the next count is due: the earliest of the open turns'.
     pub fn count_due(&self) -> Option<Timestamp> {
-        self.open.as_ref().map(|t| {
-            let closes = t.closes_at();
-            t.all_voted_at.map_or(closes, |at| at.min(closes))
-        })
+        self.open_turns().map(Turn::count_due).min()
+    }
+
+    /// Every turn being voted on, in the order posted (several only under 432).
+    pub fn open_turns(&self) -> impl Iterator<Item = &Turn> {
+        self.open.iter().chain(self.overlapping.iter())
+    }
+
+    /// The open turn hack `number` is in, if any.
+    pub fn turn_of(&self, number: u32) -> Option<&Turn> {
+        self.open_turns().find(|t| t.proposal(number).is_some())
+    }
+
+    fn turn_mut(&mut self, number: u32) -> Option<&mut Turn> {
+        self.open
+            .iter_mut()
+            .chain(self.overlapping.iter_mut())
+            .find(|t| t.number == number)
+    }
+
+    /// Takes turn `number` out of the open turns, the next posted taking the
+    /// first place if it was there.
+    fn take_turn(&mut self, number: u32) -> Option<Turn> {
+        if self.open.as_ref().is_some_and(|t| t.number == number) {
+            let taken = self.open.take();
+            if !self.overlapping.is_empty() {
+                self.open = Some(self.overlapping.remove(0));
+            }
+            return taken;
+        }
+        let index = self.overlapping.iter().position(|t| t.number == number)?;
+        Some(self.overlapping.remove(index))
     }
 }
 
@@ -825,11 +1002,13 @@ impl Game for Gnomic {
         rules::count(tx);
     }
 
-    /// A voter who leaves may be the last one the count waited for.
+    /// A voter who leaves may be the last one the count waited for. Who goes on vacation or to Gaol is no longer an active player whose
+    /// agreement 432 waits for.
     fn standing_changed(tx: &mut Tx<'_, Gnomic>, change: &Standing) {
         if let Standing::Left(_) = change {
             rules::check_all_voted(tx);
         }
+        exception::check(tx);
     }
 
     /// A vote is secret until the count, however it is sent.

@@ -8,7 +8,7 @@ use crate::engine::{NotUnderstood, Sentence, split_verb};
 use super::hack;
 use super::{Choice, Command, Condition, PostedHack, TAG, TurnPost};
 
-const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), meta N (then a hack), change N (then the hack), greek N COUNT, UNRULEWORTHY!!! N, judgment QUESTION [accusing NAME], ruling agree|disagree: TEXT, overrule, consent, status, help (moderators: start)";
+const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), meta N (then a hack), change N (then the hack), greek N COUNT, UNRULEWORTHY!!! N, judgment QUESTION [accusing NAME], ruling agree|disagree: TEXT, overrule, consent, forfeit, exception begin|end, status, help (moderators: start)";
 
 /// 383: the shout, exactly as the rule writes it.
 pub const SHOUT: &str = "UNRULEWORTHY!!!";
@@ -149,6 +149,13 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         }
         "overrule" if rest.is_empty() => Ok(Command::Overrule),
         "consent" if rest.is_empty() => Ok(Command::Consent),
+        "exception" => match rest.trim().to_ascii_lowercase().as_str() {
+            "begin" | "invoke" => Ok(Command::Exception { end: false }),
+            "end" => Ok(Command::Exception { end: true }),
+            _ => Err(usage("exception begin|end")),
+        },
+        "forfeit" if rest.is_empty() => Ok(Command::Forfeit),
+        "forfeit" => Err(usage("forfeit")),
         "overrule" => Err(usage("overrule")),
         "consent" => Err(usage("consent")),
         _ if hack::is_header(line) => Err(usage("turn, then the hacks on the lines below")),

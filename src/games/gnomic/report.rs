@@ -171,6 +171,7 @@ pub fn result(
                 })).collect::<Vec<_>>(),
                 "replaced_by": o.replaced_by,
                 "instead_of": o.instead_of,
+                "registered": o.registered,
             })
         })
         .collect();
@@ -200,12 +201,12 @@ pub fn result(
 /// `status`: whose turn it is, the open hacks and who has voted on each (never
 /// how), the scores and n.
 pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -> Value {
-    let open = state.open.as_ref().map(|turn| {
+    let open_turn = |turn: &Turn| {
         json!({
             "turn": turn.number,
             "proponent": turn.proponent_name,
             "deadline": human_time(turn.closes_at()),
-            "counting": state.count_due().is_some_and(|due| due <= now),
+            "counting": turn.count_due() <= now,
             "hacks": turn.proposals.iter().map(|p| {
                 let voters = rules::voters_of(state, view, turn, p.hack.number);
                 let voted: Vec<&str> = voters.iter()
@@ -221,8 +222,25 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
                 })
             }).collect::<Vec<_>>(),
         })
-    });
+    };
+    let open = state.open.as_ref().map(open_turn);
+    let overlapping: Vec<Value> = state.overlapping.iter().map(open_turn).collect();
+    let names = |ids: &[crate::engine::players::PlayerId]| -> Vec<String> {
+        state
+            .scores
+            .iter()
+            .filter(|s| ids.contains(&s.player))
+            .map(|s| s.name.clone())
+            .collect()
+    };
     json!({
+        "overlapping": overlapping,
+        "exception": {
+            "active": state.exception.active(),
+            "since": state.exception.since.map(human_time),
+            "agreed": names(&state.exception.agreed),
+            "registered": state.exception.registered.iter().map(|r| json!({"turn": r.turn, "hack": r.hack.number, "title": r.hack.title})).collect::<Vec<_>>(),
+        },
         "started": state.started_at.is_some(),
         "mover": if state.open.is_none() && state.winner.is_none() {
             rules::mover(state, view).map(|s| s.name)

@@ -15,13 +15,16 @@ use super::report;
 use super::scoring::{self, Tally};
 use super::{
     Choice, Command, Condition, CountedVote, Event, Gnomic, HackOutcome, Proposal, Reason,
-    Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult, Winner, batch_id,
+    RegisteredChange, Sacrifice, Score, ScoreChange, State, TAG, Turn, TurnPost, TurnResult,
+    Winner, batch_id,
 };
-use super::{judging, meta};
+use super::{exception, judging, meta};
+use crate::engine::calendar::{self, Deadline};
 use crate::engine::game::{SharedEvent, Tx, View};
 use crate::engine::players::PlayerId;
+use crate::engine::ruleset::Ruleset;
 use crate::engine::sealed::{SealError, Stage};
-use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
+use crate::engine::{Address, Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
 fn refuse(code: &str) -> Refusal {
     Refusal(Sentence::new(code))
@@ -52,6 +55,8 @@ pub(super) fn apply(
         Command::Ruling { agreed, text } => judging::ruling(tx, agreed, text, ctx),
         Command::Overrule => judging::overrule(tx, ctx),
         Command::Consent => judging::consent(tx, ctx),
+        Command::Forfeit => forfeit(tx, ctx),
+        Command::Exception { end } => exception::agree(tx, end, ctx),
     }
 }
 
@@ -65,6 +70,7 @@ pub(super) fn order(state: &State, view: &View<'_>) -> Vec<Score> {
     let mut seated: Vec<Score> = state
         .scores
         .iter()
+        .filter(|score| !state.forfeited.contains(&score.player))
         .filter_map(|score| {
             let player = view.players.by_id(score.player).filter(|p| p.is_active())?;
             Some(Score {
@@ -97,19 +103,32 @@ pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
 /// one-half the average score of the players in the game at that time", at most
 /// 80% of the minimum, never below zero. The game's scores change only in its
 /// own steps, so the first step after the join computes what the join would have.
+/// 425 keeps out a player whose name a rule mentions, until ey renames.
 fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
     if tx.state().started_at.is_none() || tx.state().winner.is_some() {
         return;
     }
     let view = tx.view();
-    let newcomers: Vec<(PlayerId, String)> = view
+    let newcomers: Vec<(PlayerId, String, Address)> = view
         .players
         .active()
         .filter(|p| tx.state().score(p.id).is_none())
-        .map(|p| (p.id, p.name.clone()))
+        .map(|p| (p.id, p.name.clone(), p.address.clone()))
         .collect();
-    for (player, name) in newcomers {
+    for (player, name, address) in newcomers {
         let view = tx.view();
+        if let Some(rule) = rule_mentioning(view.ruleset, &name) {
+            // Told once for each name ey takes.
+            let told = tx
+                .state()
+                .unseated
+                .iter()
+                .any(|u| u.player == player && u.name == name);
+            if !told {
+                refuse_name(tx, player, &name, &address, rule);
+            }
+            continue;
+        }
         let in_game: Vec<i64> = order(tx.state(), &view).iter().map(|s| s.points).collect();
         let points = scoring::starting_score(&tx.params().numbers, &in_game);
         tx.record(Event::Joined {
@@ -120,6 +139,125 @@ fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
     }
 }
 
+/// 425: "When joining, no player may choose a name that is mentioned in the
+/// current ruleset": the first rule in effect (a void one is not) whose name
+/// or text has `name` as a whole word, case aside.
+pub(super) fn rule_mentioning(ruleset: &Ruleset, name: &str) -> Option<u32> {
+    let name = name.trim().to_lowercase();
+    if name.is_empty() {
+        return None;
+    }
+    let whole_word = |text: &str| {
+        let text = text.to_lowercase();
+        text.match_indices(&name).any(|(at, found)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + found.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    ruleset
+        .rules
+        .iter()
+        .filter(|r| !r.note.trim_start().starts_with("(void"))
+        .find(|r| whole_word(&r.text) || whole_word(&r.name))
+        .map(|r| r.number)
+}
+
+/// 425: the player is not seated, and told why and how to rename, privately.
+fn refuse_name(
+    tx: &mut Tx<'_, Gnomic>,
+    player: PlayerId,
+    name: &str,
+    address: &Address,
+    rule: u32,
+) {
+    let rule_name = tx
+        .view()
+        .ruleset
+        .get(rule)
+        .map(|r| r.name.clone())
+        .unwrap_or_default();
+    tx.record(Event::NameRefused {
+        player,
+        name: name.to_owned(),
+        rule,
+    });
+    tx.mail(Mail::new(
+        Audience::Address(address.clone()),
+        TAG,
+        "gnomic_name_taken",
+        serde_json::json!({
+            "name": name,
+            "rule": rule,
+            "rule_name": rule_name,
+        }),
+    ));
+}
+
+/// 113: "A player always has the option to forfeit the game rather than
+/// continue to play or incur a game penalty." Ey leaves the game, not the
+/// nomic. An open turn of eirs is counted as posted (the hacks are the nomic's
+/// proposals, and others may have voted), with no points or penalty for em.
+fn forfeit(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    if tx.state().started_at.is_none() {
+        return Err(refuse("gnomic_not_started"));
+    }
+    let view = tx.view();
+    let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
+        Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+    })?;
+    let (id, name) = (player.id, player.name.clone());
+    if tx.state().forfeited.contains(&id) {
+        return Err(refuse("gnomic_forfeited_already"));
+    }
+    let Some(points) = tx.state().score(id).map(|s| s.points) else {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
+            .into());
+    };
+    let open_turn = tx
+        .state()
+        .open_turns()
+        .find(|t| t.proponent == id)
+        .map(|t| t.number);
+    tx.record(Event::Forfeited {
+        player: id,
+        name: name.clone(),
+        points,
+    });
+    let view = tx.view();
+    let next = if tx.state().open.is_none() {
+        mover(tx.state(), &view).map(|s| s.name)
+    } else {
+        None
+    };
+    let remaining: Vec<String> = order(tx.state(), &view)
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "gnomic_forfeited",
+        serde_json::json!({
+            "name": name,
+            "at": human_time(ctx.now),
+            "points": points,
+            "open_turn": open_turn,
+            "order": remaining,
+            "next": next,
+        }),
+    ));
+    // Ey was perhaps the last voter the count waited for, or the last
+    // agreement the exception state waited for.
+    check_all_voted(tx);
+    sync_reminders(tx);
+    exception::check(tx);
+    Ok(Sentence::new("gnomic_forfeited")
+        .arg("points", points)
+        .arg("open_turn", open_turn))
+}
+
 fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
     if let Some(open) = &tx.state().open {
         return Err(Sentence::new("gnomic_turn_open")
@@ -128,20 +266,30 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             .arg("deadline", human_time(open.closes_at()))
             .into());
     }
-    let players: Vec<Score> = tx
-        .view()
-        .players
-        .active()
-        .map(|p| Score {
-            player: p.id,
-            name: p.name.clone(),
-            points: 0,
-        })
-        .collect();
+    let view = tx.view();
+    let mut players: Vec<Score> = Vec::new();
+    let mut refused: Vec<(PlayerId, String, Address, u32)> = Vec::new();
+    for p in view.players.active() {
+        match rule_mentioning(view.ruleset, &p.name) {
+            Some(rule) => refused.push((p.id, p.name.clone(), p.address.clone(), rule)),
+            None => players.push(Score {
+                player: p.id,
+                name: p.name.clone(),
+                points: 0,
+            }),
+        }
+    }
     tx.record(Event::Started {
         by: ctx.sender.clone(),
         players,
     });
+    for (player, name, address, rule) in &refused {
+        refuse_name(tx, *player, name, address, *rule);
+    }
+    let unseated: Vec<&str> = refused
+        .iter()
+        .map(|(_, name, _, _)| name.as_str())
+        .collect();
     let view = tx.view();
     let order = order(tx.state(), &view);
     let first = order.first().map(|s| s.name.clone());
@@ -158,6 +306,7 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "n": n,
             "next_ordinal": next_ordinal(tx.state(), &view, tx.params()),
             "vote_hours": tx.params().vote_hours,
+            "unseated": unseated,
         }),
     ));
     Ok(Sentence::new("gnomic_started")
@@ -165,7 +314,8 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "order",
             order.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
         )
-        .arg("first", first))
+        .arg("first", first)
+        .arg("unseated", unseated))
 }
 
 /// 108: "The numbers shall begin with 301, and each rule change proposed in the
@@ -182,16 +332,24 @@ pub(super) fn next_ordinal(state: &State, view: &View<'_>, params: &super::Param
 
 /// 310/431: n over the active players of the game (no bot players are refereed).
 pub(super) fn threshold(state: &State, view: &View<'_>, params: &super::Params) -> i64 {
-    let active: Vec<i64> = order(state, view)
+    let active: Vec<i64> = active_players(state, view)
         .iter()
+        .map(|s| s.points)
+        .collect();
+    scoring::threshold(&params.numbers, &active)
+}
+
+/// The active players of the game (310, 432): in it, not on vacation, not
+/// declared inactive.
+pub(super) fn active_players(state: &State, view: &View<'_>) -> Vec<Score> {
+    order(state, view)
+        .into_iter()
         .filter(|s| {
             view.players
                 .by_id(s.player)
                 .is_some_and(|p| !p.inactive && p.vacation_until.is_none())
         })
-        .map(|s| s.points)
-        .collect();
-    scoring::threshold(&params.numbers, &active)
+        .collect()
 }
 
 /// 359: the most hacks that could take effect under any outcome of the votes.
@@ -230,25 +388,41 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
         Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
     })?;
-    if let Some(open) = &state.open {
-        return Err(Sentence::new("gnomic_turn_open")
-            .arg("turn", open.number)
-            .arg("proponent", &open.proponent_name)
-            .arg("deadline", human_time(open.closes_at()))
+    // 432: "During the exception state, any player may at any time perform a
+    // turn, turns may overlap"; it "takes precedence over" the order of play.
+    let exceptional = state.exception.active();
+    if state.forfeited.contains(&player.id) {
+        return Err(refuse("gnomic_forfeited_already"));
+    }
+    if !state.plays(player.id) {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
             .into());
     }
-    // 325: "Turns may not be skipped or passed".
-    let mover = mover(state, &view).ok_or_else(|| refuse("gnomic_not_started"))?;
-    if mover.player != player.id {
-        return Err(Sentence::new("gnomic_not_your_turn")
-            .arg("mover", &mover.name)
-            .into());
+    if !exceptional {
+        if let Some(open) = &state.open {
+            return Err(Sentence::new("gnomic_turn_open")
+                .arg("turn", open.number)
+                .arg("proponent", &open.proponent_name)
+                .arg("deadline", human_time(open.closes_at()))
+                .into());
+        }
+        // 325: "Turns may not be skipped or passed".
+        let mover = mover(state, &view).ok_or_else(|| refuse("gnomic_not_started"))?;
+        if mover.player != player.id {
+            return Err(Sentence::new("gnomic_not_your_turn")
+                .arg("mover", &mover.name)
+                .into());
+        }
+        // 212: an unsettled Judgment holds the next turn back, unless a majority
+        // of the other players consent; beginning the turn completes it (327).
+        // A turn out of the order (432) is not "the next turn": Judgment waits.
+        judging::may_begin(state, &view, &mover)?;
     }
-    // 212: an unsettled Judgment holds the next turn back, unless a majority
-    // of the other players consent; beginning the turn completes it (327).
-    judging::may_begin(state, &view, &mover)?;
     let player = player.clone();
-    judging::complete(tx);
+    if !exceptional {
+        judging::complete(tx);
+    }
     let params = tx.params();
     let state = tx.state();
     let view = tx.view();
@@ -396,6 +570,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         meta_batches: Vec::new(),
         voted: Vec::new(),
         all_voted_at: None,
+        exceptional,
     };
     tx.record(Event::TurnPosted { turn: turn.clone() });
     tx.record_shared(SharedEvent::Sealed(opened));
@@ -411,6 +586,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     ));
     // Alone in the game: nobody else to wait for.
     check_all_voted(tx);
+    sync_reminders(tx);
     Ok(Sentence::new("gnomic_turn_posted")
         .arg("turn", number)
         .arg(
@@ -421,6 +597,103 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
                 .collect::<Vec<_>>(),
         )
         .arg("deadline", human_time(deadline)))
+}
+
+/// The schedule's id of `player`'s reminder to vote in sealed batch `batch`.
+fn reminder_id(batch: &str, player: PlayerId) -> String {
+    format!("{batch}:remind:{player}")
+}
+
+/// The reminders the open turns owe: one per voter and sealed batch whose votes
+/// are still open and in which ey has not voted on every hack ey votes on. The
+/// schedule mails each `lead` before the batch closes, to the voter alone, and
+/// says nothing of anyone's vote.
+fn owed_reminders(state: &State, view: &View<'_>, now: Timestamp) -> Vec<Deadline> {
+    let mut owed = Vec::new();
+    for turn in state.open_turns() {
+        for batch in turn.batches() {
+            let hacks: Vec<&Proposal> = turn
+                .proposals
+                .iter()
+                .filter(|p| turn.batch_of(p.hack.number) == batch)
+                .collect();
+            let Some(closes) = hacks
+                .iter()
+                .map(|p| p.deadline.unwrap_or(turn.deadline))
+                .max()
+                .filter(|at| *at > now)
+            else {
+                continue;
+            };
+            for voter in order(state, view) {
+                let waiting: Vec<u32> = hacks
+                    .iter()
+                    .map(|p| p.hack.number)
+                    .filter(|number| {
+                        voters_of(state, view, turn, *number)
+                            .iter()
+                            .any(|v| v.player == voter.player)
+                            && !turn
+                                .voted
+                                .iter()
+                                .any(|v| v.player == voter.player && v.hack == *number)
+                    })
+                    .collect();
+                if waiting.is_empty() {
+                    continue;
+                }
+                let hacks = waiting
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                owed.push(Deadline {
+                    id: reminder_id(&batch, voter.player),
+                    at: closes,
+                    owner: TAG.to_owned(),
+                    who: Some(voter.player),
+                    what: format!(
+                        "your secret vote on hack {hacks} of turn {} (\"vote N for|against|abstain\", mailed to the bot, not to the list)",
+                        turn.number
+                    ),
+                    remind: true,
+                });
+            }
+        }
+    }
+    owed
+}
+
+/// Brings the shared schedule's Gnomic reminders in line with what is owed:
+/// schedules the missing (a voter whose vote a change voided owes one again),
+/// cancels those no longer owed (voted, forfeited, counted). An entry already
+/// there is left alone, so a reminder already sent is not sent twice.
+pub(super) fn sync_reminders(tx: &mut Tx<'_, Gnomic>) {
+    let now = tx.at();
+    let view = tx.view();
+    let owed = owed_reminders(tx.state(), &view, now);
+    let prefix = format!("{TAG}:turn:");
+    let stale: Vec<String> = view
+        .schedule
+        .entries
+        .iter()
+        .map(|e| &e.deadline)
+        .filter(|d| d.owner == TAG && d.id.starts_with(&prefix) && d.id.contains(":remind:"))
+        .filter(|d| !owed.iter().any(|o| o.id == d.id))
+        .map(|d| d.id.clone())
+        .collect();
+    let missing: Vec<Deadline> = owed
+        .into_iter()
+        .filter(|o| view.schedule.get(&o.id).is_none())
+        .collect();
+    for id in stale {
+        tx.record_shared(SharedEvent::Schedule(calendar::Event::Cancelled { id }));
+    }
+    for deadline in missing {
+        tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+            deadline,
+        }));
+    }
 }
 
 /// 394: the count confirmed is at most the distinct letters the text names.
@@ -480,6 +753,19 @@ pub(super) fn sealed_votes(view: &View<'_>, turn: &Turn) -> BTreeMap<(PlayerId, 
     last
 }
 
+/// Hack `number` is in no open turn: the refusal names the hacks that are.
+pub(super) fn not_in_turn(state: &State, number: u32) -> Refusal {
+    Refusal(
+        Sentence::new("gnomic_not_in_turn").arg("hack", number).arg(
+            "hacks",
+            state
+                .open_turns()
+                .flat_map(|t| t.proposals.iter().map(|p| p.hack.number))
+                .collect::<Vec<_>>(),
+        ),
+    )
+}
+
 pub(super) fn box_error(error: &SealError) -> Refusal {
     Refusal(Sentence::new("gnomic_box_error").arg("error", error.to_string()))
 }
@@ -506,31 +792,22 @@ fn vote(
                 .arg("turn", last.turn),
         )
     };
-    let Some(turn) = state.open.as_ref() else {
+    if state.open.is_none() {
         return Err(match &state.last_result {
             Some(last) if last.outcomes.iter().any(|o| o.hack == number) => late(last),
             _ => refuse("gnomic_no_open_turn"),
         });
-    };
-    if !turn.proposals.iter().any(|p| p.hack.number == number) {
-        return Err(Sentence::new("gnomic_not_in_turn")
-            .arg("hack", number)
-            .arg(
-                "hacks",
-                turn.proposals
-                    .iter()
-                    .map(|p| p.hack.number)
-                    .collect::<Vec<_>>(),
-            )
-            .into());
     }
+    let Some(turn) = state.turn_of(number) else {
+        return Err(not_in_turn(state, number));
+    };
     if turn
         .proponent_of(number)
         .is_some_and(|(id, _)| id == player.id)
     {
         return Err(Sentence::new("gnomic_own_hack").arg("hack", number).into());
     }
-    if state.score(player.id).is_none() {
+    if !state.plays(player.id) {
         return Err(Sentence::new("not_a_player")
             .arg("address", ctx.sender.as_str())
             .into());
@@ -623,6 +900,7 @@ fn vote(
         ));
     }
     check_all_voted(tx);
+    sync_reminders(tx);
     // Invariant: no public mail. The answer goes to the voter alone.
     Ok(Sentence::new("gnomic_vote_sealed")
         .arg("hack", number)
@@ -635,15 +913,19 @@ fn vote(
 /// 402: "After all players have voted [...] the proponent shall post the votes":
 /// when every voter has voted on every hack, the count is due at once.
 pub(super) fn check_all_voted(tx: &mut Tx<'_, Gnomic>) {
-    let Some(turn) = tx.state().open.clone() else {
-        return;
-    };
+    let turns: Vec<Turn> = tx.state().open_turns().cloned().collect();
+    for turn in turns {
+        check_turn_all_voted(tx, &turn);
+    }
+}
+
+fn check_turn_all_voted(tx: &mut Tx<'_, Gnomic>, turn: &Turn) {
     if turn.all_voted_at.is_some() {
         return;
     }
     let view = tx.view();
     let all = turn.proposals.iter().all(|p| {
-        voters_of(tx.state(), &view, &turn, p.hack.number)
+        voters_of(tx.state(), &view, turn, p.hack.number)
             .iter()
             .all(|voter| {
                 turn.voted
@@ -670,15 +952,15 @@ fn greek(
         .ok_or_else(|| {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
+    if tx.state().open.is_none() {
+        return Err(refuse("gnomic_no_open_turn"));
+    }
     let turn = tx
         .state()
-        .open
-        .as_ref()
-        .ok_or_else(|| refuse("gnomic_no_open_turn"))?;
+        .turn_of(number)
+        .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
     let proposal = turn
-        .proposals
-        .iter()
-        .find(|p| p.hack.number == number)
+        .proposal(number)
         .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
     if turn.proponent != player {
         return Err(Sentence::new("gnomic_greek_not_yours")
@@ -703,12 +985,19 @@ fn greek(
 /// tally, the changes applied to the ruleset (205), the scores (304, 421, 372,
 /// 394, 204, 322), and the score update (430) with n and the winner (310, 112).
 pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
-    let Some(turn) = tx.state().open.clone() else {
-        return;
-    };
-    if tx.state().count_due().is_none_or(|due| due > tx.at()) {
-        return;
+    // 432: overlapping turns are counted each on its own, the earliest due first.
+    while let Some(turn) = tx
+        .state()
+        .open_turns()
+        .filter(|t| t.count_due() <= tx.at())
+        .min_by_key(|t| (t.count_due(), t.number))
+        .cloned()
+    {
+        count_turn(tx, turn);
     }
+}
+
+fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     // Every batch's commitments first, then every reveal: the commitments
     // reach the list before any vote does.
     for batch in turn.batches() {
@@ -903,6 +1192,7 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
             gnomes,
             replaced_by: None,
             instead_of: None,
+            registered: false,
         });
     }
     // 205, 107: each adopted proposal takes effect now, at the completion of
@@ -914,18 +1204,32 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         let Some(hack) = turn.proposal(target).map(|p| p.hack.clone()) else {
             continue;
         };
-        let not_applied = match hack::adoption(&hack, tx.view().ruleset, &tx.params().numbers) {
-            Ok(events) => {
-                for event in events {
-                    tx.record_shared(SharedEvent::Ruleset(event));
+        // 432: "The ruleset will not be altered during the exception state,
+        // all changes will be registered and performed with the ending".
+        let registered = tx.state().exception.active();
+        let not_applied = if registered {
+            tx.record(Event::ChangeRegistered {
+                change: RegisteredChange {
+                    turn: turn.number,
+                    hack,
+                },
+            });
+            None
+        } else {
+            match hack::adoption(&hack, tx.view().ruleset, &tx.params().numbers) {
+                Ok(events) => {
+                    for event in events {
+                        tx.record_shared(SharedEvent::Ruleset(event));
+                    }
+                    None
                 }
-                None
+                Err(error) => Some(error.to_string()),
             }
-            Err(error) => Some(error.to_string()),
         };
         for outcome in outcomes.iter_mut() {
             if outcome.hack == target {
                 outcome.not_applied = not_applied.clone();
+                outcome.registered = registered;
                 if target != root.hack.number {
                     outcome.instead_of = Some(root.hack.number);
                 }
@@ -955,6 +1259,9 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
             ));
         }
     }
+    // 113: who forfeited is out of the game: no points, no penalty.
+    let forfeited = tx.state().forfeited.clone();
+    changes.retain(|c| !forfeited.contains(&c.player));
     // 322: who did not vote still "receive[s] any applicable penalties".
     let penalty = tx.params().non_voter_penalty;
     if penalty != 0 {
@@ -971,16 +1278,20 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
     }
     let view = tx.view();
     let n = threshold(&after, &view, tx.params());
-    let winner = order(&after, &view)
-        .into_iter()
-        .filter(|s| s.points >= n)
-        .max_by_key(|s| (s.points, std::cmp::Reverse(s.name.to_lowercase())))
-        .map(|s| Winner {
-            player: s.player,
-            name: s.name,
-            points: s.points,
-            n,
-        });
+    // 432: a turn overlapping one whose count made a winner is still counted,
+    // but the game was won then and stays won.
+    let winner = tx.state().winner.clone().or_else(|| {
+        order(&after, &view)
+            .into_iter()
+            .filter(|s| s.points >= n)
+            .max_by_key(|s| (s.points, std::cmp::Reverse(s.name.to_lowercase())))
+            .map(|s| Winner {
+                player: s.player,
+                name: s.name,
+                points: s.points,
+                n,
+            })
+    });
     let result = TurnResult {
         turn: turn.number,
         proponent_name: turn.proponent_name.clone(),
@@ -992,25 +1303,24 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         result: result.clone(),
         winner: winner.clone(),
     });
+    sync_reminders(tx);
     let view = tx.view();
-    let next = if winner.is_none() {
+    let next = if winner.is_none() && tx.state().open.is_none() {
         mover(tx.state(), &view).map(|s| s.name)
     } else {
         None
     };
     let scores = order(tx.state(), &view);
-    tx.mail(Mail::new(
-        Audience::List,
-        TAG,
-        "gnomic_result",
-        report::result(
-            &turn,
-            &result,
-            &scores,
-            winner.as_ref(),
-            next,
-            tx.at(),
-            tx.params(),
-        ),
-    ));
+    let mut values = report::result(
+        &turn,
+        &result,
+        &scores,
+        winner.as_ref(),
+        next,
+        tx.at(),
+        tx.params(),
+    );
+    // 432: no one is "next" while any player may post a turn.
+    values["exception"] = serde_json::json!(tx.state().exception.active());
+    tx.mail(Mail::new(Audience::List, TAG, "gnomic_result", values));
 }

@@ -1154,6 +1154,9 @@ fn render_every_announcement(table: &Table) {
             "gnomic_changed" => include_str!("../../../templates/gnomic_changed.txt"),
             "gnomic_shouted" => include_str!("../../../templates/gnomic_shouted.txt"),
             "gnomic_judgment" => include_str!("../../../templates/gnomic_judgment.txt"),
+            "gnomic_forfeited" => include_str!("../../../templates/gnomic_forfeited.txt"),
+            "gnomic_name_taken" => include_str!("../../../templates/gnomic_name_taken.txt"),
+            "gnomic_exception" => include_str!("../../../templates/gnomic_exception.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -1974,4 +1977,489 @@ fn rule_373_no_fee_when_the_loss_would_make_another_player_win() {
     let status = &table.last[0].sentence.args["status"];
     assert_eq!(status["questions"][0]["judge"], "Dave");
     assert_eq!(status["questions"][0]["invoker"], "Bob");
+}
+
+#[test]
+fn rule_113_a_player_forfeits_the_game_and_is_skipped_with_no_more_penalties() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    // Alice forfeits during her own turn: the turn is counted as posted.
+    table.mail.clear();
+    done(&mut table, mins(2), ALICE, true, &["forfeit"]);
+    assert_eq!(table.last[0].sentence.code, "gnomic_forfeited");
+    let said = public(&table.mail);
+    assert_eq!(templates(&table.mail), ["gnomic_forfeited"]);
+    assert_eq!(said[0].values["name"], "Alice");
+    assert_eq!(said[0].values["open_turn"], 1);
+    assert_eq!(
+        said[0].values["order"],
+        serde_json::json!(["Bob", "Carol", "Dave"])
+    );
+    assert!(state(&table).forfeited.len() == 1 && state(&table).open.is_some());
+    assert_eq!(
+        refused(&mut table, mins(3), ALICE, true, &["forfeit"]),
+        "gnomic_forfeited_already"
+    );
+    assert_eq!(
+        refused(&mut table, mins(3), ALICE, false, &["vote 301 for"]),
+        "gnomic_own_hack"
+    );
+    // Bob and Carol vote, Dave does not: the count comes at the 72 hours.
+    done(&mut table, mins(4), BOB, false, &["vote 301 for"]);
+    done(&mut table, mins(4), CAROL, false, &["vote 301 for"]);
+    table.run_until(mins(5 + 72 * 60));
+    let result = last_result(&table);
+    assert!(result.outcomes[0].adopted);
+    // No points for Alice's adopted hack; Dave pays 322's penalty.
+    assert!(result.changes.iter().all(|c| c.name != "Alice"));
+    assert_eq!(points(&table, "Alice"), 0);
+    assert_eq!(points(&table, "Dave"), -10);
+    // The order skips her: Bob plays next, and she may not take a turn.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(6 + 72 * 60),
+            ALICE,
+            true,
+            &["turn", "hack 302 \"Mine\" repeals 210"]
+        ),
+        "gnomic_forfeited_already"
+    );
+    // Bob forfeits while no turn is open: Carol is next, nobody waits for Bob.
+    table.mail.clear();
+    done(&mut table, mins(7 + 72 * 60), BOB, true, &["forfeit"]);
+    assert_eq!(public(&table.mail)[0].values["next"], "Carol");
+    done(
+        &mut table,
+        mins(8 + 72 * 60),
+        CAROL,
+        true,
+        &["turn", "hack 302 \"Mine\" repeals 210"],
+    );
+    done(
+        &mut table,
+        mins(9 + 72 * 60),
+        DAVE,
+        false,
+        &["vote 302 against"],
+    );
+    table.run_until(mins(10 + 72 * 60));
+    let result = last_result(&table);
+    assert_eq!(result.turn, 2);
+    assert!(result.changes.iter().all(|c| c.reason != Reason::NoVote));
+    render_every_announcement(&table);
+    // A new game seats everyone again.
+    done(&mut table, mins(20 + 72 * 60), MODERATOR, true, &["start"]);
+    assert!(state(&table).forfeited.is_empty());
+}
+
+#[test]
+fn rule_425_a_player_whose_name_a_rule_mentions_is_not_seated_until_ey_renames() {
+    let mut rules = small_ruleset();
+    rules.push(rule(211, "CAROL may sing; carolers may hum.", true));
+    // A void rule is not in effect: its words do not count.
+    let mut void = rule(212, "Dave may dance.", true);
+    void.note = "(void: conflicting rule)".to_owned();
+    rules.push(void);
+    let mut table = table_with(Params::default(), rules);
+    let start = table
+        .mail
+        .iter()
+        .find(|m| m.template == "gnomic_started")
+        .unwrap();
+    assert_eq!(
+        start.values["order"],
+        serde_json::json!(["Alice", "Bob", "Dave"])
+    );
+    assert_eq!(start.values["unseated"], serde_json::json!(["Carol"]));
+    let told: Vec<&Mail> = table
+        .mail
+        .iter()
+        .filter(|m| m.template == "gnomic_name_taken")
+        .collect();
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].to, Audience::Address(Address::new(CAROL)));
+    assert_eq!(told[0].values["rule"], 211);
+    assert!(
+        state(&table)
+            .score(state(&table).unseated[0].player)
+            .is_none()
+    );
+    // Not told again at every step while the name is the same.
+    table.mail.clear();
+    done(&mut table, mins(1), ALICE, true, &["status"]);
+    assert!(templates(&table.mail).is_empty());
+    // A name rule 210 mentions ("listen") is refused too, and she is told so.
+    table.send(mins(2), CAROL, true, "nomic", "rename Listen");
+    table.mail.clear();
+    done(&mut table, mins(3), ALICE, true, &["status"]);
+    assert_eq!(templates(&table.mail), ["gnomic_name_taken"]);
+    assert_eq!(table.mail[0].values["rule"], 210);
+    // "Caroline" is no whole word of any rule: seated at the next step.
+    table.send(mins(4), CAROL, true, "nomic", "rename Caroline");
+    done(&mut table, mins(5), BOB, true, &["status"]);
+    assert!(state(&table).unseated.is_empty());
+    assert_eq!(points(&table, "Caroline"), 0);
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_371_applies_to_a_players_meta_amendments_of_one_hack_and_to_a_change() {
+    fn lines(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let mut table = table();
+    // Alice's turn: two hacks on different rules.
+    done(
+        &mut table,
+        mins(1),
+        ALICE,
+        true,
+        &[
+            "turn",
+            "hack 301 \"Speech\"",
+            "enact",
+            "Players may sing.",
+            "end",
+            "hack 302 \"Quiet\" amends 210",
+            "text",
+            "Players may whisper.",
+            "end",
+        ],
+    );
+    let amend_205 = |number: u32, text: &'static str| {
+        vec![
+            "meta 301".to_owned(),
+            format!("hack {number} \"Later\" amends 205"),
+            "text".to_owned(),
+            text.to_owned(),
+            "end".to_owned(),
+        ]
+    };
+    let first = amend_205(303, "A rule-change takes effect a day later.");
+    done(&mut table, mins(2), BOB, true, &lines(&first));
+    // Bob's second meta-amendment of 301, amending the same rule: refused.
+    let second = amend_205(304, "A rule-change takes effect a week later.");
+    assert_eq!(
+        refused(&mut table, mins(3), BOB, true, &lines(&second)),
+        "gnomic_redundant"
+    );
+    assert_eq!(table.last[0].sentence.args["first"], 303);
+    assert_eq!(table.last[0].sentence.args["second"], 304);
+    // Carol's, the same change, is an alternative to Bob's, not a second of hers.
+    done(&mut table, mins(3), CAROL, true, &lines(&second));
+    // Alice changes 301 into an amendment of 210, which 302 amends already.
+    let mut mark = table.mail.len();
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(4),
+            ALICE,
+            true,
+            &[
+                "change 301",
+                "hack 301 \"Speech\" amends 210",
+                "text",
+                "Players may sing.",
+                "end",
+            ]
+        ),
+        "gnomic_redundant"
+    );
+    assert_eq!(table.last[0].sentence.args["first"], 302);
+    assert!(public(table.mail_since(mark)).is_empty());
+    // Bob changes his 303: Carol's 304 is no meta-amendment of his, so the
+    // change stands.
+    mark = table.mail.len();
+    let mut changed = amend_205(303, "A rule-change takes effect two days later.");
+    changed[0] = "change 303".to_owned();
+    done(&mut table, mins(5), BOB, true, &lines(&changed));
+    assert_eq!(templates(table.mail_since(mark)), ["gnomic_changed"]);
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_402_reminders_before_the_72_hours_go_to_who_has_not_voted_privately() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    done(&mut table, mins(2), BOB, false, &["vote 301 against"]);
+    // Bob's meta-amendment of 301 has its own 72 hours, from minute 60.
+    done(&mut table, mins(60), BOB, true, &META_302);
+    done(&mut table, mins(61), CAROL, false, &["vote 301 for"]);
+    done(&mut table, mins(61), CAROL, false, &["vote 302 for"]);
+    // The reminder of 301's votes comes 24 hours before its 72 hours end.
+    let mark = table.mail.len();
+    table.run_until(mins(1 + 48 * 60));
+    let sent = table.mail_since(mark);
+    assert_eq!(templates(sent), ["reminder"]);
+    assert_eq!(sent[0].to, Audience::Address(Address::new(DAVE)));
+    let what = sent[0].values["what"].as_str().unwrap();
+    assert!(what.contains("hack 301 of turn 1"), "{what}");
+    // Nothing in it says how anyone voted.
+    assert!(!what.contains("against") || what.contains("for|against|abstain"));
+    assert!(!what.contains("Bob") && !what.contains("Carol"));
+    // Then 302's: to Alice and Dave, who have not voted on it.
+    let mark = table.mail.len();
+    table.run_until(mins(60 + 48 * 60));
+    let sent = table.mail_since(mark);
+    assert_eq!(templates(sent), ["reminder", "reminder"]);
+    let mut to: Vec<&Audience> = sent.iter().map(|m| &m.to).collect();
+    to.sort_by_key(|a| format!("{a:?}"));
+    assert_eq!(
+        to,
+        [
+            &Audience::Address(Address::new(ALICE)),
+            &Audience::Address(Address::new(DAVE))
+        ]
+    );
+    assert!(public(sent).is_empty());
+    // The count cancels every reminder left: none fires after it.
+    table.run_until(mins(60 + 80 * 60));
+    assert!(state(&table).open.is_none());
+    assert!(
+        table
+            .world
+            .schedule
+            .entries
+            .iter()
+            .all(|e| !e.deadline.id.starts_with("gnomic:"))
+    );
+}
+
+#[test]
+fn rule_402_a_voter_whose_vote_a_change_voids_is_reminded_again() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    for voter in [BOB, CAROL] {
+        done(&mut table, mins(2), voter, false, &["vote 301 for"]);
+    }
+    done(
+        &mut table,
+        mins(3),
+        ALICE,
+        true,
+        &[
+            "change 301",
+            "hack 301 \"Speech\"",
+            "enact",
+            "Players may sing in tune.",
+            "end",
+        ],
+    );
+    done(&mut table, mins(4), BOB, false, &["vote 301 for"]);
+    let mark = table.mail.len();
+    table.run_until(mins(1 + 48 * 60));
+    let mut to: Vec<String> = table
+        .mail_since(mark)
+        .iter()
+        .filter(|m| m.template == "reminder")
+        .map(|m| format!("{:?}", m.to))
+        .collect();
+    to.sort();
+    assert_eq!(
+        to,
+        [
+            format!("{:?}", Audience::Address(Address::new(CAROL))),
+            format!("{:?}", Audience::Address(Address::new(DAVE)))
+        ]
+    );
+}
+
+#[test]
+fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_it_ends() {
+    let mut table = table();
+    for (at, from) in [(1, ALICE), (2, BOB), (3, CAROL)] {
+        done(&mut table, mins(at), from, true, &["exception begin"]);
+    }
+    assert_eq!(
+        table.last[0].sentence.args["waiting"],
+        serde_json::json!(["Dave"])
+    );
+    assert!(!state(&table).exception.active());
+    let mark = table.mail.len();
+    done(&mut table, mins(4), DAVE, true, &["exception begin"]);
+    let began = the_mail(table.mail_since(mark), "gnomic_exception");
+    assert_eq!(began.to, Audience::List);
+    assert_eq!(began.values["what"], "began");
+    assert!(state(&table).exception.active());
+    assert_eq!(
+        refused(&mut table, mins(4), ALICE, true, &["exception begin"]),
+        "gnomic_exception_in_force"
+    );
+    // Any player, at any time: Carol, then Bob while Carol's turn is open,
+    // then Dave, whose hack amends the rule Bob's repeals.
+    done(&mut table, mins(5), CAROL, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(6),
+        BOB,
+        true,
+        &["turn", "hack 302 \"Silence\" repeals 210"],
+    );
+    done(
+        &mut table,
+        mins(7),
+        DAVE,
+        true,
+        &[
+            "turn",
+            "hack 303 \"Whisper\" amends 210",
+            "text",
+            "Players may whisper.",
+            "end",
+        ],
+    );
+    let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
+    assert_eq!(open, [1, 2, 3]);
+    done(&mut table, mins(7), ALICE, false, &["status"]);
+    let status = &table.last[0].sentence.args["status"];
+    assert_eq!(status["open"]["turn"], 1);
+    assert_eq!(status["overlapping"][1]["proponent"], "Dave");
+    assert_eq!(status["exception"]["active"], true);
+    // Every open turn owes its voters their reminders.
+    for turn in 1..=3 {
+        let owed = table
+            .world
+            .schedule
+            .entries
+            .iter()
+            .filter(|e| {
+                e.deadline
+                    .id
+                    .starts_with(&format!("gnomic:turn:{turn}:remind:"))
+            })
+            .count();
+        assert_eq!(owed, 3, "turn {turn}");
+    }
+    // Each turn has its own votes and sealed batch.
+    for voter in [ALICE, BOB, DAVE] {
+        done(&mut table, mins(8), voter, false, &["vote 301 for"]);
+    }
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(8), voter, false, &["vote 302 for"]);
+    }
+    assert_eq!(
+        table
+            .world
+            .sealed
+            .batch("gnomic:turn:2")
+            .unwrap()
+            .actions
+            .len(),
+        3
+    );
+    table.run_until(mins(9));
+    // Turns 1 and 2 counted, each with its own result; 3 still open.
+    let open: Vec<u32> = state(&table).open_turns().map(|t| t.number).collect();
+    assert_eq!(open, [3]);
+    let results: Vec<&Mail> = table
+        .mail
+        .iter()
+        .filter(|m| m.template == "gnomic_result")
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].values["turn"], 1);
+    assert_eq!(results[0].values["outcomes"][0]["registered"], true);
+    assert_eq!(results[0].values["exception"], true);
+    // Scores follow each count; the ruleset is not altered.
+    assert_eq!(points(&table, "Carol"), 10);
+    assert_eq!(points(&table, "Bob"), 11);
+    assert!(!table.world.ruleset.exists(301));
+    assert!(table.world.ruleset.exists(210));
+    assert_eq!(state(&table).exception.registered.len(), 2);
+    // An overlapping turn does not move the order of play.
+    assert_eq!(state(&table).last_mover, None);
+    for voter in [ALICE, BOB, CAROL] {
+        done(&mut table, mins(10), voter, false, &["vote 303 for"]);
+    }
+    table.run_until(mins(11));
+    assert!(state(&table).open.is_none());
+    assert_eq!(
+        refused(&mut table, mins(12), ALICE, true, &["exception begin"]),
+        "gnomic_exception_in_force"
+    );
+    // The end: every active player again; the registered changes in order.
+    for (at, from) in [(12, ALICE), (13, BOB), (14, CAROL)] {
+        done(&mut table, mins(at), from, true, &["exception end"]);
+    }
+    assert!(table.world.ruleset.exists(210));
+    let mark = table.mail.len();
+    done(&mut table, mins(15), DAVE, true, &["exception end"]);
+    let ended = the_mail(table.mail_since(mark), "gnomic_exception");
+    assert_eq!(ended.values["what"], "ended");
+    let applied = ended.values["applied"].as_array().unwrap();
+    assert_eq!(applied.len(), 3);
+    assert_eq!(applied[0]["not_applied"], serde_json::Value::Null);
+    assert_eq!(applied[1]["not_applied"], serde_json::Value::Null);
+    // 303 amends 210, which 302 repealed before it.
+    assert!(applied[2]["not_applied"].is_string());
+    assert_eq!(ended.values["next"], "Alice");
+    assert!(table.world.ruleset.exists(301));
+    assert!(!table.world.ruleset.exists(210));
+    assert!(!state(&table).exception.active());
+    assert!(state(&table).exception.registered.is_empty());
+    // The order of play is back: Alice's turn, not Bob's.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(16),
+            BOB,
+            true,
+            &["turn", "hack 304 \"Mine\" repeals 205"]
+        ),
+        "gnomic_not_your_turn"
+    );
+    assert_eq!(
+        refused(&mut table, mins(16), BOB, true, &["exception end"]),
+        "gnomic_exception_not_in_force"
+    );
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_432_a_state_saved_before_the_exception_state_loads() {
+    let mut table = table();
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    let mut saved = serde_json::to_value(&*state(&table)).unwrap();
+    let object = saved.as_object_mut().unwrap();
+    object.remove("overlapping");
+    object.remove("exception");
+    object["open"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exceptional");
+    let loaded: State = serde_json::from_value(saved).unwrap();
+    assert_eq!(loaded, *state(&table));
+}
+
+#[test]
+fn rule_432_an_overlapping_turn_counted_after_a_win_leaves_the_winner() {
+    let mut params = Params::default();
+    params.numbers.threshold_floor = 10;
+    let mut table = table_with(params, small_ruleset());
+    for from in [ALICE, BOB, CAROL, DAVE] {
+        done(&mut table, mins(1), from, true, &["exception begin"]);
+    }
+    done(&mut table, mins(2), CAROL, true, &ENACT_301);
+    done(
+        &mut table,
+        mins(3),
+        BOB,
+        true,
+        &["turn", "hack 302 \"Silence\" repeals 210"],
+    );
+    for voter in [ALICE, BOB, DAVE] {
+        done(&mut table, mins(4), voter, false, &["vote 301 for"]);
+    }
+    table.run_until(mins(5));
+    assert_eq!(state(&table).winner.as_ref().unwrap().name, "Carol");
+    // Bob's turn is still counted, and would have made him the winner alone.
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(6), voter, false, &["vote 302 for"]);
+    }
+    table.run_until(mins(7));
+    assert!(state(&table).open.is_none());
+    assert_eq!(points(&table, "Bob"), 11);
+    assert_eq!(state(&table).winner.as_ref().unwrap().name, "Carol");
+    assert_eq!(state(&table).exception.registered.len(), 2);
 }
