@@ -15,7 +15,9 @@ use crate::engine::game::{SharedEvent, Standing, Tx};
 use crate::engine::players::Player;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
-use super::{Command, Event, Machine, Ping, Reason, TAG, dates, notice, report, truth};
+use super::{
+    Command, Event, Machine, Ping, Reason, TAG, Term, Truth, dates, notice, report, truth,
+};
 
 type PingTx<'a> = Tx<'a, Ping>;
 
@@ -507,10 +509,18 @@ fn form_ping_due(tx: &PingTx<'_>) -> Option<Date> {
 
 // ---- §VI: guesses ----
 
-fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal> {
+/// What a guess (§VI) and the naming of a Magic Letter (§VII) both need: a
+/// player's post on the list, in a term whose disguised truth is out, by someone
+/// other than the Scholar (`private` and `scholar` name the refusals).
+fn a_public_post_on_the_truth(
+    tx: &PingTx<'_>,
+    ctx: &Ctx,
+    private: &str,
+    scholar: &str,
+) -> Result<(Player, Term, Truth), Refusal> {
     let player = a_player(tx, ctx)?;
     if !ctx.public {
-        return Err(Sentence::new("ping_guess_private").into());
+        return Err(Sentence::new(private).into());
     }
     let term = tx
         .state()
@@ -518,13 +528,19 @@ fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal
         .clone()
         .ok_or_else(|| Refusal(Sentence::new("ping_no_machine")))?;
     if player.id == term.scholar {
-        return Err(Sentence::new("ping_scholar_may_not_guess").into());
+        return Err(Sentence::new(scholar).into());
     }
     let Some(truth) = tx.state().announced().cloned() else {
         return Err(Sentence::new("ping_too_early")
             .arg("scholar", &term.scholar_name)
             .into());
     };
+    Ok((player, term, truth))
+}
+
+fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let (player, term, truth) =
+        a_public_post_on_the_truth(tx, ctx, "ping_guess_private", "ping_scholar_may_not_guess")?;
     if let Some(first) = term.guesses.iter().find(|g| g.correct) {
         return Err(Sentence::new("ping_already_guessed")
             .arg("name", &first.name)
@@ -656,23 +672,8 @@ fn charge(tx: &mut PingTx<'_>, player: &Player, amount: u32, why: &str) -> bool 
 // ---- §VII: Magic Letters ----
 
 fn magic_letter(tx: &mut PingTx<'_>, letter: char, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let player = a_player(tx, ctx)?;
-    if !ctx.public {
-        return Err(Sentence::new("ping_magic_private").into());
-    }
-    let term = tx
-        .state()
-        .term
-        .clone()
-        .ok_or_else(|| Refusal(Sentence::new("ping_no_machine")))?;
-    if player.id == term.scholar {
-        return Err(Sentence::new("ping_magic_scholar").into());
-    }
-    let Some(truth) = tx.state().announced().cloned() else {
-        return Err(Sentence::new("ping_too_early")
-            .arg("scholar", &term.scholar_name)
-            .into());
-    };
+    let (player, term, truth) =
+        a_public_post_on_the_truth(tx, ctx, "ping_magic_private", "ping_magic_scholar")?;
     if !player.is_active_at(ctx.now) {
         return Err(Sentence::new("ping_not_active")
             .arg("name", &player.name)
