@@ -165,9 +165,11 @@ impl Inventory {
     }
 
     /// The event creating `new` (numbered next: its `id` is ignored), for a game
-    /// to record. A unique kind that exists already is not created again: `None`.
+    /// to record, or `None`.
+    /// A kind that exists as a unique entity is never created again, whoever
+    /// asks: a moderator's `create` of a second Chartreuse Goose is refused too.
     pub fn create(&self, new: Entity, reason: &str) -> Option<Event> {
-        if new.unique && self.unique(&new.kind).is_some() {
+        if self.unique(&new.kind).is_some() {
             return None;
         }
         Some(Event::Created {
@@ -366,6 +368,15 @@ mod tests {
         assert!(
             inventory
                 .create(unique("chartreuse goose", Owner::Player(2)), "boon")
+                .is_none()
+        );
+        // Not even as a plain entity of the same kind.
+        assert!(
+            inventory
+                .create(
+                    Entity::new("Chartreuse Goose", Owner::Player(2), ""),
+                    "by hand"
+                )
                 .is_none()
         );
         let ears = inventory
