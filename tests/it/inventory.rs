@@ -1,43 +1,8 @@
 //! The inventory by mail: what a player owns besides money, read by anyone, set
 //! right by a moderator with a reason, announced, undone by a void.
 
-use jiff::SignedDuration;
-
-use crate::support::{LocalBot, at, message};
-
-const LIST: &str = "game-list@nomic.example";
-const BOT: &str = "bot@nomic.example";
-const MODERATOR: &str = "mod@nomic.example";
-
-fn bot() -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
-        "moderators = []",
-        &format!("moderators = [\"{MODERATOR}\"]"),
-    );
-    LocalBot::with_config(&config)
-}
-
-fn play(bot: &LocalBot, prefix: &str, start: jiff::Timestamp, script: &[(&str, &str, &str, &str)]) {
-    for (index, (from, to, subject, body)) in script.iter().enumerate() {
-        let when = start + SignedDuration::from_mins(index as i64);
-        let id = format!("{prefix}{index}@players.test");
-        bot.deliver(
-            &format!("{prefix}{index}"),
-            &message(from, to, subject, &id, body),
-            when,
-        );
-    }
-    bot.once(start + SignedDuration::from_hours(1));
-}
-
-fn replies_to(bot: &LocalBot, address: &str) -> String {
-    bot.sent_mail()
-        .into_iter()
-        .filter(|m| m.is_to(address) && !m.is_to(LIST))
-        .map(|m| m.body)
-        .collect::<Vec<_>>()
-        .join("\n---\n")
-}
+use crate::offices::{BOT, LIST, MODERATOR, bot, play, replies_to};
+use crate::support::at;
 
 #[test]
 fn a_moderator_creates_transfers_and_destroys_entities_and_players_read_their_inventory() {

@@ -1,18 +1,20 @@
 //! Offices by mail (issue 12, item 3): a moderator appoints and dismisses every
 //! office the rules name, bot.toml only seeds them; each change is announced
-//! with the reason, logged, and undone by a `void`.
+//! with the reason, logged, and undone by a `void`. Its helpers serve the
+//! inventory's scenarios too (`inventory.rs`): the same shipped config with a
+//! moderator, the same scripts.
 
 use jiff::SignedDuration;
 
 use crate::support::{LocalBot, at, message};
 
-const LIST: &str = "game-list@nomic.example";
-const BOT: &str = "bot@nomic.example";
-const MODERATOR: &str = "mod@nomic.example";
+pub const LIST: &str = "game-list@nomic.example";
+pub const BOT: &str = "bot@nomic.example";
+pub const MODERATOR: &str = "mod@nomic.example";
 const ORRT: &str = "orrt@nomic.example";
 const RTM: &str = "rtm@nomic.example";
 
-fn bot() -> LocalBot {
+pub fn bot() -> LocalBot {
     let config = nomicbot::config::DEFAULT_CONFIG.replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
@@ -23,7 +25,12 @@ fn bot() -> LocalBot {
 /// Delivers `(from, to, subject, body)` a minute apart from `start`, each with
 /// the Message-ID `<NAME@players.test>` where NAME is the script's index
 /// prefixed by `prefix`, and runs one pass.
-fn play(bot: &LocalBot, prefix: &str, start: jiff::Timestamp, script: &[(&str, &str, &str, &str)]) {
+pub fn play(
+    bot: &LocalBot,
+    prefix: &str,
+    start: jiff::Timestamp,
+    script: &[(&str, &str, &str, &str)],
+) {
     for (index, (from, to, subject, body)) in script.iter().enumerate() {
         let when = start + SignedDuration::from_mins(index as i64);
         let id = format!("{prefix}{index}@players.test");
@@ -36,7 +43,7 @@ fn play(bot: &LocalBot, prefix: &str, start: jiff::Timestamp, script: &[(&str, &
     bot.once(start + SignedDuration::from_hours(1));
 }
 
-fn replies_to(bot: &LocalBot, address: &str) -> String {
+pub fn replies_to(bot: &LocalBot, address: &str) -> String {
     bot.sent_mail()
         .into_iter()
         .filter(|m| m.is_to(address) && !m.is_to(LIST))
