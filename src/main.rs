@@ -243,7 +243,9 @@ fn execute(args: Args) -> Result<ExitCode> {
             // The transport (its SMTP pool) must be dropped inside the runtime.
             let pass = runtime()?.block_on(async {
                 let mut transport = run::Transport::new(&bot.config);
-                run::once(&mut bot, &mut transport, now).await
+                let pass = run::once(&mut bot, &mut transport, now).await;
+                transport.close().await;
+                pass
             })?;
             println!(
                 "fetched {}, applied {}, kept aside {}, deadlines {}, sent {}, not sent yet {}, refused {}",

@@ -2,16 +2,18 @@
 //! it, and sends the outbox. `once` is one pass (for cron and tests); `run` is the
 //! daemon: one loop over new mail, the next deadline, the next retry and shutdown.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 
 use crate::config::{Config, TransportKind, read_password};
 use crate::mail::imap::{Inbound, Wake};
 use crate::mail::maildir;
-use crate::mail::smtp::Outbound;
+use crate::mail::smtp::{Outbound, POOL_SIZE};
 use crate::pipeline::{Bot, Processed, failpoint};
 use crate::store::{Origin, OutRow, Received, Store, Stored};
 
@@ -41,13 +43,21 @@ pub struct Pass {
     pub failed: usize,
     /// Refused by the server for good (5xx): marked failed, never tried again.
     pub refused: usize,
+    /// Where the pass's time went: fetching and storing, applying, sending.
+    pub fetch_time: Duration,
+    pub apply_time: Duration,
+    pub send_time: Duration,
 }
 
 /// The mail side of the bot, for the configured transport.
 pub struct Transport {
     config: Config,
     imap: Option<Inbound>,
-    smtp: Option<Outbound>,
+    sender: Sender,
+    /// Stored this pass, not yet flagged `\Seen` on the server.
+    unseen: Vec<u32>,
+    /// When the server announced new mail, if it did since the last fetch.
+    woken_at: Option<Instant>,
 }
 
 impl Transport {
@@ -55,16 +65,14 @@ impl Transport {
         Transport {
             config: config.clone(),
             imap: None,
-            smtp: None,
+            sender: Sender::new(config, Arrivals::default()),
+            unseen: Vec::new(),
+            woken_at: None,
         }
     }
 
     fn inbox_dir(&self) -> PathBuf {
         self.config.resolve(&self.config.maildir.inbox)
-    }
-
-    fn outbox_dir(&self) -> PathBuf {
-        self.config.resolve(&self.config.maildir.outbox)
     }
 
     /// Stores every new message; acknowledges it on the server only once stored.
@@ -115,7 +123,15 @@ impl Transport {
                 let Some(session) = self.imap.as_mut() else {
                     return Ok(0);
                 };
-                let result = fetch_imap(session, bot, &cfg.mailbox, now, fresh).await;
+                let fetch = Fetch {
+                    mailbox: &cfg.mailbox,
+                    now,
+                    fresh,
+                    since: self.woken_at.take().unwrap_or_else(Instant::now),
+                    arrivals: &self.sender.arrivals,
+                    unseen: &mut self.unseen,
+                };
+                let result = fetch_imap(session, bot, fetch).await;
                 if result.is_err() {
                     // A failed command may leave the session out of step: start afresh.
                     self.imap = None;
@@ -125,20 +141,130 @@ impl Transport {
         }
     }
 
-    /// Sends every outgoing message that is due; failures are retried with backoff.
-    /// Each message is marked sent the moment the server accepts it, so a crash
-    /// can send again only the messages in flight at that moment. Returns how
-    /// many were sent, are to be tried again, and were refused for good.
+    /// Sends every outgoing message that is due (see [`Sender::send`]).
     pub async fn send(
         &mut self,
         bot: &mut Bot,
         now: Timestamp,
     ) -> Result<(usize, usize, usize), RunError> {
-        let due = bot.store.due_outbox(now)?;
-        if due.is_empty() {
-            return Ok((0, 0, 0));
+        self.sender.send(&mut bot.store, now).await
+    }
+
+    /// Flags `\Seen` what this pass stored, once it is applied: a courtesy to
+    /// whoever reads the mailbox, left to the end because the server may make it
+    /// wait while it delivers into the same mailbox.
+    pub async fn acknowledge(&mut self) {
+        let uids = std::mem::take(&mut self.unseen);
+        if let Some(session) = self.imap.as_mut()
+            && let Err(error) = session.mark_seen(&uids).await
+        {
+            tracing::warn!(%error, "cannot flag the messages stored as seen");
+            self.imap = None;
         }
-        failpoint("before-send");
+    }
+
+    /// Says goodbye to the servers (the SMTP connections kept open).
+    pub async fn close(&mut self) {
+        self.sender.close().await;
+    }
+
+    /// Waits for new mail (IMAP IDLE, or a Maildir poll) for at most `timeout`.
+    async fn wait(&mut self, bot: &Bot, timeout: Duration) -> Result<(), RunError> {
+        match (self.config.transport, self.imap.take()) {
+            (TransportKind::Imap, Some(mut session)) => {
+                // Mail that arrived between the last fetch and now would not wake IDLE
+                // on every server: look once more before idling.
+                let mailbox = self
+                    .config
+                    .imap
+                    .as_ref()
+                    .map_or("INBOX", |i| i.mailbox.as_str());
+                let last_uid = bot.store.imap_mark(mailbox)?.map_or(0, |(_, uid)| uid);
+                if session.has_after(last_uid).await? {
+                    self.imap = Some(session);
+                    return Ok(());
+                }
+                let (session, wake) = session.wait(timeout).await?;
+                tracing::debug!(?wake, "imap wait ended");
+                if matches!(wake, Wake::NewMail) {
+                    self.woken_at = Some(Instant::now());
+                    tracing::info!("new mail announced by the server");
+                }
+                self.imap = Some(session);
+            }
+            _ => tokio::time::sleep(timeout.min(Duration::from_secs(1))).await,
+        }
+        Ok(())
+    }
+}
+
+/// When the bot learnt of each message it is answering, by the message's cause
+/// (`mail:<Message-ID>`): the start of the bot's own share of an answer's
+/// latency, logged when the server accepts the answer.
+#[derive(Debug, Clone, Default)]
+pub struct Arrivals(Arc<Mutex<HashMap<String, Instant>>>);
+
+impl Arrivals {
+    fn note<'a>(&self, dedup_keys: impl Iterator<Item = &'a str>, at: Instant) {
+        let mut known = self.lock();
+        // An answer goes within seconds of its message, or waits for a retry
+        // whose latency is the server's: older arrivals are of no more use.
+        known.retain(|_, since| since.elapsed() < ARRIVALS_KEPT);
+        for key in dedup_keys {
+            known.entry(format!("mail:{key}")).or_insert(at);
+        }
+    }
+
+    fn since(&self, cause: &str) -> Option<Instant> {
+        self.lock().get(cause).copied()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+const ARRIVALS_KEPT: Duration = Duration::from_secs(60);
+
+/// The outbox read a page at a time, so a backlog never sits in memory whole.
+const OUTBOX_PAGE: usize = 64;
+
+/// The sending side: the outbox, in its order, to the SMTP server (or the
+/// outbox Maildir). `once` uses it after applying; the daemon runs it beside
+/// the fetching and applying, on a connection of its own to the database.
+pub struct Sender {
+    config: Config,
+    smtp: Option<Outbound>,
+    arrivals: Arrivals,
+}
+
+impl Sender {
+    fn new(config: &Config, arrivals: Arrivals) -> Sender {
+        Sender {
+            config: config.clone(),
+            smtp: None,
+            arrivals,
+        }
+    }
+
+    /// Sends every outgoing message that is due, in the outbox's order;
+    /// failures are retried with backoff. Returns how many were sent, are to
+    /// be tried again, and were refused for good.
+    ///
+    /// Each message is marked sent the moment the server accepts it, and the
+    /// next message's content is not sent before that: a crash can send again
+    /// only the one message whose acceptance was not yet recorded. After a
+    /// failure a later attempt may get past (the server's trouble, not the
+    /// message's), every message after it waits for the same retry: none
+    /// overtakes it, so the commitments of sealed actions always reach the
+    /// server before their reveal.
+    pub async fn send(
+        &mut self,
+        store: &mut Store,
+        now: Timestamp,
+    ) -> Result<(usize, usize, usize), RunError> {
         let mut tally = Tally {
             now,
             retry_max: self.retry_max(),
@@ -147,75 +273,88 @@ impl Transport {
             refused: 0,
             server_trouble: None,
         };
-        let batches = send_batches(&due);
-        let mut chunks = batches.iter().map(|range| &due[range.clone()]);
-        for chunk in chunks.by_ref() {
-            self.deliver(chunk, &mut bot.store, &mut tally).await?;
-            if let Some((error, retry_at)) = tally.server_trouble.take() {
+        let mut after = 0;
+        loop {
+            let page = store.due_outbox_page(now, after, OUTBOX_PAGE)?;
+            let Some(last) = page.last() else { break };
+            if after == 0 {
+                failpoint("before-send");
+            }
+            after = last.id;
+            self.deliver(&page, store, &mut tally).await?;
+            if let Some((id, error, retry_at)) = tally.server_trouble.take() {
                 // The server is down or refusing: the rest would fail the same way.
                 // They wait for the same retry, without an attempt counted against them.
                 self.smtp = None;
-                for later in chunks.flatten() {
-                    bot.store.defer(later.id, &error, retry_at)?;
-                }
+                store.defer_after(id, &error, now, retry_at)?;
                 break;
             }
         }
         Ok((tally.sent, tally.failed, tally.refused))
     }
 
-    /// One attempt at each message of a batch. Over SMTP the envelopes are given
-    /// several at once, but the contents are finished one at a time and each
-    /// acceptance is recorded before the next message may be finished: a crash
-    /// between a server's acceptance and its record can send again only that
-    /// one message.
-    async fn deliver(
+    /// One attempt at each message of a page, stopping at the first the server
+    /// may take later. Over SMTP the envelopes of the next few messages are
+    /// given, each on a connection of the pool, while a content is on the wire.
+    async fn deliver<'r>(
         &mut self,
-        rows: &[OutRow],
+        rows: &'r [OutRow],
         store: &mut Store,
         tally: &mut Tally,
     ) -> Result<(), RunError> {
+        let arrivals = self.arrivals.clone();
         match self.config.transport {
             TransportKind::Maildir => {
-                let dir = self.outbox_dir();
+                let dir = self.config.resolve(&self.config.maildir.outbox);
                 for row in rows {
                     let result = maildir::deliver(&dir, &row.message_id, &row.raw)
                         .map(|_| ())
                         .map_err(|e| (e.to_string(), true));
-                    tally.record(store, row, result)?;
+                    tally.record(store, row, result, &arrivals)?;
+                    if tally.server_trouble.is_some() {
+                        break;
+                    }
                 }
             }
             TransportKind::Imap => {
                 let outbound = match self.outbound() {
                     Ok(outbound) => outbound,
                     Err(e) => {
-                        for row in rows {
-                            tally.record(store, row, Err((e.to_string(), true)))?;
+                        if let Some(first) = rows.first() {
+                            tally.record(store, first, Err((e.to_string(), true)), &arrivals)?;
                         }
                         return Ok(());
                     }
                 };
-                let finishing = tokio::sync::Mutex::new(());
-                let mut sends: futures::stream::FuturesUnordered<_> = rows
-                    .iter()
-                    .map(|row| {
-                        let finishing = &finishing;
-                        async move {
-                            let prepared = outbound
-                                .prepare(&row.envelope_from, &row.recipients, &row.raw)
-                                .await;
-                            let turn = finishing.lock().await;
-                            let result = match prepared {
-                                Ok(prepared) => prepared.finish(&row.raw).await,
-                                Err(e) => Err(e),
-                            };
-                            (row, result.map_err(|e| failure(&e)), turn)
-                        }
-                    })
-                    .collect();
-                while let Some((row, result, turn)) = futures::StreamExt::next(&mut sends).await {
-                    tally.record(store, row, result)?;
-                    drop(turn);
+                // Contents go strictly in the outbox's order: each waits for its
+                // turn, which comes once the one before it is recorded.
+                let (turn, turns) = tokio::sync::watch::channel(0usize);
+                let start = |(index, row): (usize, &'r OutRow)| {
+                    let mut turns = turns.clone();
+                    async move {
+                        let prepared = outbound
+                            .prepare(&row.envelope_from, &row.recipients, &row.raw)
+                            .await;
+                        let _ = turns.wait_for(|&next| next == index).await;
+                        let result = match prepared {
+                            Ok(prepared) => prepared.finish(&row.raw).await,
+                            Err(e) => Err(e),
+                        };
+                        (index, row, result.map_err(|e| failure(&e)))
+                    }
+                };
+                let mut waiting = rows.iter().enumerate();
+                let mut sending: futures::stream::FuturesUnordered<_> =
+                    waiting.by_ref().take(POOL_SIZE).map(start).collect();
+                while let Some((index, row, result)) = futures::StreamExt::next(&mut sending).await
+                {
+                    tally.record(store, row, result, &arrivals)?;
+                    if tally.server_trouble.is_some() {
+                        // The envelopes given after it are dropped with their connections.
+                        return Ok(());
+                    }
+                    let _ = turn.send(index + 1);
+                    sending.extend(waiting.next().map(start));
                 }
             }
         }
@@ -248,34 +387,74 @@ impl Transport {
         }
     }
 
-    /// Waits for new mail (IMAP IDLE, or a Maildir poll) for at most `timeout`.
-    async fn wait(&mut self, bot: &Bot, timeout: Duration) -> Result<(), RunError> {
-        match (self.config.transport, self.imap.take()) {
-            (TransportKind::Imap, Some(mut session)) => {
-                // Mail that arrived between the last fetch and now would not wake IDLE
-                // on every server: look once more before idling.
-                let mailbox = self
-                    .config
-                    .imap
-                    .as_ref()
-                    .map_or("INBOX", |i| i.mailbox.as_str());
-                let last_uid = bot.store.imap_mark(mailbox)?.map_or(0, |(_, uid)| uid);
-                if session.has_after(last_uid).await? {
-                    self.imap = Some(session);
-                    return Ok(());
-                }
-                let (session, wake) = session.wait(timeout).await?;
-                tracing::debug!(?wake, "imap wait ended");
-                if matches!(wake, Wake::NewMail) {
-                    tracing::info!("new mail announced by the server");
-                }
-                self.imap = Some(session);
-            }
-            _ => tokio::time::sleep(timeout.min(Duration::from_secs(1))).await,
+    async fn close(&mut self) {
+        if let Some(outbound) = self.smtp.take() {
+            outbound.close().await;
         }
-        Ok(())
+    }
+
+    /// The daemon's sending side: sends what is due whenever the applying side
+    /// says it queued mail, or a retry falls due; after `stop`, sends what is
+    /// due one last time and says goodbye.
+    async fn serve(
+        mut self,
+        mut store: Store,
+        queued: Arc<tokio::sync::Notify>,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mut failures: u32 = 0;
+        loop {
+            let stopping = *stop.borrow_and_update();
+            let started = Instant::now();
+            let wait = match self.send(&mut store, Timestamp::now()).await {
+                Ok((sent, failed, refused)) => {
+                    failures = 0;
+                    if sent + failed + refused > 0 {
+                        tracing::info!(
+                            sent,
+                            failed,
+                            refused,
+                            ms = started.elapsed().as_secs_f64() * 1000.0,
+                            "sending done"
+                        );
+                    }
+                    match store.next_retry() {
+                        Ok(Some(at)) => Duration::try_from(at.duration_since(Timestamp::now()))
+                            .unwrap_or(Duration::ZERO)
+                            .min(SENDER_NAP),
+                        Ok(None) => SENDER_NAP,
+                        Err(error) => {
+                            tracing::warn!(%error, "cannot read the outbox");
+                            SENDER_NAP
+                        }
+                    }
+                }
+                Err(error) => {
+                    failures = failures.saturating_add(1);
+                    let delay = Duration::from_secs(1u64 << failures.min(6));
+                    tracing::warn!(%error, retry_in = ?delay, "sending failed");
+                    delay
+                }
+            };
+            if stopping {
+                break;
+            }
+            tokio::select! {
+                () = queued.notified() => {}
+                () = tokio::time::sleep(wait) => {}
+                changed = stop.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        self.close().await;
     }
 }
+
+/// The longest the sending side sleeps without looking at the outbox.
+const SENDER_NAP: Duration = Duration::from_secs(60);
 
 /// What a failed SMTP attempt means for its row: the error, and whether a later
 /// attempt may succeed.
@@ -299,8 +478,9 @@ struct Tally {
     sent: usize,
     failed: usize,
     refused: usize,
-    /// A failure that a later attempt may get past: the server's, not the message's.
-    server_trouble: Option<(String, Timestamp)>,
+    /// A failure that a later attempt may get past (the server's, not the
+    /// message's): which message, the error, and the retry.
+    server_trouble: Option<(i64, String, Timestamp)>,
 }
 
 impl Tally {
@@ -311,12 +491,24 @@ impl Tally {
         store: &mut Store,
         row: &OutRow,
         result: Result<(), (String, bool)>,
+        arrivals: &Arrivals,
     ) -> Result<(), RunError> {
         match result {
             Ok(()) => {
                 failpoint("accepted");
                 store.mark_sent(row.id, self.now)?;
                 self.sent += 1;
+                // The bot's own share of the answer's latency: from the server's
+                // word of the message to its acceptance of the answer.
+                match arrivals.since(&row.cause) {
+                    Some(since) => tracing::info!(
+                        outbox = row.id,
+                        cause = %row.cause,
+                        own_ms = since.elapsed().as_secs_f64() * 1000.0,
+                        "accepted"
+                    ),
+                    None => tracing::info!(outbox = row.id, cause = %row.cause, "accepted"),
+                }
             }
             Err((error, false)) => {
                 tracing::error!(outbox = row.id, %error, "the server refused this mail for good: marked failed (nomicbot outbox)");
@@ -328,23 +520,42 @@ impl Tally {
                 tracing::warn!(outbox = row.id, %error, %retry_at, "sending failed");
                 store.mark_failed(row.id, &error, Some(retry_at))?;
                 self.failed += 1;
-                self.server_trouble = Some((error, retry_at));
+                self.server_trouble = Some((row.id, error, retry_at));
             }
         }
         Ok(())
     }
 }
 
-/// Stores every new message of `mailbox`, then flags it `\Seen`. On a `fresh`
-/// connection, what was stored before is flagged first, in case the last
-/// connection was cut between the two.
+/// What one IMAP fetch needs besides the session and the bot.
+struct Fetch<'a> {
+    mailbox: &'a str,
+    now: Timestamp,
+    /// A new connection: flag first what was stored before, in case the last
+    /// connection was cut between storing and flagging.
+    fresh: bool,
+    /// When the bot learnt of this mail: the server's announcement, or now.
+    since: Instant,
+    arrivals: &'a Arrivals,
+    /// Where the UIDs stored go, to be flagged `\Seen` once applied.
+    unseen: &'a mut Vec<u32>,
+}
+
+/// Stores every new message of the mailbox and remembers its UID for
+/// [`Transport::acknowledge`].
 async fn fetch_imap(
     session: &mut Inbound,
     bot: &mut Bot,
-    mailbox: &str,
-    now: Timestamp,
-    fresh: bool,
+    fetch: Fetch<'_>,
 ) -> Result<usize, RunError> {
+    let Fetch {
+        mailbox,
+        now,
+        fresh,
+        since,
+        arrivals,
+        unseen,
+    } = fetch;
     let uidvalidity = session.uidvalidity();
     let last_uid = match bot.store.imap_mark(mailbox)? {
         Some((validity, last)) if validity == uidvalidity => last,
@@ -365,8 +576,8 @@ async fn fetch_imap(
         // what keeps a message from being stored twice.
         tracing::warn!(%error, "cannot flag the messages stored before as seen");
     }
-    // A backlog is fetched, stored and acknowledged a few messages at a time, so
-    // it never sits in memory whole; each batch moves the high-water mark.
+    // A backlog is fetched and stored a few messages at a time, so it never
+    // sits in memory whole; each batch moves the high-water mark.
     let mut last_uid = last_uid;
     let mut new = 0;
     loop {
@@ -378,7 +589,7 @@ async fn fetch_imap(
             return Ok(new);
         }
         let high = fetched.iter().map(|f| f.uid).max().unwrap_or(last_uid);
-        let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
+        unseen.extend(fetched.iter().map(|f| f.uid));
         let batch: Vec<Received> = fetched
             .into_iter()
             .map(|f| Received {
@@ -392,11 +603,11 @@ async fn fetch_imap(
                 raw: f.raw,
             })
             .collect();
+        arrivals.note(batch.iter().map(|r| r.dedup_key.as_str()), since);
         let stored = bot.receive(&batch, Some((mailbox, uidvalidity, high)), now)?;
         drop(batch);
-        session.mark_seen(&uids).await?;
         tracing::info!(
-            count = uids.len(),
+            count = stored.len(),
             new = count_new(&stored),
             "fetched over imap"
         );
@@ -405,7 +616,7 @@ async fn fetch_imap(
     }
 }
 
-/// Messages fetched over IMAP, stored and acknowledged at once.
+/// Messages fetched over IMAP and stored at once.
 const IMAP_BATCH: usize = 8;
 
 /// Bytes of Maildir messages read and stored in one transaction (a larger
@@ -439,29 +650,6 @@ fn count_new(stored: &[Stored]) -> usize {
         .count()
 }
 
-/// Messages handed to the SMTP server at once: each is its own connection.
-const SMTP_PARALLEL: usize = 8;
-
-/// The outbox in batches sent one after another, up to `SMTP_PARALLEL` each. A
-/// batch ends after a message a deadline caused, so such a message (the
-/// commitments of sealed actions) is accepted by the server before anything that
-/// came after it (their reveal) is even handed over.
-fn send_batches(due: &[OutRow]) -> Vec<std::ops::Range<usize>> {
-    let mut batches = Vec::new();
-    let mut start = 0;
-    for (index, row) in due.iter().enumerate() {
-        let end = index + 1;
-        if end - start == SMTP_PARALLEL || row.cause.starts_with("deadline:") {
-            batches.push(start..end);
-            start = end;
-        }
-    }
-    if start < due.len() {
-        batches.push(start..due.len());
-    }
-    batches
-}
-
 /// 2^attempts seconds, capped.
 fn backoff(attempts: i64, max_seconds: u64) -> SignedDuration {
     let seconds = 1u64
@@ -476,15 +664,33 @@ pub async fn once(
     transport: &mut Transport,
     now: Timestamp,
 ) -> Result<Pass, RunError> {
-    let fetched = transport.fetch(bot, now).await?;
-    let processed = bot.process(now)?;
-    let (sent, failed, refused) = transport.send(bot, now).await?;
+    let mut pass = apply(bot, transport, now).await?;
+    let started = Instant::now();
+    (pass.sent, pass.failed, pass.refused) = transport.send(bot, now).await?;
+    pass.send_time = started.elapsed();
+    Ok(pass)
+}
+
+/// Fetch and apply: the part of a pass the daemon runs while its sending side
+/// sends.
+async fn apply(bot: &mut Bot, transport: &mut Transport, now: Timestamp) -> Result<Pass, RunError> {
+    let started = Instant::now();
+    let fetched = transport.fetch(bot, now).await;
+    let fetch_time = started.elapsed();
+    let processed = match fetched {
+        Ok(_) => bot.process(now).map_err(RunError::from),
+        Err(_) => Ok(Processed::default()),
+    };
+    let apply_time = started.elapsed() - fetch_time;
+    // What was stored is flagged whatever came after: storing is what counts.
+    transport.acknowledge().await;
+    let (fetched, processed) = (fetched?, processed?);
     Ok(Pass {
         fetched,
         processed,
-        sent,
-        failed,
-        refused,
+        fetch_time,
+        apply_time,
+        ..Pass::default()
     })
 }
 
@@ -525,9 +731,33 @@ pub fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 
 /// The daemon. Returns when `shutdown` completes, never in the middle of a pass:
 /// `shutdown` is only polled between passes, so everything fetched is stored and
-/// applied, and everything sent is marked sent, before it returns.
+/// applied, and everything due is sent and marked sent, before it returns.
+///
+/// The sending side runs beside the fetching and applying, on its own database
+/// connection: the next messages are fetched and applied while the answers to
+/// the last ones are on the wire.
 pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
     let mut transport = Transport::new(&bot.config);
+    let queued = Arc::new(tokio::sync::Notify::new());
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let sender = Sender::new(&bot.config, transport.sender.arrivals.clone());
+    let sending = tokio::spawn(sender.serve(bot.store.reopen()?, Arc::clone(&queued), stopped));
+    let result = apply_until(bot, &mut transport, &queued, shutdown).await;
+    let _ = stop.send(true);
+    if let Err(error) = sending.await {
+        tracing::error!(%error, "the sending side ended abnormally");
+    }
+    transport.close().await;
+    result
+}
+
+/// The daemon's fetching and applying side, until `shutdown`.
+async fn apply_until(
+    bot: &mut Bot,
+    transport: &mut Transport,
+    queued: &tokio::sync::Notify,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), RunError> {
     let poll = Duration::from_secs(
         bot.config
             .imap
@@ -538,31 +768,28 @@ pub async fn run(bot: &mut Bot, shutdown: impl Future<Output = ()>) -> Result<()
     tokio::pin!(shutdown);
     loop {
         let now = Timestamp::now();
-        let pass = once(bot, &mut transport, now).await;
+        let pass = apply(bot, transport, now).await;
         let wait = match pass {
             Ok(pass) => {
                 failures = 0;
-                if pass.fetched + pass.processed.deadlines + pass.sent + pass.failed + pass.refused
-                    > 0
-                {
+                if pass.processed.mail_queued > 0 {
+                    queued.notify_one();
+                }
+                if pass.fetched + pass.processed.deadlines > 0 {
                     tracing::info!(
                         fetched = pass.fetched,
                         applied = pass.processed.applied,
                         aside = pass.processed.aside,
                         deadlines = pass.processed.deadlines,
-                        sent = pass.sent,
-                        failed = pass.failed,
-                        refused = pass.refused,
+                        queued = pass.processed.mail_queued,
+                        fetch_ms = pass.fetch_time.as_secs_f64() * 1000.0,
+                        apply_ms = pass.apply_time.as_secs_f64() * 1000.0,
                         "pass done"
                     );
                 }
-                // Sleep until the next deadline or retry, or until new mail.
+                // Sleep until the next deadline, or until new mail.
                 let mut until = poll;
-                let wake_at = [bot.next_deadline(), bot.store.next_retry()?]
-                    .into_iter()
-                    .flatten()
-                    .min();
-                if let Some(at) = wake_at {
+                if let Some(at) = bot.next_deadline() {
                     let left = at.duration_since(Timestamp::now());
                     until = until.min(Duration::try_from(left).unwrap_or(Duration::ZERO));
                 }

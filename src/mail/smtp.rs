@@ -3,14 +3,15 @@
 //! lettre. It never touches SQLite, never parses or rewrites MIME, and never
 //! decides whether to retry: the outbox does that from [`SmtpError::kind`].
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use lettre::address::{Address, Envelope};
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
 use lettre::transport::smtp::client::{
     AsyncSmtpConnection, AsyncTokioStream, Certificate, Tls as LettreTls, TlsParameters,
 };
-use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+use lettre::transport::smtp::commands::{Data, Mail, Rcpt, Rset};
 use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 
 use std::pin::Pin;
@@ -27,8 +28,15 @@ use crate::config::{SmtpConfig, Tls};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The whole conversation for one message, since lettre sets no read timeout.
 const SEND_TIMEOUT: Duration = Duration::from_secs(120);
-/// A goodbye after the message went: not worth waiting long for.
+/// A goodbye when the pool closes: not worth waiting long for.
 const QUIT_TIMEOUT: Duration = Duration::from_secs(5);
+/// An idle connection that does not answer RSET in this long is replaced.
+const RSET_TIMEOUT: Duration = Duration::from_secs(10);
+/// Servers drop idle clients after some minutes (RFC 5321 asks them to wait at
+/// least five): a connection idle for longer than this is not tried again.
+const IDLE_LIMIT: Duration = Duration::from_secs(60);
+/// Connections kept open between messages: as many as messages are prepared at once.
+pub const POOL_SIZE: usize = 8;
 
 /// What the outbox should do about an [`SmtpError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,14 +123,16 @@ fn is_tls_refusal(error: &lettre::transport::smtp::Error) -> bool {
     false
 }
 
-/// The bot's way out, built once from `[smtp]`: one fresh connection per
-/// message, so a message cut off by our timeout never leaves a half-spoken
-/// conversation behind for the next one.
+/// The bot's way out, built once from `[smtp]`: a pool of open connections,
+/// each reused from one message to the next after an RSET, so a message costs
+/// its own commands and not a connection, a greeting and a login. A connection
+/// that fails in any way, or that a message timed out on, is never reused: the
+/// next message opens a fresh one.
 ///
 /// A message goes in two steps. [`Outbound::prepare`] does everything that
-/// commits the server to nothing (connect, TLS, AUTH, MAIL, RCPT, DATA) and may
-/// run for many messages at once; [`Prepared::finish`] sends the content and
-/// waits for the acceptance. The caller runs one `finish` at a time and records
+/// commits the server to nothing (connect or RSET, TLS, AUTH, MAIL, RCPT, DATA)
+/// and may run for many messages at once; [`Prepared::finish`] sends the content
+/// and waits for the acceptance. The caller runs one `finish` at a time and records
 /// each acceptance before the next, so a crash can send again at most the one
 /// message whose acceptance it had not yet recorded.
 pub struct Outbound {
@@ -132,6 +142,13 @@ pub struct Outbound {
     credentials: Option<Credentials>,
     ca_file: Option<std::path::PathBuf>,
     hello: ClientId,
+    idle: Arc<Mutex<Vec<Idle>>>,
+}
+
+/// A connection between two messages, and since when.
+struct Idle {
+    connection: AsyncSmtpConnection,
+    since: Instant,
 }
 
 impl std::fmt::Debug for Outbound {
@@ -146,6 +163,8 @@ impl std::fmt::Debug for Outbound {
 /// A message whose envelope the server took and whose content it awaits.
 pub struct Prepared {
     connection: AsyncSmtpConnection,
+    /// Where the connection goes back once the server took the message.
+    idle: Arc<Mutex<Vec<Idle>>>,
 }
 
 impl Outbound {
@@ -174,6 +193,7 @@ impl Outbound {
             credentials,
             ca_file: cfg.ca_file.clone(),
             hello: ClientId::default(),
+            idle: Arc::default(),
         })
     }
 
@@ -247,7 +267,37 @@ impl Outbound {
         }
     }
 
-    async fn envelope(&self, envelope: &Envelope, raw: &[u8]) -> Result<Prepared, SmtpError> {
+    /// Says goodbye on every idle connection: the end of a pass or of the daemon.
+    pub async fn close(&self) {
+        let idle = std::mem::take(&mut *lock(&self.idle));
+        let goodbyes = idle.into_iter().map(|mut idle| async move {
+            let _ = tokio::time::timeout(QUIT_TIMEOUT, idle.connection.quit()).await;
+        });
+        futures::future::join_all(goodbyes).await;
+    }
+
+    /// An idle connection that still answers, or a new one. A server may drop
+    /// a connection it finds idle too long: RSET finds out before any of the
+    /// message is spoken, and such a connection is simply replaced.
+    async fn connection(&self) -> Result<AsyncSmtpConnection, SmtpError> {
+        loop {
+            let reused = {
+                let mut idle = lock(&self.idle);
+                idle.retain(|idle| idle.since.elapsed() < IDLE_LIMIT);
+                idle.pop()
+            };
+            let Some(Idle { mut connection, .. }) = reused else {
+                return self.connect().await;
+            };
+            let reset = tokio::time::timeout(RSET_TIMEOUT, connection.command(Rset)).await;
+            if matches!(reset, Ok(Ok(_))) {
+                return Ok(connection);
+            }
+        }
+    }
+
+    /// Connects, secures and logs in.
+    async fn connect(&self) -> Result<AsyncSmtpConnection, SmtpError> {
         let tcp = self.tcp().await?;
         let stream: Box<dyn AsyncTokioStream> = match &self.tls {
             LettreTls::Wrapper(_) => Box::new(self.handshake(tcp).await?),
@@ -268,6 +318,11 @@ impl Outbound {
                 .await
                 .map_err(SmtpError::Send)?;
         }
+        Ok(connection)
+    }
+
+    async fn envelope(&self, envelope: &Envelope, raw: &[u8]) -> Result<Prepared, SmtpError> {
+        let mut connection = self.connection().await?;
         let info = connection.server_info();
         let mut options = Vec::new();
         let addresses = envelope.from().into_iter().chain(envelope.to());
@@ -299,7 +354,10 @@ impl Outbound {
             connection.command(Data).await
         };
         commands.await.map_err(SmtpError::Send)?;
-        Ok(Prepared { connection })
+        Ok(Prepared {
+            connection,
+            idle: Arc::clone(&self.idle),
+        })
     }
 }
 
@@ -308,11 +366,21 @@ impl Prepared {
     /// message (its 250): from here on it is the server's to deliver.
     pub async fn finish(mut self, raw: &[u8]) -> Result<(), SmtpError> {
         within(async { self.connection.message(raw).await.map_err(SmtpError::Send) }).await?;
-        // Leaving politely is no part of the sending: whatever QUIT gets back,
-        // the message is on its way.
-        let _ = tokio::time::timeout(QUIT_TIMEOUT, self.connection.quit()).await;
+        let mut idle = lock(&self.idle);
+        if idle.len() < POOL_SIZE {
+            idle.push(Idle {
+                connection: self.connection,
+                since: Instant::now(),
+            });
+        }
         Ok(())
     }
+}
+
+/// The pool holds no invariant a panic could break half-way.
+fn lock(idle: &Mutex<Vec<Idle>>) -> MutexGuard<'_, Vec<Idle>> {
+    idle.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// lettre sets no read timeout: each step as a whole gets [`SEND_TIMEOUT`].

@@ -10,7 +10,7 @@ mod schema;
 use std::path::Path;
 
 use jiff::Timestamp;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use sha2::Digest;
 
@@ -378,6 +378,9 @@ fn ts(value: String) -> Result<Timestamp> {
     value.parse().map_err(|_| StoreError::BadTime { value })
 }
 
+/// How long a write waits for the other connection's transaction to end.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let shown = path.display().to_string();
@@ -389,7 +392,7 @@ impl Store {
         // this release can read: any other file is refused as it is.
         check_header(path, shown)?;
         let mut conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         let schema_version = schema::version(&conn)?;
         let tables = schema::tables(&conn)?;
         if !schema::is_ours(schema_version, &tables) {
@@ -476,7 +479,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<Vec<Stored>> {
         self.write(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut results = Vec::with_capacity(batch.len());
             for message in batch {
                 let (source, uidvalidity, uid, source_key) = message.origin.parts();
@@ -673,7 +676,7 @@ impl Store {
     /// Commits one step: inbox status, events, state, outbox, all or nothing.
     pub fn commit(&mut self, step: Step<'_>) -> Result<()> {
         self.write(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             if let Some((id, status, reason)) = &step.inbox {
                 tx.execute(
                     "UPDATE inbox SET status = ?2, reason = ?3, echo_of = NULL WHERE id = ?1",
@@ -781,7 +784,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<()> {
         self.write(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for id in gathered {
                 tx.execute(
                     "UPDATE outbox SET status = 'digested' WHERE id = ?1 AND status = 'folded'",
@@ -900,6 +903,20 @@ impl Store {
         )
     }
 
+    /// At most `limit` of the messages due by `now` that come after `after`
+    /// (an outbox id), in order: a backlog is sent a page at a time, never
+    /// loaded whole.
+    pub fn due_outbox_page(&self, now: Timestamp, after: i64, limit: usize) -> Result<Vec<OutRow>> {
+        self.outbox_query(
+            "WHERE status = 'pending' AND next_attempt_at <= ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+            params![
+                sortable(now),
+                after,
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ],
+        )
+    }
+
     pub fn outbox(&self) -> Result<Vec<OutRow>> {
         self.outbox_query("ORDER BY id", [])
     }
@@ -1004,15 +1021,42 @@ impl Store {
         })
     }
 
-    /// Puts a message back to wait until `at` without counting an attempt: it was
-    /// never tried, because the server failed the ones before it.
-    pub fn defer(&mut self, id: i64, error: &str, at: Timestamp) -> Result<()> {
+    /// Puts every message due by `now` after `id` back to wait until `at`
+    /// without counting an attempt: none was tried, because the server failed
+    /// the one before them, and none may overtake it.
+    pub fn defer_after(
+        &mut self,
+        id: i64,
+        error: &str,
+        now: Timestamp,
+        at: Timestamp,
+    ) -> Result<()> {
         self.write(|conn| {
             conn.execute(
-                "UPDATE outbox SET last_error = ?2, next_attempt_at = ?3 WHERE id = ?1",
-                params![id, error, sortable(at)],
+                "UPDATE outbox SET last_error = ?2, next_attempt_at = ?4
+                 WHERE status = 'pending' AND id > ?1 AND next_attempt_at <= ?3",
+                params![id, error, sortable(now), sortable(at)],
             )?;
             Ok(())
+        })
+    }
+
+    /// A second connection to the same database, for the sending side of the
+    /// daemon: it marks mail sent while this one applies the next messages.
+    /// Both write in `IMMEDIATE` transactions, so neither can find its snapshot
+    /// stale half-way; the other waits for the lock (the busy timeout).
+    pub fn reopen(&self) -> Result<Store> {
+        let path = Path::new(&self.path);
+        let open = || -> Result<Connection> {
+            let conn = Connection::open(path)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+            Ok(conn)
+        };
+        let conn = open().map_err(|error| error.in_database(&self.path))?;
+        Ok(Store {
+            conn,
+            path: self.path.clone(),
         })
     }
 
