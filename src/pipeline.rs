@@ -67,6 +67,11 @@ fn names_void(line: &crate::engine::LineReport, message_id: &str) -> bool {
 /// or `name:N` for the N-th time the process reaches it): the process says so on
 /// stderr and waits to be killed, so the test can SIGKILL it exactly there. Never
 /// set in production.
+/// Steps committed in one transaction (see `Store::begin_batch`): few enough
+/// that an answer waits for little else, many enough that a burst of mail costs
+/// few commits.
+const BATCH_STEPS: usize = 16;
+
 pub fn failpoint(name: &str) {
     static REACHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let Ok(wanted) = std::env::var("NOMICBOT_FAILPOINT") else {
@@ -427,6 +432,36 @@ impl Bot {
         // A deadline reported due that fires nothing (a bug) must not spin forever.
         let mut stuck: Option<Timestamp> = None;
         loop {
+            // The steps of a batch become durable together: if they cannot, the
+            // world goes back to the last durable one and they are applied again.
+            let durable = (self.world.clone(), self.clock);
+            self.store.begin_batch()?;
+            let result = self.process_batch(now, &mut done, &mut stuck);
+            let ended = self.store.end_batch(&self.world);
+            if ended.is_err() {
+                (self.world, self.clock) = durable;
+            }
+            let more = result?;
+            ended?;
+            if !more {
+                break;
+            }
+        }
+        while let Some((echo, first)) = self.store.next_echo()? {
+            done.mail_queued += self.look_at_echo(&echo, &first, now)?;
+        }
+        Ok(done)
+    }
+
+    /// Up to [`BATCH_STEPS`] steps (messages, deadlines, digests) in time order.
+    /// Says whether more may be waiting.
+    fn process_batch(
+        &mut self,
+        now: Timestamp,
+        done: &mut Processed,
+        stuck: &mut Option<Timestamp>,
+    ) -> Result<bool> {
+        for _ in 0..BATCH_STEPS {
             let pending = self.store.next_pending()?;
             let arrival = pending.as_ref().map(|row| arrival(row, now));
             // A day's digest of folded answers goes out once the day is over,
@@ -442,16 +477,18 @@ impl Bot {
                 done.mail_queued += self.send_digests(due, now)?;
                 continue;
             }
-            match games::driver::next(&self.world, &self.params, arrival, now, stuck) {
+            match games::driver::next(&self.world, &self.params, arrival, now, *stuck) {
                 Next::Deadline(at) => match self.fire(at, now)? {
                     Some(queued) => {
                         done.mail_queued += queued;
                         done.deadlines += 1;
                     }
-                    None => stuck = Some(at),
+                    None => *stuck = Some(at),
                 },
                 Next::Message => {
-                    let Some(row) = pending else { break };
+                    let Some(row) = pending else {
+                        return Ok(false);
+                    };
                     let (applied, queued) = self.handle(&row, now)?;
                     if applied {
                         done.applied += 1;
@@ -460,13 +497,10 @@ impl Bot {
                     }
                     done.mail_queued += queued;
                 }
-                Next::Idle => break,
+                Next::Idle => return Ok(false),
             }
         }
-        while let Some((echo, first)) = self.store.next_echo()? {
-            done.mail_queued += self.look_at_echo(&echo, &first, now)?;
-        }
-        Ok(done)
+        Ok(true)
     }
 
     /// A second copy of a message already handled is never applied again. One

@@ -26,6 +26,10 @@ pub const ECHO_TOLD: &str =
 pub enum StoreError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The database rolled back a batch of steps on its own (after a full disk,
+    /// say): none of them was kept, and they are applied again.
+    #[error("database: the last steps were rolled back and will be applied again")]
+    BatchLost,
     #[error("database {path}: journal mode is {mode}, not wal")]
     NotWal { path: String, mode: String },
     #[error("database holds data this version cannot read ({what}): {source}")]
@@ -336,6 +340,17 @@ pub struct Store {
     conn: Connection,
     /// The database file, for error messages.
     path: String,
+    /// The steps committed since [`Store::begin_batch`], if a batch is open.
+    batch: Option<Batch>,
+}
+
+/// Steps committed inside one transaction: each atomic on its own (a
+/// savepoint), all durable together at [`Store::end_batch`], which writes the
+/// state once for all of them.
+#[derive(Debug, Default)]
+struct Batch {
+    /// The clock the state row gets: the time of the last step.
+    clock: Option<Timestamp>,
 }
 
 /// 32 bytes from the operating system's generator.
@@ -378,8 +393,29 @@ fn ts(value: String) -> Result<Timestamp> {
     value.parse().map_err(|_| StoreError::BadTime { value })
 }
 
-/// How long a write waits for the other connection's transaction to end.
-const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The state row: the world after the last step, and that step's time.
+fn write_state(conn: &Connection, world: &World, clock: Timestamp) -> Result<()> {
+    let world = serde_json::to_string(world).map_err(|source| StoreError::Corrupt {
+        what: "state".into(),
+        source,
+    })?;
+    conn.execute(
+        "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
+         ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
+        params![world, clock.to_string(), STATE_FORMAT],
+    )?;
+    Ok(())
+}
+
+/// A write waits for the other connection's transaction to end in short naps,
+/// so it goes on the moment the lock is free (SQLite's own timeout naps up to
+/// 100 ms at a time), for ten seconds at most.
+fn wait_for_the_lock(naps: i32) -> bool {
+    const NAP: std::time::Duration = std::time::Duration::from_micros(200);
+    const NAPS: i32 = 50_000;
+    std::thread::sleep(NAP);
+    naps < NAPS
+}
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
@@ -392,7 +428,7 @@ impl Store {
         // this release can read: any other file is refused as it is.
         check_header(path, shown)?;
         let mut conn = Connection::open(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.busy_handler(Some(wait_for_the_lock))?;
         let schema_version = schema::version(&conn)?;
         let tables = schema::tables(&conn)?;
         if !schema::is_ours(schema_version, &tables) {
@@ -432,6 +468,7 @@ impl Store {
         let store = Store {
             conn,
             path: shown.to_owned(),
+            batch: None,
         };
         store.check_event_formats()?;
         store.conn.execute(
@@ -674,9 +711,10 @@ impl Store {
     }
 
     /// Commits one step: inbox status, events, state, outbox, all or nothing.
+    /// Inside a batch the state is left to [`Store::end_batch`].
     pub fn commit(&mut self, step: Step<'_>) -> Result<()> {
-        self.write(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let in_batch = self.batch.is_some();
+        self.atomically(|tx| {
             if let Some((id, status, reason)) = &step.inbox {
                 tx.execute(
                     "UPDATE inbox SET status = ?2, reason = ?3, echo_of = NULL WHERE id = ?1",
@@ -698,15 +736,9 @@ impl Store {
                     ],
                 )?;
             }
-            let world = serde_json::to_string(step.world).map_err(|source| StoreError::Corrupt {
-                what: "state".into(),
-                source,
-            })?;
-            tx.execute(
-                "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
-                 ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
-                params![world, step.at.to_string(), STATE_FORMAT],
-            )?;
+            if !in_batch {
+                write_state(tx, step.world, step.at)?;
+            }
             for mail in &step.mail {
                 let recipients =
                     serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
@@ -739,9 +771,12 @@ impl Store {
                     ],
                 )?;
             }
-            tx.commit()?;
             Ok(())
-        })
+        })?;
+        if let Some(batch) = &mut self.batch {
+            batch.clock = Some(step.at);
+        }
+        Ok(())
     }
 
     /// How many answers were sent to `sender` on `day` (a date), counted against
@@ -783,8 +818,8 @@ impl Store {
         digests: &[NewMail],
         now: Timestamp,
     ) -> Result<()> {
-        self.write(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let in_batch = self.batch.is_some();
+        self.atomically(|tx| {
             for id in gathered {
                 tx.execute(
                     "UPDATE outbox SET status = 'digested' WHERE id = ?1 AND status = 'folded'",
@@ -811,12 +846,71 @@ impl Store {
                     ],
                 )?;
             }
-            tx.execute(
-                "UPDATE state SET clock = ?1 WHERE id = 1",
-                params![at.to_string()],
-            )?;
-            tx.commit()?;
+            if !in_batch {
+                tx.execute(
+                    "UPDATE state SET clock = ?1 WHERE id = 1",
+                    params![at.to_string()],
+                )?;
+            }
             Ok(())
+        })?;
+        if let Some(batch) = &mut self.batch {
+            batch.clock = Some(at);
+        }
+        Ok(())
+    }
+
+    /// Opens a batch: the steps committed until [`Store::end_batch`] share one
+    /// transaction. Each is still all or nothing; together they cost one
+    /// commit and one write of the state instead of one each.
+    pub fn begin_batch(&mut self) -> Result<()> {
+        if self.batch.is_none() {
+            self.write(|conn| Ok(conn.execute_batch("BEGIN IMMEDIATE")?))?;
+            self.batch = Some(Batch::default());
+        }
+        Ok(())
+    }
+
+    /// Makes the batch's steps durable, with `world` (the state after the last
+    /// of them) as the state. An error means none of them is: the database
+    /// rolled the batch back, and the caller must forget it too.
+    pub fn end_batch(&mut self, world: &World) -> Result<()> {
+        let Some(batch) = self.batch.take() else {
+            return Ok(());
+        };
+        let result = self.write(|conn| {
+            if conn.is_autocommit() {
+                // The database already rolled it back (a full disk can).
+                return Err(StoreError::BatchLost);
+            }
+            if let Some(clock) = batch.clock {
+                write_state(conn, world, clock)?;
+            }
+            conn.execute_batch("COMMIT")?;
+            Ok(())
+        });
+        if result.is_err() && !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        result
+    }
+
+    /// One step's writes, all or nothing: a transaction of its own, or a
+    /// savepoint inside the open batch.
+    fn atomically<T>(&mut self, writes: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let in_batch = self.batch.is_some();
+        self.write(|conn| {
+            if in_batch {
+                let savepoint = conn.savepoint()?;
+                let result = writes(&savepoint)?;
+                savepoint.commit()?;
+                Ok(result)
+            } else {
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let result = writes(&tx)?;
+                tx.commit()?;
+                Ok(result)
+            }
         })
     }
 
@@ -1049,7 +1143,7 @@ impl Store {
         let path = Path::new(&self.path);
         let open = || -> Result<Connection> {
             let conn = Connection::open(path)?;
-            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.busy_handler(Some(wait_for_the_lock))?;
             conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
             Ok(conn)
         };
@@ -1057,6 +1151,7 @@ impl Store {
         Ok(Store {
             conn,
             path: self.path.clone(),
+            batch: None,
         })
     }
 

@@ -1098,8 +1098,8 @@ async fn database_disk_full_mid_pass_stops_cleanly_and_the_next_pass_applies_eac
     assert_eq!(joined(&bot), 0);
 
     // A little room: every message stored and acknowledged, and the pass stops
-    // partway through applying them.
-    filler.leave(320 << 10);
+    // partway through applying them (between two batches of steps).
+    filler.leave(224 << 10);
     let said = refusal(&output(&bot, &["once"]));
     says_disk_full(&said, &database);
     let statuses = inbox_statuses(&bot);
