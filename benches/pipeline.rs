@@ -1,21 +1,44 @@
-//! Messages per second through the whole pipeline on the real servers of
-//! `../shared/mailtest/` (players' SMTP → Postfix → Dovecot → the bot's IMAP
-//! fetch → engine → SQLite → the bot's SMTP → Dovecot → IMAP read-back of every
-//! announcement), and the same figure for the bare servers (SMTP in, IMAP out,
-//! no bot), so the ratio to the physical limit can be read off.
+//! The bot beside the bare mail servers, in one run, on the real servers of
+//! `../shared/mailtest/`: the same player messages from the same concurrent
+//! senders, and on both sides the mail is seen arriving through IMAP IDLE.
+//!
+//! - The bare servers: SMTP 250 → the message visible in the bot's mailbox, with
+//!   no bot running.
+//! - The bot: the real daemon (`nomicbot run`, a child process) → its answer
+//!   visible in the player's mailbox and its announcement in the list's; a
+//!   message is done when both are.
+//!
+//! For 1 and 8 senders it prints throughput, latency (median, p90) from each
+//! acceptance to the moment a watcher saw the mail, the ratio bot/bare, and the
+//! bot's own share of the latency read from its log. Goals are printed, never
+//! asserted; it asserts only that every message made it and that the daemon
+//! stopped cleanly.
 //!
 //! Run: `eval "$(../shared/mailtest/start)"; cargo bench --bench pipeline`
-//! (`BENCH_MESSAGES=N` to change the count, default 200). Prints figures; asserts
-//! only that every message made it.
+//! (`BENCH_MESSAGES=N` for the messages of each run, default 200).
 
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
-use nomicbot::config::{Config, ImapConfig, SmtpConfig, Tls};
-use nomicbot::mail::imap;
+use nomicbot::config::{ImapConfig, SmtpConfig, Tls};
+use nomicbot::mail::imap::{Inbound, Wake};
 use nomicbot::mail::smtp::Outbound;
-use nomicbot::pipeline::Bot;
-use nomicbot::run::{Transport, once};
+
+/// Messages per run when `BENCH_MESSAGES` is unset: the four runs (two sides, two
+/// sender counts) take about 15 s on an idle 2-core machine, well under a minute
+/// and a half on a shared one.
+const DEFAULT_MESSAGES: usize = 200;
+const SENDER_COUNTS: [usize; 2] = [1, 8];
+/// Every mail of a run must be visible this long after the last acceptance.
+const ARRIVAL_LIMIT: Duration = Duration::from_secs(60);
+/// A watcher re-checks its mailbox this often even without news from IDLE, in
+/// case a notification fell between two commands; such catches are counted.
+const WATCH_TICK: Duration = Duration::from_secs(2);
+const THROUGHPUT_GOAL: f64 = 0.5;
+const OWN_SHARE_GOAL_MS: f64 = 20.0;
 
 struct Servers {
     host: String,
@@ -53,7 +76,7 @@ fn imap_config(s: &Servers, user: &str) -> ImapConfig {
     }
 }
 
-fn smtp(s: &Servers) -> Outbound {
+fn outbound(s: &Servers) -> Outbound {
     let cfg = SmtpConfig {
         host: s.host.clone(),
         port: s.smtp_port,
@@ -64,60 +87,364 @@ fn smtp(s: &Servers) -> Outbound {
         ca_file: None,
         retry_max_seconds: 2,
     };
-    Outbound::new(&cfg, None).expect("smtp")
+    Outbound::new(&cfg, None).expect("smtp settings")
 }
 
-fn player_mail(from: &str, to: &str, subject: &str, id: &str) -> Vec<u8> {
-    format!("From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n\r\nhello\r\n")
+/// The mailboxes of one run: fresh ones, so nothing of an earlier run is seen.
+struct Run {
+    id: String,
+    domain: String,
+    messages: usize,
+    senders: usize,
+}
+
+impl Run {
+    fn bot_user(&self) -> String {
+        format!("bot-{}", self.id)
+    }
+
+    fn list_user(&self) -> String {
+        format!("list-{}", self.id)
+    }
+
+    fn players_user(&self) -> String {
+        format!("players-{}", self.id)
+    }
+
+    fn address(&self, user: &str) -> String {
+        format!("{user}@{}", self.domain)
+    }
+
+    /// Player `index`'s own address: all players share one mailbox through the
+    /// `+` subaddress, but the bot knows each by its full address.
+    fn player(&self, index: usize) -> String {
+        format!("{}+{index}@{}", self.players_user(), self.domain)
+    }
+
+    /// The Message-ID of player `index`'s message, without the angle brackets.
+    fn message_id(&self, index: usize) -> String {
+        format!("join{index}-{}@bench", self.id)
+    }
+
+    /// Player `index`'s message: a `join` in the subject and nothing in the body,
+    /// so that it makes one answer to the player and one announcement to the list.
+    fn player_mail(&self, index: usize) -> Vec<u8> {
+        format!(
+            "From: {from}\r\nTo: {to}\r\nSubject: [nomic] join Player{index}\r\n\
+             Message-ID: <{id}>\r\n\r\n",
+            from = self.player(index),
+            to = self.address(&self.list_user()),
+            id = self.message_id(index),
+        )
         .into_bytes()
+    }
 }
 
-/// Waits until `user`'s INBOX holds `n` messages; returns when it did.
-async fn wait_count(s: &Servers, user: &str, n: usize) -> Instant {
-    let cfg = imap_config(s, user);
-    let deadline = Instant::now() + Duration::from_secs(600);
-    loop {
-        if let Ok(inbound) = imap::Inbound::connect(&cfg, &s.password).await {
-            let mut inbound = inbound;
-            if let Ok(all) = inbound.fetch_after(0).await
-                && all.len() >= n
-            {
-                inbound.logout().await;
-                return Instant::now();
+/// When the senders started, and when the server accepted each message (by index).
+struct Sent {
+    start: Instant,
+    accepted: BTreeMap<usize, Instant>,
+}
+
+/// `run.senders` tasks, each with its own SMTP client, send the run's messages
+/// between them, to the bot and the list at once (as a list's member does).
+async fn send_all(s: &Servers, run: &Run) -> Sent {
+    let recipients = vec![run.address(&run.bot_user()), run.address(&run.list_user())];
+    let mut jobs = Vec::new();
+    let start = Instant::now();
+    for sender in 0..run.senders {
+        let client = outbound(s);
+        let mails: Vec<(usize, String, Vec<u8>)> = (1..=run.messages)
+            .filter(|index| index % run.senders == sender)
+            .map(|index| (index, run.player(index), run.player_mail(index)))
+            .collect();
+        let recipients = recipients.clone();
+        jobs.push(tokio::spawn(async move {
+            let mut accepted = Vec::with_capacity(mails.len());
+            for (index, from, raw) in mails {
+                client
+                    .send(&from, &recipients, &raw)
+                    .await
+                    .unwrap_or_else(|error| panic!("sending message {index}: {error}"));
+                accepted.push((index, Instant::now()));
+            }
+            accepted
+        }));
+    }
+    let mut accepted = BTreeMap::new();
+    for job in jobs {
+        accepted.extend(job.await.expect("sender task"));
+    }
+    Sent { start, accepted }
+}
+
+/// Which header ties a mail to the player message it stands for.
+#[derive(Clone, Copy)]
+enum Key {
+    /// The player's message itself (the bare servers).
+    MessageId,
+    /// The bot's mail answering it; the player's own copy on the list has none.
+    InReplyTo,
+}
+
+impl Key {
+    fn of(self, raw: &[u8]) -> Option<String> {
+        let message = mail_parser::MessageParser::default().parse_headers(raw)?;
+        let id = match self {
+            Key::MessageId => message.message_id(),
+            Key::InReplyTo => message.in_reply_to().as_text(),
+        };
+        id.map(|id| id.trim_matches(['<', '>']).to_owned())
+    }
+}
+
+/// What one watcher saw: when each expected mail became visible.
+struct Seen {
+    user: String,
+    at: HashMap<String, Instant>,
+    /// Mail found by the periodic re-check, not announced by IDLE.
+    late_wakes: usize,
+}
+
+/// One IMAP connection idling on one mailbox. It is logged in and has looked
+/// once before `start` returns, so nothing sent afterwards can be missed.
+struct Watcher {
+    job: tokio::task::JoinHandle<Seen>,
+}
+
+impl Watcher {
+    async fn start(s: &Servers, user: &str, key: Key, expected: Vec<String>) -> Watcher {
+        let cfg = imap_config(s, user);
+        let mut inbound = Inbound::connect(&cfg, &s.password)
+            .await
+            .unwrap_or_else(|error| panic!("watching {user}: {error}"));
+        assert!(inbound.supports_idle(), "the imap server has no IDLE");
+        let mut last_uid = inbound
+            .fetch_after(0)
+            .await
+            .expect("first look")
+            .iter()
+            .map(|f| f.uid)
+            .max()
+            .unwrap_or(0);
+        let user = user.to_owned();
+        let job = tokio::spawn(async move {
+            let expected: std::collections::HashSet<String> = expected.into_iter().collect();
+            let mut seen = Seen {
+                user: user.clone(),
+                at: HashMap::new(),
+                late_wakes: 0,
+            };
+            // The limit is pushed back while mail keeps coming.
+            let mut give_up = Instant::now() + ARRIVAL_LIMIT * 2;
+            let mut woke_by_tick = false;
+            loop {
+                let fetched = inbound
+                    .fetch_after(last_uid)
+                    .await
+                    .unwrap_or_else(|error| panic!("fetching {user}: {error}"));
+                let now = Instant::now();
+                if !fetched.is_empty() {
+                    give_up = now + ARRIVAL_LIMIT;
+                    seen.late_wakes += usize::from(woke_by_tick);
+                }
+                for mail in fetched {
+                    last_uid = last_uid.max(mail.uid);
+                    if let Some(id) = key.of(&mail.raw).filter(|id| expected.contains(id)) {
+                        seen.at.entry(id).or_insert(now);
+                    }
+                }
+                if seen.at.len() == expected.len() || now >= give_up {
+                    break;
+                }
+                let news = inbound
+                    .has_after(last_uid)
+                    .await
+                    .unwrap_or_else(|error| panic!("searching {user}: {error}"));
+                if news {
+                    woke_by_tick = false;
+                    continue;
+                }
+                let (back, wake) = inbound
+                    .wait(WATCH_TICK.min(give_up - now))
+                    .await
+                    .unwrap_or_else(|error| panic!("idling on {user}: {error}"));
+                inbound = back;
+                woke_by_tick = wake == Wake::Timeout;
             }
             inbound.logout().await;
+            seen
+        });
+        Watcher { job }
+    }
+
+    async fn finish(self) -> Seen {
+        self.job.await.expect("watcher task")
+    }
+}
+
+/// One side's figures for one run.
+struct Side {
+    /// Messages per second: all of them, from the first send to the last visible.
+    throughput: f64,
+    /// Per message, SMTP acceptance to visible, in milliseconds.
+    latency_ms: Vec<f64>,
+    late_wakes: usize,
+}
+
+/// Joins what was sent with what the watchers saw: a message is done when every
+/// watcher has seen its mail. Panics, naming them, if any message never made it.
+fn measure(run: &Run, sent: &Sent, seen: &[Seen], log: Option<&Path>) -> Side {
+    let mut latency_ms = Vec::with_capacity(run.messages);
+    let mut missing = Vec::new();
+    let mut last = sent.start;
+    for (&index, &accepted) in &sent.accepted {
+        let id = run.message_id(index);
+        let visible: Option<Vec<Instant>> = seen.iter().map(|w| w.at.get(&id).copied()).collect();
+        match visible.and_then(|at| at.into_iter().max()) {
+            Some(visible) => {
+                last = last.max(visible);
+                latency_ms.push(visible.saturating_duration_since(accepted).as_secs_f64() * 1e3);
+            }
+            None => missing.push(
+                seen.iter()
+                    .filter(|w| !w.at.contains_key(&id))
+                    .map(|w| format!("{id} in {}", w.user))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
         }
-        assert!(Instant::now() < deadline, "{user} never got {n} messages");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if !missing.is_empty() {
+        let tail = log
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .map(|text| {
+                let lines: Vec<&str> = text.lines().collect();
+                lines[lines.len().saturating_sub(30)..].join("\n")
+            })
+            .unwrap_or_default();
+        panic!(
+            "{} of {} messages never made it ({} senders): {}\n{tail}",
+            missing.len(),
+            run.messages,
+            run.senders,
+            missing.join("; ")
+        );
+    }
+    assert_eq!(
+        sent.accepted.len(),
+        run.messages,
+        "not every message was sent"
+    );
+    latency_ms.sort_by(f64::total_cmp);
+    Side {
+        throughput: run.messages as f64 / (last - sent.start).as_secs_f64(),
+        latency_ms,
+        late_wakes: seen.iter().map(|w| w.late_wakes).sum(),
     }
 }
 
-async fn bare(s: &Servers, n: usize, run: &str) -> f64 {
-    let user = format!("bare-{run}");
-    let to = format!("{user}@{}", s.domain);
-    let sender = smtp(s);
-    let start = Instant::now();
-    for i in 0..n {
-        let from = format!("p{i}-{run}@{}", s.domain);
-        let raw = player_mail(&from, &to, "[nomic] join", &format!("bare{i}-{run}@bench"));
-        sender
-            .send(&from, std::slice::from_ref(&to), &raw)
-            .await
-            .expect("send");
-    }
-    let end = wait_count(s, &user, n).await;
-    n as f64 / (end - start).as_secs_f64()
+/// (a) The bare servers: the players' messages, seen arriving in the bot's
+/// mailbox, with no bot running.
+async fn bare(s: &Servers, run: &Run) -> Side {
+    let expected: Vec<String> = (1..=run.messages).map(|i| run.message_id(i)).collect();
+    let watcher = Watcher::start(s, &run.bot_user(), Key::MessageId, expected).await;
+    let sent = send_all(s, run).await;
+    let seen = watcher.finish().await;
+    measure(run, &sent, &[seen], None)
 }
 
-async fn pipeline(s: &Servers, n: usize, run: &str) -> (f64, Duration) {
+/// The daemon as a child process. Dropping it stops it, so a failed run leaves
+/// nothing behind.
+struct Daemon {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Daemon {
+    fn start(dir: &Path) -> Daemon {
+        let log = dir.join("nomicbot.log");
+        let stderr = std::fs::File::create(&log).expect("log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+            .arg("--config")
+            .arg(dir.join("bot.toml"))
+            .arg("run")
+            .current_dir(dir)
+            .env("RUST_LOG", "info")
+            // Plain text in the log file, whatever the terminal.
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("start the daemon");
+        let mut daemon = Daemon { child, log };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = std::fs::read_to_string(&daemon.log).unwrap_or_default();
+            if text.contains("nomicbot running") {
+                return daemon;
+            }
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                panic!("the daemon exited at start ({status}):\n{text}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the daemon did not start:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGTERM (the `kill` command: no unsafe code here), then waits; returns the log.
+    fn stop(mut self) -> String {
+        let status = self.terminate();
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        assert!(
+            status.is_some_and(|status| status.success()),
+            "the daemon did not stop cleanly ({status:?}):\n{text}"
+        );
+        text
+    }
+
+    fn terminate(&mut self) -> Option<std::process::ExitStatus> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
+        }
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        self.child.wait().ok()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+/// What the bot's side adds to [`Side`], from the daemon's log.
+struct BotLog {
+    /// Per player message, the largest `own_ms` of the mail it caused; `None`
+    /// when the log has none at all.
+    own_ms: Option<Vec<f64>>,
+    /// Mails the bot sent, per player message.
+    mails_per_action: f64,
+}
+
+/// (b) The bot: the daemon running, its answers seen arriving in the players'
+/// mailbox and its announcements in the list's.
+async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let bot_user = format!("bot-bench-{run}");
-    let list_user = format!("list-bench-{run}");
     let config = format!(
-        "transport = \"imap\"\n[bot]\naddress = \"{bot_user}@{d}\"\nlist = \"{list_user}@{d}\"\ndatabase = \"bot.sqlite\"\n\
+        "transport = \"imap\"\n[bot]\naddress = \"{bot}\"\nlist = \"{list}\"\ndatabase = \"bot.sqlite\"\n\
          [imap]\nhost = \"{h}\"\nport = {ip}\nuser = \"{bot_user}\"\npassword = \"{pw}\"\ntls = \"none\"\n\
          [smtp]\nhost = \"{h}\"\nport = {sp}\ntls = \"none\"\n",
-        d = s.domain,
+        bot = run.address(&run.bot_user()),
+        list = run.address(&run.list_user()),
+        bot_user = run.bot_user(),
         h = s.host,
         ip = s.imap_port,
         sp = s.smtp_port,
@@ -125,81 +452,234 @@ async fn pipeline(s: &Servers, n: usize, run: &str) -> (f64, Duration) {
     );
     std::fs::write(dir.path().join("bot.toml"), config).expect("config");
     nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
-    let config = Config::load(&dir.path().join("bot.toml")).expect("config");
-    let mut bot = Bot::open(config.clone()).expect("bot");
-    let mut transport = Transport::new(&config);
 
-    let bot_address = format!("{bot_user}@{}", s.domain);
-    let list_address = format!("{list_user}@{}", s.domain);
-    let sender = smtp(s);
-    let start = Instant::now();
-    let players = tokio::spawn({
-        let (bot_address, list_address, run) =
-            (bot_address.clone(), list_address.clone(), run.to_owned());
-        let domain = s.domain.clone();
-        async move {
-            for i in 0..n {
-                let from = format!("p{i}-{run}@{domain}");
-                let raw = player_mail(
-                    &from,
-                    &list_address,
-                    &format!("[nomic] join Player{i}"),
-                    &format!("pipe{i}-{run}@bench"),
-                );
-                sender
-                    .send(&from, &[bot_address.clone(), list_address.clone()], &raw)
-                    .await
-                    .expect("send");
-            }
-        }
+    let expected: Vec<String> = (1..=run.messages).map(|i| run.message_id(i)).collect();
+    let answers = Watcher::start(s, &run.players_user(), Key::InReplyTo, expected.clone()).await;
+    let announcements = Watcher::start(s, &run.list_user(), Key::InReplyTo, expected).await;
+    let daemon = Daemon::start(dir.path());
+    let sent = send_all(s, run).await;
+    let seen = [answers.finish().await, announcements.finish().await];
+    // Every message is checked before the daemon is: a missing one says more.
+    let side = measure(run, &sent, &seen, Some(&daemon.log));
+    let log = daemon.stop();
+
+    let own = own_shares(&log);
+    let own_ms = (!own.is_empty()).then(|| {
+        let mut own_ms: Vec<f64> = (1..=run.messages)
+            .filter_map(|i| own.get(&run.message_id(i)).copied())
+            .collect();
+        own_ms.sort_by(f64::total_cmp);
+        own_ms
     });
-    let mut sent = 0;
-    let mut busy = Duration::ZERO;
-    while sent < 2 * n {
-        let pass_start = Instant::now();
-        let pass = once(&mut bot, &mut transport, Timestamp::now())
-            .await
-            .expect("pass");
-        if pass.fetched > 0 || pass.sent > 0 {
-            busy += pass_start.elapsed();
+    let sent_by_bot: usize = log
+        .lines()
+        .filter(|line| line.contains("pass done"))
+        .filter_map(|line| field(line, "sent")?.parse::<usize>().ok())
+        .sum();
+    let bot_log = BotLog {
+        own_ms,
+        mails_per_action: sent_by_bot as f64 / run.messages as f64,
+    };
+    (side, bot_log)
+}
+
+/// The daemon's account of its own share, per player message (Message-ID
+/// without brackets): the largest `own_ms` among its `accepted` lines, that is
+/// the time from the server's news of the message to the server's 250 for the
+/// last of the mail it caused.
+fn own_shares(log: &str) -> HashMap<String, f64> {
+    let mut own = HashMap::new();
+    for line in log.lines() {
+        let line = without_ansi(line);
+        if !line.contains("accepted") {
+            continue;
         }
-        sent += pass.sent;
-        if pass.fetched == 0 && pass.sent == 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let (Some(cause), Some(own_ms)) = (field(&line, "cause"), field(&line, "own_ms")) else {
+            continue;
+        };
+        let (Some(id), Ok(own_ms)) = (cause.strip_prefix("mail:"), own_ms.parse::<f64>()) else {
+            continue;
+        };
+        let slot = own
+            .entry(id.trim_matches(['<', '>']).to_owned())
+            .or_insert(own_ms);
+        *slot = slot.max(own_ms);
+    }
+    own
+}
+
+/// The value of `name=value` in a tracing line, quoted (`name="a b"`) or not.
+fn field(line: &str, name: &str) -> Option<String> {
+    let key = format!("{name}=");
+    let mut from = 0;
+    while let Some(found) = line[from..].find(&key) {
+        let at = from + found;
+        from = at + key.len();
+        // `xcause=` is another field.
+        if line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| !c.is_whitespace())
+        {
+            continue;
+        }
+        let rest = &line[from..];
+        return Some(match rest.strip_prefix('"') {
+            Some(quoted) => {
+                let mut value = String::new();
+                let mut chars = quoted.chars();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => value.extend(chars.next()),
+                        c => value.push(c),
+                    }
+                }
+                value
+            }
+            None => rest.split_whitespace().next().unwrap_or("").to_owned(),
+        });
+    }
+    None
+}
+
+/// The line without terminal colour codes (`ESC [ ... m`).
+fn without_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
         }
     }
-    players.await.expect("players");
-    // The list receives the players' n messages and the bot's n announcements.
-    let end = wait_count(s, &list_user, 2 * n).await;
-    drop(transport);
-    (n as f64 / (end - start).as_secs_f64(), busy)
+    out
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[f64], fraction: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (fraction * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "not met" }
+}
+
+fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
+    let ratio = bot.throughput / bare.throughput;
+    println!();
+    println!(
+        "== {} messages, {} concurrent sender{}",
+        run.messages,
+        run.senders,
+        if run.senders == 1 { "" } else { "s" }
+    );
+    println!(
+        "{:<26}{:>12}{:>12}{:>10}   goal",
+        "", "bare", "bot", "bot/bare"
+    );
+    println!(
+        "{:<26}{:>12.1}{:>12.1}{:>10.2}   ≥ {THROUGHPUT_GOAL:.2} ({})",
+        "throughput (msg/s)",
+        bare.throughput,
+        bot.throughput,
+        ratio,
+        verdict(ratio >= THROUGHPUT_GOAL)
+    );
+    for (name, fraction) in [("latency median (ms)", 0.5), ("latency p90 (ms)", 0.9)] {
+        let (a, b) = (
+            percentile(&bare.latency_ms, fraction),
+            percentile(&bot.latency_ms, fraction),
+        );
+        println!("{name:<26}{a:>12.1}{b:>12.1}{:>10.2}", b / a);
+    }
+    match &bot_log.own_ms {
+        Some(own_ms) => {
+            let median = percentile(own_ms, 0.5);
+            println!(
+                "{:<26}{:>12}{median:>12.1}{:>10}   ≤ {OWN_SHARE_GOAL_MS:.0} ms ({})",
+                "bot's own share median",
+                "",
+                "",
+                verdict(median <= OWN_SHARE_GOAL_MS)
+            );
+            println!(
+                "{:<26}{:>12}{:>12.1}",
+                "bot's own share p90",
+                "",
+                percentile(own_ms, 0.9)
+            );
+            if own_ms.len() < run.messages {
+                println!(
+                    "  (own_ms found for {} of {} messages)",
+                    own_ms.len(),
+                    run.messages
+                );
+            }
+        }
+        None => println!(
+            "{:<26}n/a (the log has no own_ms)   goal: median ≤ {OWN_SHARE_GOAL_MS:.0} ms",
+            "bot's own share"
+        ),
+    }
+    println!(
+        "{:<26}{:>12}{:>12.1}",
+        "bot's mails per action", "", bot_log.mails_per_action
+    );
+    if bare.late_wakes + bot.late_wakes > 0 {
+        println!(
+            "  (mail found by the watchers' {}s re-check, not announced by IDLE: bare {}, bot {})",
+            WATCH_TICK.as_secs(),
+            bare.late_wakes,
+            bot.late_wakes
+        );
+    }
 }
 
 fn main() {
-    let n: usize = std::env::var("BENCH_MESSAGES")
+    let messages: usize = std::env::var("BENCH_MESSAGES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_MESSAGES);
     let s = servers();
-    let run = format!("{:x}", Timestamp::now().as_millisecond() % 0xff_ffff);
+    let stamp = format!("{:x}", Timestamp::now().as_millisecond() % 0xff_ffff);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("runtime");
+    println!(
+        "pipeline: SMTP 250 → visible through IMAP IDLE; bare servers (a) beside the bot (b), \
+         same messages, same senders"
+    );
+    let began = Instant::now();
     runtime.block_on(async {
-        let bare_rate = bare(&s, n, &run).await;
-        let (pipeline_rate, busy) = pipeline(&s, n, &run).await;
-        println!("messages: {n}");
-        println!("bare servers (SMTP in, IMAP out, no bot):        {bare_rate:8.1} messages/s");
-        println!("whole pipeline (SMTP in, bot, SMTP out, IMAP):   {pipeline_rate:8.1} messages/s");
-        println!(
-            "ratio pipeline / bare:                           {:8.2}",
-            pipeline_rate / bare_rate
-        );
-        println!(
-            "bot's own time (fetch+apply+send passes):       {:8.1} ms total, {:.2} ms per message",
-            busy.as_secs_f64() * 1000.0,
-            busy.as_secs_f64() * 1000.0 / n as f64
-        );
+        for senders in SENDER_COUNTS {
+            let run = |side: &str| Run {
+                id: format!("{stamp}{side}{senders}"),
+                domain: s.domain.clone(),
+                messages,
+                senders,
+            };
+            let bare_side = bare(&s, &run("a")).await;
+            let bot_run = run("b");
+            let (bot_side, bot_log) = bot(&s, &bot_run).await;
+            report(&bot_run, &bare_side, &bot_side, &bot_log);
+        }
     });
+    println!();
+    println!(
+        "(bare: the player's message in the bot's mailbox; bot: its answer in the player's \
+         and its announcement in the list's, the later of the two; {:.0} s in all)",
+        began.elapsed().as_secs_f64()
+    );
 }
