@@ -400,6 +400,9 @@ impl Daemon {
     fn stop(mut self) -> String {
         let status = self.terminate();
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        if let Ok(keep) = std::env::var("BENCH_KEEP_LOG") {
+            let _ = std::fs::write(keep, &text);
+        }
         assert!(
             status.is_some_and(|status| status.success()),
             "the daemon did not stop cleanly ({status:?}):\n{text}"
@@ -473,7 +476,7 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     });
     let sent_by_bot: usize = log
         .lines()
-        .filter(|line| line.contains("pass done"))
+        .filter(|line| line.contains("sending done"))
         .filter_map(|line| field(line, "sent")?.parse::<usize>().ok())
         .sum();
     let bot_log = BotLog {

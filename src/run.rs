@@ -15,6 +15,7 @@ use crate::mail::imap::{Inbound, Wake};
 use crate::mail::maildir;
 use crate::mail::smtp::{Outbound, POOL_SIZE};
 use crate::pipeline::{Bot, Processed, failpoint};
+use crate::store::sent::SentJournal;
 use crate::store::{Origin, OutRow, Received, Store, Stored};
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +78,18 @@ impl Transport {
 
     /// Stores every new message; acknowledges it on the server only once stored.
     pub async fn fetch(&mut self, bot: &mut Bot, now: Timestamp) -> Result<usize, RunError> {
+        self.fetch_some(bot, now, None).await
+    }
+
+    /// Stores new messages, over IMAP `at_most` about this many (whole batches):
+    /// the daemon applies them and hands their answers to its sending side
+    /// before it fetches more, so a stream of mail is answered as it comes.
+    async fn fetch_some(
+        &mut self,
+        bot: &mut Bot,
+        now: Timestamp,
+        at_most: Option<usize>,
+    ) -> Result<usize, RunError> {
         match self.config.transport {
             TransportKind::Maildir => {
                 let dir = self.inbox_dir();
@@ -130,6 +143,7 @@ impl Transport {
                     since: self.woken_at.take().unwrap_or_else(Instant::now),
                     arrivals: &self.sender.arrivals,
                     unseen: &mut self.unseen,
+                    at_most,
                 };
                 let result = fetch_imap(session, bot, fetch).await;
                 if result.is_err() {
@@ -238,6 +252,8 @@ pub struct Sender {
     config: Config,
     smtp: Option<Outbound>,
     arrivals: Arrivals,
+    /// Where each acceptance is recorded the moment it comes (`store::sent`).
+    journal: Option<SentJournal>,
 }
 
 impl Sender {
@@ -246,6 +262,7 @@ impl Sender {
             config: config.clone(),
             smtp: None,
             arrivals,
+            journal: None,
         }
     }
 
@@ -265,6 +282,24 @@ impl Sender {
         store: &mut Store,
         now: Timestamp,
     ) -> Result<(usize, usize, usize), RunError> {
+        let mut journal = match self.journal.take() {
+            Some(journal) => journal,
+            None => SentJournal::open(store)?,
+        };
+        let result = self.send_recorded(store, &mut journal, now).await;
+        self.journal = Some(journal);
+        result
+    }
+
+    async fn send_recorded(
+        &mut self,
+        store: &mut Store,
+        journal: &mut SentJournal,
+        now: Timestamp,
+    ) -> Result<(usize, usize, usize), RunError> {
+        // What an earlier pass recorded but did not fold (it crashed, or its
+        // database was busy) is marked sent before the outbox is read.
+        journal.fold(store)?;
         let mut tally = Tally {
             now,
             retry_max: self.retry_max(),
@@ -281,7 +316,9 @@ impl Sender {
                 failpoint("before-send");
             }
             after = last.id;
-            self.deliver(&page, store, &mut tally).await?;
+            let delivered = self.deliver(&page, store, journal, &mut tally).await;
+            journal.fold(store)?;
+            delivered?;
             if let Some((id, error, retry_at)) = tally.server_trouble.take() {
                 // The server is down or refusing: the rest would fail the same way.
                 // They wait for the same retry, without an attempt counted against them.
@@ -300,9 +337,15 @@ impl Sender {
         &mut self,
         rows: &'r [OutRow],
         store: &mut Store,
+        journal: &mut SentJournal,
         tally: &mut Tally,
     ) -> Result<(), RunError> {
         let arrivals = self.arrivals.clone();
+        // Records one attempt; says whether the server is in trouble.
+        let mut record = |row: &OutRow, result| -> Result<bool, RunError> {
+            tally.record(store, journal, row, result, &arrivals)?;
+            Ok(tally.server_trouble.is_some())
+        };
         match self.config.transport {
             TransportKind::Maildir => {
                 let dir = self.config.resolve(&self.config.maildir.outbox);
@@ -310,8 +353,7 @@ impl Sender {
                     let result = maildir::deliver(&dir, &row.message_id, &row.raw)
                         .map(|_| ())
                         .map_err(|e| (e.to_string(), true));
-                    tally.record(store, row, result, &arrivals)?;
-                    if tally.server_trouble.is_some() {
+                    if record(row, result)? {
                         break;
                     }
                 }
@@ -321,7 +363,7 @@ impl Sender {
                     Ok(outbound) => outbound,
                     Err(e) => {
                         if let Some(first) = rows.first() {
-                            tally.record(store, first, Err((e.to_string(), true)), &arrivals)?;
+                            record(first, Err((e.to_string(), true)))?;
                         }
                         return Ok(());
                     }
@@ -348,8 +390,7 @@ impl Sender {
                     waiting.by_ref().take(POOL_SIZE).map(start).collect();
                 while let Some((index, row, result)) = futures::StreamExt::next(&mut sending).await
                 {
-                    tally.record(store, row, result, &arrivals)?;
-                    if tally.server_trouble.is_some() {
+                    if record(row, result)? {
                         // The envelopes given after it are dropped with their connections.
                         return Ok(());
                     }
@@ -489,6 +530,7 @@ impl Tally {
     fn record(
         &mut self,
         store: &mut Store,
+        journal: &mut SentJournal,
         row: &OutRow,
         result: Result<(), (String, bool)>,
         arrivals: &Arrivals,
@@ -496,7 +538,7 @@ impl Tally {
         match result {
             Ok(()) => {
                 failpoint("accepted");
-                store.mark_sent(row.id, self.now)?;
+                journal.accepted(row.id, self.now)?;
                 self.sent += 1;
                 // The bot's own share of the answer's latency: from the server's
                 // word of the message to its acceptance of the answer.
@@ -539,6 +581,8 @@ struct Fetch<'a> {
     arrivals: &'a Arrivals,
     /// Where the UIDs stored go, to be flagged `\Seen` once applied.
     unseen: &'a mut Vec<u32>,
+    /// Stop after about this many messages (whole batches); `None`: all.
+    at_most: Option<usize>,
 }
 
 /// Stores every new message of the mailbox and remembers its UID for
@@ -555,6 +599,7 @@ async fn fetch_imap(
         since,
         arrivals,
         unseen,
+        at_most,
     } = fetch;
     let uidvalidity = session.uidvalidity();
     let last_uid = match bot.store.imap_mark(mailbox)? {
@@ -613,8 +658,14 @@ async fn fetch_imap(
         );
         new += count_new(&stored);
         last_uid = high;
+        if at_most.is_some_and(|at_most| unseen.len() >= at_most) {
+            return Ok(new);
+        }
     }
 }
+
+/// Messages the daemon fetches before it applies them and fetches more.
+const DAEMON_FETCH: usize = 16;
 
 /// Messages fetched over IMAP and stored at once.
 const IMAP_BATCH: usize = 8;
@@ -664,7 +715,7 @@ pub async fn once(
     transport: &mut Transport,
     now: Timestamp,
 ) -> Result<Pass, RunError> {
-    let mut pass = apply(bot, transport, now).await?;
+    let mut pass = apply(bot, transport, now, None).await?;
     let started = Instant::now();
     (pass.sent, pass.failed, pass.refused) = transport.send(bot, now).await?;
     pass.send_time = started.elapsed();
@@ -673,9 +724,14 @@ pub async fn once(
 
 /// Fetch and apply: the part of a pass the daemon runs while its sending side
 /// sends.
-async fn apply(bot: &mut Bot, transport: &mut Transport, now: Timestamp) -> Result<Pass, RunError> {
+async fn apply(
+    bot: &mut Bot,
+    transport: &mut Transport,
+    now: Timestamp,
+    at_most: Option<usize>,
+) -> Result<Pass, RunError> {
     let started = Instant::now();
-    let fetched = transport.fetch(bot, now).await;
+    let fetched = transport.fetch_some(bot, now, at_most).await;
     let fetch_time = started.elapsed();
     let processed = match fetched {
         Ok(_) => bot.process(now).map_err(RunError::from),
@@ -768,7 +824,7 @@ async fn apply_until(
     tokio::pin!(shutdown);
     loop {
         let now = Timestamp::now();
-        let pass = apply(bot, transport, now).await;
+        let pass = apply(bot, transport, now, Some(DAEMON_FETCH)).await;
         let wait = match pass {
             Ok(pass) => {
                 failures = 0;

@@ -6,6 +6,7 @@
 pub mod events;
 pub mod lock;
 mod schema;
+pub mod sent;
 
 use std::path::Path;
 
@@ -30,6 +31,9 @@ pub enum StoreError {
     /// say): none of them was kept, and they are applied again.
     #[error("database: the last steps were rolled back and will be applied again")]
     BatchLost,
+    /// The record of accepted mail beside the database (`store::sent`).
+    #[error("cannot write {path}: {detail}")]
+    Journal { path: String, detail: String },
     #[error("database {path}: journal mode is {mode}, not wal")]
     NotWal { path: String, mode: String },
     #[error("database holds data this version cannot read ({what}): {source}")]
@@ -1011,8 +1015,21 @@ impl Store {
         )
     }
 
+    /// Every outgoing message, as the sending side knows it: what it recorded
+    /// as accepted and has not folded in yet (`sent`) shows as sent.
     pub fn outbox(&self) -> Result<Vec<OutRow>> {
-        self.outbox_query("ORDER BY id", [])
+        let mut rows = self.outbox_query("ORDER BY id", [])?;
+        let accepted: std::collections::HashMap<i64, Timestamp> =
+            sent::unfolded(&self.path).into_iter().collect();
+        for row in rows.iter_mut().filter(|row| row.status == "pending") {
+            if let Some(at) = accepted.get(&row.id) {
+                row.status = "sent".to_owned();
+                row.sent_at = Some(*at);
+                row.attempts += 1;
+                row.last_error = None;
+            }
+        }
+        Ok(rows)
     }
 
     /// The earliest retry of a message that could not be sent yet.
@@ -1093,6 +1110,21 @@ impl Store {
                 "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_error = NULL WHERE id = ?1",
                 params![id, at.to_string()],
             )?;
+            Ok(())
+        })
+    }
+
+    /// Marks sent every message of `accepted` (outbox id, when) that is still
+    /// pending, in one transaction: what [`sent::SentJournal::fold`] brings in.
+    pub fn mark_all_sent(&mut self, accepted: &[(i64, Timestamp)]) -> Result<()> {
+        self.atomically(|tx| {
+            let mut update = tx.prepare(
+                "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_error = NULL
+                 WHERE id = ?1 AND status = 'pending'",
+            )?;
+            for (id, at) in accepted {
+                update.execute(params![id, at.to_string()])?;
+            }
             Ok(())
         })
     }
