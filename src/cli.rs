@@ -15,11 +15,11 @@ use crate::pipeline::Bot;
 use crate::store::{InboxStatus, Origin, Received, Stored};
 use crate::templates::{self, Templates};
 
-fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
+fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     if len < 2 {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(len as u64);
+    let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -36,7 +36,7 @@ pub fn ingest(
     received: Timestamp,
     now: Timestamp,
 ) -> Result<String> {
-    let bar = progress(files.len(), "ingesting");
+    let bar = progress(files.len() as u64, "ingesting");
     let (mut new, mut duplicate, mut again, mut messages) = (0, 0, 0, 0);
     for file in files {
         let bytes =
@@ -279,13 +279,20 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
     Ok(out)
 }
 
-pub fn log(bot: &Bot, json: bool) -> Result<String> {
-    let events = bot.store.events()?;
+/// Writes the event log to `out` as it is read, one event a line (or the JSON
+/// array of them), so that a long log is never held.
+pub fn log(bot: &Bot, json: bool, out: &mut impl std::io::Write) -> Result<()> {
     if json {
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&events)?));
+        use serde::ser::{SerializeSeq, Serializer};
+        let mut serializer = serde_json::Serializer::pretty(&mut *out);
+        let mut array = serializer.serialize_seq(None)?;
+        bot.store
+            .each_event(|record| -> Result<()> { Ok(array.serialize_element(&record)?) })?;
+        array.end()?;
+        writeln!(out)?;
+        return Ok(());
     }
-    let mut out = String::new();
-    for record in events {
+    bot.store.each_event(|record| -> Result<()> {
         writeln!(
             out,
             "{} {} {} {}",
@@ -294,23 +301,35 @@ pub fn log(bot: &Bot, json: bool) -> Result<String> {
             record.cause,
             serde_json::to_string(&record.event)?
         )?;
-    }
-    Ok(out)
+        Ok(())
+    })
+}
+
+/// Rebuilds the world from the event log alone; a bar shows the events folded.
+pub fn rebuild(bot: &Bot) -> Result<World> {
+    Ok(rebuild_counting(bot)?.0)
+}
+
+/// The world the log folds to, and how many events it took.
+fn rebuild_counting(bot: &Bot) -> Result<(World, u64)> {
+    let bar = progress(bot.store.count_events()?, "replaying");
+    let mut n_events = 0;
+    let world = bot.rebuild_with(|| {
+        n_events += 1;
+        // The bar redraws at most a few times a second anyway: moving it on
+        // every event of millions would cost more than the fold of some.
+        if n_events % 1024 == 0 {
+            bar.set_position(n_events);
+        }
+    })?;
+    bar.finish_and_clear();
+    Ok((world, n_events))
 }
 
 /// Rebuilds the world from the event log alone and compares it with the live state.
-pub fn rebuild(bot: &Bot) -> Result<World> {
-    let bar = progress(2, "replaying");
-    bar.inc(1);
-    let world = bot.rebuild()?;
-    bar.finish_and_clear();
-    Ok(world)
-}
-
 pub fn replay(bot: &Bot) -> Result<(bool, String)> {
-    let mut rebuilt = rebuild(bot)?;
+    let (mut rebuilt, n_events) = rebuild_counting(bot)?;
     rebuilt.retire();
-    let n_events = bot.store.events()?.len();
     if &rebuilt == bot.world() {
         Ok((
             true,
