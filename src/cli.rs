@@ -15,11 +15,11 @@ use crate::pipeline::Bot;
 use crate::store::{InboxStatus, Origin, Received, Stored};
 use crate::templates::{self, Templates};
 
-fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
+fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     if len < 2 {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(len as u64);
+    let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -28,53 +28,34 @@ fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// How many messages `ingest` stores in one transaction, and how many bytes of
+/// them at most (a batch closes at whichever comes first): an archive of any size
+/// is stored in bounded memory.
+const INGEST_BATCH: usize = 64;
+const INGEST_BATCH_BYTES: usize = 16 << 20;
+
 /// Stores the messages of `files` (single messages or mbox archives) as received at
 /// `received`, then applies everything pending. Re-ingesting a file changes nothing.
+/// An archive is read as a stream, its messages stored in batches as they come.
 pub fn ingest(
     bot: &mut Bot,
     files: &[PathBuf],
     received: Timestamp,
     now: Timestamp,
 ) -> Result<String> {
-    let bar = progress(files.len(), "ingesting");
-    let (mut new, mut duplicate, mut again, mut messages) = (0, 0, 0, 0);
+    let bar = progress(files.len() as u64, "ingesting");
+    let mut counts = IngestCounts::default();
     for file in files {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let parts = if mbox::is_mbox(&bytes) {
-            mbox::split(&bytes)
-        } else {
-            vec![bytes.clone()]
-        };
-        // The file itself, by its bytes: two different files that share a
-        // Message-ID are two messages (the second kept as a duplicate, with its reason).
-        let file_key: String = sha2::Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let batch: Vec<Received> = parts
-            .into_iter()
-            .enumerate()
-            .map(|(index, raw)| Received {
-                origin: Origin::File {
-                    key: format!("{file_key}#{index}"),
-                },
-                received_at: received,
-                dedup_key: Bot::dedup_key(&raw),
-                raw,
-            })
-            .collect();
-        messages += batch.len();
-        for stored in bot.receive(&batch, None, now)? {
-            match stored {
-                Stored::New(_) => new += 1,
-                Stored::Duplicate(_) => duplicate += 1,
-                Stored::AlreadyStored => again += 1,
-            }
-        }
+        ingest_file(bot, file, received, now, &mut counts)?;
         bar.inc(1);
     }
     bar.finish_and_clear();
+    let IngestCounts {
+        messages,
+        new,
+        duplicate,
+        again,
+    } = counts;
     let processed = bot.process(now)?;
     Ok(format!(
         "{} file(s), {messages} message(s): {new} new, {duplicate} duplicate, {again} stored before; \
@@ -85,6 +66,83 @@ pub fn ingest(
         processed.deadlines,
         processed.mail_queued
     ))
+}
+
+#[derive(Default)]
+struct IngestCounts {
+    messages: usize,
+    new: usize,
+    duplicate: usize,
+    again: usize,
+}
+
+fn ingest_file(
+    bot: &mut Bot,
+    file: &Path,
+    received: Timestamp,
+    now: Timestamp,
+    counts: &mut IngestCounts,
+) -> Result<()> {
+    use std::io::{BufReader, Read, Seek};
+    let cannot_read = || format!("cannot read {}", file.display());
+    let mut input = std::fs::File::open(file).with_context(cannot_read)?;
+    // The file itself, by its bytes: two different files that share a
+    // Message-ID are two messages (the second kept as a duplicate, with its
+    // reason). Hashed in a first pass, as a stream, before a message is stored.
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut BufReader::new(&mut input), &mut hasher).with_context(cannot_read)?;
+    let file_key: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    input.rewind().with_context(cannot_read)?;
+    let mut start = Vec::new();
+    (&mut input)
+        .take(5)
+        .read_to_end(&mut start)
+        .with_context(cannot_read)?;
+    input.rewind().with_context(cannot_read)?;
+    let mut store = |batch: &mut Vec<Received>| -> Result<()> {
+        counts.messages += batch.len();
+        for stored in bot.receive(batch, None, now)? {
+            match stored {
+                Stored::New(_) => counts.new += 1,
+                Stored::Duplicate(_) => counts.duplicate += 1,
+                Stored::AlreadyStored => counts.again += 1,
+            }
+        }
+        batch.clear();
+        Ok(())
+    };
+    let message = |index: usize, raw: Vec<u8>| Received {
+        origin: Origin::File {
+            key: format!("{file_key}#{index}"),
+        },
+        received_at: received,
+        dedup_key: Bot::dedup_key(&raw),
+        raw,
+    };
+    if !mbox::is_mbox(&start) {
+        let mut raw = Vec::new();
+        input.read_to_end(&mut raw).with_context(cannot_read)?;
+        return store(&mut vec![message(0, raw)]);
+    }
+    let mut batch = Vec::new();
+    let mut batch_bytes = 0;
+    for (index, raw) in mbox::Messages::new(BufReader::new(input)).enumerate() {
+        let raw = raw.with_context(cannot_read)?;
+        batch_bytes += raw.len();
+        batch.push(message(index, raw));
+        if batch.len() >= INGEST_BATCH || batch_bytes >= INGEST_BATCH_BYTES {
+            store(&mut batch)?;
+            batch_bytes = 0;
+        }
+    }
+    if !batch.is_empty() {
+        store(&mut batch)?;
+    }
+    Ok(())
 }
 
 pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result<String> {
@@ -279,13 +337,20 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
     Ok(out)
 }
 
-pub fn log(bot: &Bot, json: bool) -> Result<String> {
-    let events = bot.store.events()?;
+/// Writes the event log to `out` as it is read, one event a line (or the JSON
+/// array of them), so that a long log is never held.
+pub fn log(bot: &Bot, json: bool, out: &mut impl std::io::Write) -> Result<()> {
     if json {
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&events)?));
+        use serde::ser::{SerializeSeq, Serializer};
+        let mut serializer = serde_json::Serializer::pretty(&mut *out);
+        let mut array = serializer.serialize_seq(None)?;
+        bot.store
+            .each_event(|record| -> Result<()> { Ok(array.serialize_element(&record)?) })?;
+        array.end()?;
+        writeln!(out)?;
+        return Ok(());
     }
-    let mut out = String::new();
-    for record in events {
+    bot.store.each_event(|record| -> Result<()> {
         writeln!(
             out,
             "{} {} {} {}",
@@ -294,23 +359,35 @@ pub fn log(bot: &Bot, json: bool) -> Result<String> {
             record.cause,
             serde_json::to_string(&record.event)?
         )?;
-    }
-    Ok(out)
+        Ok(())
+    })
+}
+
+/// Rebuilds the world from the event log alone; a bar shows the events folded.
+pub fn rebuild(bot: &Bot) -> Result<World> {
+    Ok(rebuild_counting(bot)?.0)
+}
+
+/// The world the log folds to, and how many events it took.
+fn rebuild_counting(bot: &Bot) -> Result<(World, u64)> {
+    let bar = progress(bot.store.count_events()?, "replaying");
+    let mut n_events = 0;
+    let world = bot.rebuild_with(|| {
+        n_events += 1;
+        // The bar redraws at most a few times a second anyway: moving it on
+        // every event of millions would cost more than the fold of some.
+        if n_events % 1024 == 0 {
+            bar.set_position(n_events);
+        }
+    })?;
+    bar.finish_and_clear();
+    Ok((world, n_events))
 }
 
 /// Rebuilds the world from the event log alone and compares it with the live state.
-pub fn rebuild(bot: &Bot) -> Result<World> {
-    let bar = progress(2, "replaying");
-    bar.inc(1);
-    let world = bot.rebuild()?;
-    bar.finish_and_clear();
-    Ok(world)
-}
-
 pub fn replay(bot: &Bot) -> Result<(bool, String)> {
-    let mut rebuilt = rebuild(bot)?;
+    let (mut rebuilt, n_events) = rebuild_counting(bot)?;
     rebuilt.retire();
-    let n_events = bot.store.events()?.len();
     if &rebuilt == bot.world() {
         Ok((
             true,

@@ -297,7 +297,9 @@ fn execute(args: Args) -> Result<ExitCode> {
         }
         Command::Log { json } => {
             let bot = open(&args.config)?;
-            print!("{}", cli::log(&bot, json)?);
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::log(&bot, json, &mut out)?;
+            std::io::Write::flush(&mut out)?;
         }
         Command::Replay => {
             let bot = open(&args.config)?;

@@ -279,12 +279,29 @@ impl Bot {
     /// The world the event log describes: every event, in today's format, folded
     /// onto `initial_world`.
     pub fn rebuild(&self) -> Result<World> {
-        let recorded = self.store.events()?;
-        let records: Vec<_> = recorded
-            .iter()
-            .map(|r| (r.at, r.cause.as_str(), &r.event))
-            .collect();
-        Ok(games::fold(self.initial_world(), &records))
+        self.rebuild_with(|| {})
+    }
+
+    /// `rebuild`, calling `folded` after each event. The log is read as it streams
+    /// by, never held: its voids first (`games::voided_causes` needs them before
+    /// the first event is folded), then every event, both in one read transaction
+    /// so that they see the same log.
+    pub fn rebuild_with(&self, mut folded: impl FnMut()) -> Result<World> {
+        self.store.reading(|store| {
+            let voids = store.void_events()?;
+            let voids: Vec<_> = voids
+                .iter()
+                .map(|r| (r.at, r.cause.as_str(), &r.event))
+                .collect();
+            let mut folding =
+                games::Folding::new(self.initial_world(), games::voided_causes(&voids));
+            store.each_event(|record| -> Result<()> {
+                folding.apply(record.at, &record.cause, &record.event);
+                folded();
+                Ok(())
+            })?;
+            Ok(folding.finish())
+        })
     }
 
     /// The world before any event: empty, with the configured currencies.

@@ -307,24 +307,47 @@ pub fn state_of(
 
 /// The world an event log describes: every event applied in order, except those of
 /// a message a moderator voided. The one way state is rebuilt (replay, and after a void).
-pub fn fold<'a>(mut world: World, records: &[(Timestamp, &'a str, &'a Event)]) -> World {
-    let voided = voided_causes(records);
+pub fn fold<'a>(world: World, records: &[(Timestamp, &'a str, &'a Event)]) -> World {
+    let mut folding = Folding::new(world, voided_causes(records));
     for (at, cause, event) in records {
-        if !voided.contains(*cause) {
-            world.apply_event(event, *at);
+        folding.apply(*at, cause, event);
+    }
+    folding.finish()
+}
+
+/// `fold` one event at a time, for a log read as it streams by rather than held:
+/// the voided causes are known first (from the log's voids alone, which is all
+/// `voided_causes` reads), then every event of the log goes through `apply` in order.
+pub struct Folding {
+    world: World,
+    voided: std::collections::HashSet<String>,
+}
+
+impl Folding {
+    pub fn new(world: World, voided: std::collections::HashSet<String>) -> Folding {
+        Folding { world, voided }
+    }
+
+    pub fn apply(&mut self, at: Timestamp, cause: &str, event: &Event) {
+        if !self.voided.contains(cause) {
+            self.world.apply_event(event, at);
         } else if let Event::Players(event) = event {
             // A voided join's id stays used (`Registry::retired_ids`).
-            Arc::make_mut(&mut world.shared.players).skipped_event(event);
+            Arc::make_mut(&mut self.world.shared.players).skipped_event(event);
         }
     }
-    world
+
+    pub fn finish(self) -> World {
+        self.world
+    }
 }
 
 /// The causes (`mail:<ID>`) whose events a void in force leaves out. A void is in
 /// force unless its own message was voided by one in force: voiding a void
 /// restores what it had voided. A void always names an earlier message (the shell
 /// refuses one naming no message on record), so reading the log from its end
-/// decides every void before the voids of it are needed.
+/// decides every void before the voids of it are needed. Only the voids among
+/// `records` count: the log's voids alone, in order, give the same answer.
 pub fn voided_causes(records: &[(Timestamp, &str, &Event)]) -> std::collections::HashSet<String> {
     let mut voided = std::collections::HashSet::new();
     for (_, cause, event) in records.iter().rev() {

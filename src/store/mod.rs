@@ -951,46 +951,126 @@ impl Store {
             .is_some())
     }
 
+    /// The whole event log in memory, for the rare reader that needs it at once
+    /// (a void judged against the log); `each_event` reads it without holding it.
     pub fn events(&self) -> Result<Vec<EventRecord>> {
+        let mut out = Vec::new();
+        self.each_event(|record| -> Result<()> {
+            out.push(record);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Hands `each` every event of the log in order, read and decoded one row at a
+    /// time, so that a log of any length is read in constant memory. Stops at the
+    /// first error `each` returns.
+    pub fn each_event<E: From<StoreError>>(
+        &self,
+        each: impl FnMut(EventRecord) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        self.scan_events("", [], each)
+    }
+
+    /// The moderators' voids in the log, in order (`Override::Voided`): what
+    /// `games::voided_causes` needs to know before the log is folded. Read without
+    /// the rest of the log: only the rows whose text can hold a void are decoded,
+    /// and each is checked to really be one (a player named "voided" is not).
+    pub fn void_events(&self) -> Result<Vec<EventRecord>> {
+        let mut voids = Vec::new();
+        // A row of an older format may name the void otherwise until upgraded:
+        // those are all decoded.
+        self.scan_events(
+            "WHERE format != ?1 OR instr(payload, '\"voided\"') > 0",
+            [events::EVENT_FORMAT],
+            |record| -> Result<()> {
+                if matches!(
+                    record.event,
+                    Event::Override(crate::games::Override::Voided { .. })
+                ) {
+                    voids.push(record);
+                }
+                Ok(())
+            },
+        )?;
+        Ok(voids)
+    }
+
+    /// How many events the log holds (a progress bar's length).
+    pub fn count_events(&self) -> Result<u64> {
+        let count: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM events", [], |row| row.get(0))?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
+    /// Runs `read` in one read transaction: every query in it sees the same log,
+    /// even while another process commits (a replay reads the voids first, then
+    /// the whole log, and the two must agree).
+    pub fn reading<T, E: From<StoreError>>(
+        &self,
+        read: impl FnOnce(&Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        let snapshot = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|error| E::from(StoreError::from(error).in_database(&self.path)))?;
+        let out = read(self);
+        // Nothing was written: dropping the transaction only ends the snapshot.
+        drop(snapshot);
+        out
+    }
+
+    fn scan_events<P: rusqlite::Params, E: From<StoreError>>(
+        &self,
+        filter: &str,
+        params: P,
+        mut each: impl FnMut(EventRecord) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let mut statement = self
             .conn
-            .prepare("SELECT seq, at, cause, payload, format FROM events ORDER BY seq")?;
-        let rows = statement.query_map([], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, i64>(4)?,
+            .prepare(&format!(
+                "SELECT seq, at, cause, payload, format FROM events {filter} ORDER BY seq"
             ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seq, at, cause, payload, format) = row?;
-            let what = format!("event #{seq}");
-            let corrupt = |source| StoreError::Corrupt {
-                what: what.clone(),
-                source,
-            };
-            let event = if format == events::EVENT_FORMAT {
-                serde_json::from_str(&payload).map_err(corrupt)?
-            } else {
-                let old: serde_json::Value = serde_json::from_str(&payload).map_err(corrupt)?;
-                let current =
-                    events::upgrade(&what, format, old).map_err(|source| StoreError::Format {
-                        path: self.path.clone(),
-                        source,
-                    })?;
-                serde_json::from_value(current).map_err(corrupt)?
-            };
-            out.push(EventRecord {
-                seq,
-                at: ts(at)?,
-                cause,
-                event,
-            });
+            .map_err(StoreError::from)?;
+        let mut rows = statement.query(params).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let record = self.event_record(row)?;
+            each(record)?;
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// One row of `events`, brought to today's format (`events::upgrade`).
+    fn event_record(&self, row: &rusqlite::Row<'_>) -> Result<EventRecord> {
+        let seq: i64 = row.get(0)?;
+        let at: String = row.get(1)?;
+        let cause: String = row.get(2)?;
+        let format: i64 = row.get(4)?;
+        let what = format!("event #{seq}");
+        let corrupt = |source| StoreError::Corrupt {
+            what: what.clone(),
+            source,
+        };
+        // Borrowed from the row: the payload is parsed where SQLite holds it.
+        let payload = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+        let event = if format == events::EVENT_FORMAT {
+            serde_json::from_str(payload).map_err(corrupt)?
+        } else {
+            let old: serde_json::Value = serde_json::from_str(payload).map_err(corrupt)?;
+            let current =
+                events::upgrade(&what, format, old).map_err(|source| StoreError::Format {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            serde_json::from_value(current).map_err(corrupt)?
+        };
+        Ok(EventRecord {
+            seq,
+            at: ts(at)?,
+            cause,
+            event,
+        })
     }
 
     /// Outgoing mail due for a (first or further) attempt at `now`.

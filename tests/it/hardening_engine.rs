@@ -335,6 +335,93 @@ fn hardening_9_a_void_of_a_void_restores_what_it_voided() {
     assert_eq!(balance(&bot.state_json(), alice, "A$"), "6");
 }
 
+/// Issue 15: replay reads the log as a stream (its voids first, then every event)
+/// and must fold it exactly as the log held whole does: a voided join, a void, a
+/// void of that void, and a player named "Voided" whose events name no void.
+#[test]
+fn issue_15_a_log_with_a_void_of_a_void_replays_alike_streamed_or_held() {
+    let bot = bot();
+    let mut script = Script::new(&bot);
+    script.send(&player("Bob"), LIST, "[nomic] join Bob", "", "join-bob");
+    let alice = script.send(
+        &player("Alice"),
+        LIST,
+        "[nomic] join Alice",
+        "",
+        "join-alice",
+    );
+    script.send(
+        &player("Voided"),
+        LIST,
+        "[nomic] join Voided",
+        "",
+        "join-voided",
+    );
+    script.send(
+        MODERATOR,
+        LIST,
+        "[nomic]",
+        "adjust Bob 10 A$ because a prize",
+        "prize",
+    );
+    let gift = script.send(
+        &player("Bob"),
+        LIST,
+        "[nomic] give 4 A$ to Voided",
+        "",
+        "gift",
+    );
+    script.send(
+        MODERATOR,
+        LIST,
+        "[nomic]",
+        &format!("void <{alice}> because she joined by mistake"),
+        "void-join",
+    );
+    let void = script.send(
+        MODERATOR,
+        LIST,
+        "[nomic]",
+        &format!("void <{gift}> because I misread it"),
+        "void-gift",
+    );
+    script.send(
+        MODERATOR,
+        LIST,
+        "[nomic]",
+        &format!("void <{void}> because the gift was fine after all"),
+        "void-void",
+    );
+    script.send(
+        &player("Carol"),
+        LIST,
+        "[nomic] join Carol",
+        "",
+        "join-carol",
+    );
+    script.run();
+    let state = bot.state_json();
+    assert_eq!(balance(&state, player_id(&state, "Voided"), "A$"), "4");
+    assert_replay_equals_live(&bot);
+
+    let bot = bot.open();
+    let voids = bot.store.void_events().expect("the voids");
+    assert_eq!(voids.len(), 3, "{voids:?}");
+    let held = bot.store.events().expect("the log");
+    let records: Vec<_> = held
+        .iter()
+        .map(|r| (r.at, r.cause.as_str(), &r.event))
+        .collect();
+    let folded_whole = nomicbot::games::fold(bot.initial_world(), &records);
+    let mut n_folded = 0;
+    let streamed = bot.rebuild_with(|| n_folded += 1).expect("rebuild");
+    assert_eq!(n_folded, held.len());
+    assert_eq!(streamed, folded_whole);
+    let mut live = streamed;
+    live.retire();
+    assert_eq!(&live, bot.world());
+}
+
 #[test]
 fn hardening_10_a_name_that_looks_like_another_players_is_refused() {
     let bot = bot();

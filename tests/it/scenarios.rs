@@ -1105,6 +1105,89 @@ fn ingesting_the_same_file_twice_changes_nothing() {
     );
 }
 
+/// Issue 15: an mbox larger than a batch is read as a stream and stored batch by
+/// batch, to the same counts as the archive split whole; its messages are
+/// recognised when the file comes again.
+#[test]
+fn issue_15_a_large_mbox_ingests_in_batches_and_again_is_all_stored_before() {
+    let bot = LocalBot::new();
+    let mut archive = String::new();
+    let n_players = 150;
+    for i in 0..n_players {
+        let raw = message(
+            &format!("player{i}@example.org"),
+            LIST,
+            &format!("[nomic] join Player{}", letters(i)),
+            &format!("mbox{i}@example.org"),
+            ">From the archive\nplayers\n",
+        );
+        archive.push_str(&format!(
+            "From player{i}@example.org Mon Jan  5 10:00:00 2026\n"
+        ));
+        archive.push_str(&raw.replace("\r\n", "\n").replace(">From", ">>From"));
+        archive.push_str("\n\n");
+    }
+    // The same message again, later in the archive: a duplicate.
+    archive.push_str("From player0@example.org Mon Jan  5 10:00:00 2026\n");
+    archive.push_str(
+        &message(
+            "player0@example.org",
+            LIST,
+            "[nomic] join Again",
+            "mbox0@example.org",
+            "",
+        )
+        .replace("\r\n", "\n"),
+    );
+    let split = nomicbot::mail::mbox::split(archive.as_bytes());
+    assert_eq!(split.len(), n_players + 1);
+    assert!(
+        String::from_utf8_lossy(&split[7]).contains("\n>From the archive\n"),
+        "unescaped once: {:?}",
+        String::from_utf8_lossy(&split[7])
+    );
+    let file = bot.dir.path().join("archive.mbox");
+    std::fs::write(&file, &archive).expect("write the archive");
+    let file = file.to_string_lossy().into_owned();
+    let t = t0().to_string();
+
+    let first = bot.cli_ok(&["ingest", &file, "--received", &t, "--now", &t]);
+    assert!(
+        first.contains(&format!(
+            "1 file(s), {} message(s): {n_players} new, 1 duplicate, 0 stored before; applied {n_players}",
+            n_players + 1
+        )),
+        "{first}"
+    );
+    assert_eq!(active_players(&bot).len(), n_players);
+    let (state, log) = (bot.state_json(), bot.log_json());
+
+    let later = hours(1).to_string();
+    let second = bot.cli_ok(&["ingest", &file, "--received", &later, "--now", &later]);
+    assert!(
+        second.contains(&format!(
+            "0 new, 0 duplicate, {} stored before",
+            n_players + 1
+        )),
+        "{second}"
+    );
+    assert_eq!(bot.state_json(), state);
+    assert_eq!(bot.log_json(), log);
+}
+
+/// A name of letters only for player `i`: `Ab`, `Ac`, ...
+fn letters(mut i: usize) -> String {
+    let mut name = String::new();
+    loop {
+        name.push(char::from(b'a' + (i % 26) as u8));
+        i /= 26;
+        if i == 0 {
+            break;
+        }
+    }
+    name
+}
+
 /// A week of play: joins, a rename, an alias confirmed in time, one that expires
 /// in the middle (its late confirmation refused), one that expires after the last
 /// message, a leave, a duplicate, chatter and an auto-reply.

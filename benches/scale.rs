@@ -1,0 +1,381 @@
+//! Memory and time at scale, each measured in a child process of its own (this
+//! binary run again) so that the figure is the peak RSS of that work alone, read
+//! from its `VmHWM` in /proc/self/status:
+//! - `replay` of a log of a million events (a history played on the pure engine,
+//!   then renames written straight into the log, which end where the live state is);
+//! - one more message applied with 100 games running at once (Ghost instances,
+//!   open ballots, Rule Tag, Gnomic, the Machine, Boons), all started by mail
+//!   through the real pipeline on the embedded transport.
+//!
+//! Run: `cargo bench --bench scale` (`BENCH_EVENTS=N` for the size of the log,
+//! default 1000000). Prints figures; asserts only that replay equals the live
+//! state and that the games are running.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+use jiff::{SignedDuration, Timestamp};
+use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::games::World;
+use nomicbot::games::table::Table;
+use nomicbot::pipeline::Bot;
+use nomicbot::store::{Origin, Received, Step, Store};
+
+/// Set in a child's environment: what it is to do (`replay` or `message`).
+const CHILD: &str = "NOMICBOT_SCALE_CHILD";
+/// The child's bot.toml.
+const CHILD_CONFIG: &str = "NOMICBOT_SCALE_CONFIG";
+
+const MODERATOR: &str = "mod@nomic.example";
+const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const VOTERS: usize = 10;
+/// When the 100 games start; the one more message comes half an hour later.
+const START: Timestamp = nomicbot::samples::START;
+
+fn address(name: &str) -> String {
+    format!("{}@nomic.example", name.to_lowercase())
+}
+
+fn config_text() -> String {
+    DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .replace("rules = []", &format!("rules = [\"{MODERATOR}\"]"))
+}
+
+/// A fresh bot folder: its bot.toml and templates.
+fn bot_dir() -> (tempfile::TempDir, Config) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
+    nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+    let config = Config::load(&dir.path().join("bot.toml")).expect("config");
+    (dir, config)
+}
+
+/// This process's peak resident set, in kB.
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Runs this binary again as a child doing `what` on the bot of `config`; its
+/// output, `key value` lines.
+fn child(what: &str, config: &Path) -> Vec<(String, String)> {
+    let exe = std::env::current_exe().expect("own path");
+    let output = Command::new(exe)
+        .env(CHILD, what)
+        .env(CHILD_CONFIG, config)
+        .output()
+        .expect("run child");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "child {what} failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect()
+}
+
+fn value<'a>(lines: &'a [(String, String)], key: &str) -> &'a str {
+    lines
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("the child said no {key}: {lines:?}"))
+}
+
+/// The child: opens the bot and does its one thing, then says its peak RSS.
+fn be_child(what: &str) {
+    let config_path = PathBuf::from(std::env::var_os(CHILD_CONFIG).expect("config path"));
+    let config = Config::load(&config_path).expect("config");
+    match what {
+        "replay" => {
+            let bot = Bot::open(config).expect("open bot");
+            let began = Instant::now();
+            let (equal, text) = nomicbot::cli::replay(&bot).expect("replay");
+            println!("seconds {}", began.elapsed().as_secs_f64());
+            println!("equal {equal}");
+            println!("text {}", text.lines().next().unwrap_or_default());
+        }
+        "message" => {
+            let mut bot = Bot::open(config).expect("open bot");
+            let when = START + SignedDuration::from_mins(30);
+            let raw = message(
+                &address("Player4"),
+                BOT,
+                "[vote]",
+                "one-more@bench",
+                "1 yes",
+            );
+            bot.receive(&[received("one-more", raw, when)], None, when)
+                .expect("receive");
+            let done = bot.process(when).expect("process");
+            println!("applied {}", done.applied);
+        }
+        other => panic!("no child {other:?}"),
+    }
+    println!("vmhwm {}", peak_rss_kb());
+}
+
+/// A history played on the pure engine: players joined, ballots voted and
+/// resolved, one rename. Every event with its own time.
+fn played_history(config: &Config, start: Timestamp) -> Table {
+    let lexicon = Arc::new(nomicbot::engine::game::NoWords);
+    let params = nomicbot::pipeline::game_params(config, lexicon);
+    let mut world = World::default();
+    Arc::make_mut(&mut world.shared.accounts).currencies = config.accounts.currency.clone();
+    let mut table = Table::new(world, params);
+    let names: Vec<String> = (0..VOTERS).map(|i| format!("Voter{i}")).collect();
+    table.send(start, MODERATOR, true, "nomic", "join Mod");
+    for name in &names {
+        table.send(
+            start,
+            &address(name),
+            true,
+            "nomic",
+            &format!("join {name}"),
+        );
+    }
+    let mut at = start;
+    for _ in 0..100 {
+        at += SignedDuration::from_mins(1);
+        table.send(at, MODERATOR, true, "vote", "open Shall we?");
+        for (i, name) in names.iter().enumerate() {
+            let vote = if i % 2 == 0 { "yes" } else { "no" };
+            table.send(at, &address(name), false, "vote", vote);
+        }
+        at += SignedDuration::from_hours(24 * 4);
+        table.run_until(at);
+    }
+    at += SignedDuration::from_mins(1);
+    table.send(at, &address("Voter0"), true, "nomic", "rename Renamed");
+    table
+}
+
+/// A database of `n_events` events whose live state is what they replay to.
+fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
+    let (dir, config) = bot_dir();
+    let began = Instant::now();
+    let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
+    let table = played_history(&config, start);
+    let (last_at, _, rename) = table.events.last().expect("the rename").clone();
+    let template = serde_json::to_string(&rename).expect("json");
+    assert!(template.contains("\"Renamed\""), "{template}");
+    let database = config.resolve(&config.bot.database);
+    std::fs::create_dir_all(database.parent().expect("folder")).expect("folder");
+    {
+        // The snapshot through the store, so it is written as the bot writes it.
+        let mut store = Store::open(&database).expect("store");
+        store
+            .commit(Step {
+                inbox: None,
+                cause: "bench:scale".into(),
+                at: last_at,
+                events: Vec::new(),
+                world: &table.world,
+                mail: Vec::new(),
+                now: last_at,
+            })
+            .expect("snapshot");
+    }
+    let mut conn = rusqlite::Connection::open(&database).expect("database");
+    let tx = conn.transaction().expect("transaction");
+    {
+        let mut insert = tx
+            .prepare("INSERT INTO events (at, cause, payload, format) VALUES (?1, ?2, ?3, ?4)")
+            .expect("insert");
+        let format = nomicbot::store::events::EVENT_FORMAT;
+        let mut written = 0;
+        for (at, cause, event) in &table.events {
+            let payload = serde_json::to_string(event).expect("json");
+            insert
+                .execute(rusqlite::params![at.to_string(), cause, payload, format])
+                .expect("event");
+            written += 1;
+        }
+        // Renames, one a second; the last gives back the name the live state
+        // has, so the log replays to it.
+        let renames = n_events.saturating_sub(written);
+        for i in 0..renames {
+            let at = last_at + SignedDuration::from_secs(1 + i as i64);
+            let name = if i + 1 == renames {
+                "Renamed".to_owned()
+            } else {
+                format!("Renamed{i}")
+            };
+            let payload = template.replace("\"Renamed\"", &format!("\"{name}\""));
+            insert
+                .execute(rusqlite::params![
+                    at.to_string(),
+                    format!("mail:<rename{i}@bench>"),
+                    payload,
+                    format
+                ])
+                .expect("event");
+        }
+    }
+    tx.commit().expect("commit");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+    let seconds = began.elapsed().as_secs_f64();
+    (dir, config.resolve(Path::new("bot.toml")), seconds)
+}
+
+fn message(from: &str, to: &str, subject: &str, id: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+fn received(key: &str, raw: Vec<u8>, when: Timestamp) -> Received {
+    Received {
+        origin: Origin::File {
+            key: key.to_owned(),
+        },
+        received_at: when,
+        dedup_key: Bot::dedup_key(&raw),
+        raw,
+    }
+}
+
+/// 100 games running at once, every one started by mail through the pipeline.
+fn hundred_games() -> (tempfile::TempDir, PathBuf, usize) {
+    const GHOSTS: usize = 60;
+    const BALLOTS: usize = 35;
+    let (dir, config) = bot_dir();
+    let mut bot = Bot::open(config.clone()).expect("bot");
+    let start = START;
+    bot.import_rules(nomicbot::samples::DEMO_RULES, start)
+        .expect("import")
+        .expect("the rules are imported");
+    let players: Vec<String> = (0..12).map(|i| format!("Player{i}")).collect();
+    let mut mail: Vec<(String, &str, String, String)> = Vec::new();
+    let mut say = |from: &str, to: &'static str, tag: &str, line: String| {
+        mail.push((from.to_owned(), to, format!("[{tag}]"), line));
+    };
+    say(MODERATOR, LIST, "nomic", "join Mod".into());
+    for name in &players {
+        say(&address(name), LIST, "nomic", format!("join {name}"));
+    }
+    for i in 0..GHOSTS {
+        let three: Vec<&str> = (0..3)
+            .map(|k| players[(i + k * 4) % players.len()].as_str())
+            .collect();
+        say(
+            MODERATOR,
+            LIST,
+            "ghost",
+            format!("start with {}", three.join(", ")),
+        );
+    }
+    for i in 0..BALLOTS {
+        say(MODERATOR, LIST, "vote", format!("open Question {i}?"));
+    }
+    say(MODERATOR, LIST, "rule tag", "start".into());
+    say(MODERATOR, LIST, "gnomic", "start".into());
+    say(
+        MODERATOR,
+        LIST,
+        "ping",
+        "place Player0 because the Machine must begin somewhere".into(),
+    );
+    say(
+        MODERATOR,
+        LIST,
+        "boons",
+        "bestow Player1 deterministic because a bench".into(),
+    );
+    say(
+        MODERATOR,
+        LIST,
+        "boons",
+        "bestow Player2 deterministic because a bench".into(),
+    );
+    let mut when = start + SignedDuration::from_mins(1);
+    let batch: Vec<Received> = mail
+        .iter()
+        .enumerate()
+        .map(|(i, (from, to, subject, line))| {
+            when += SignedDuration::from_secs(10);
+            let id = format!("m{i}@bench");
+            received(&id, message(from, to, subject, &id, line), when)
+        })
+        .collect();
+    bot.receive(&batch, None, when).expect("receive");
+    let done = bot.process(when).expect("process");
+    assert_eq!(done.applied, batch.len(), "every message was applied");
+    let ghosts = bot
+        .world()
+        .state::<nomicbot::games::ghost::game::Ghost>()
+        .open_instances()
+        .count();
+    let ballots = bot
+        .world()
+        .state::<nomicbot::games::vote::game::Vote>()
+        .open_ballots()
+        .count();
+    assert_eq!(ghosts, GHOSTS, "Ghost instances running");
+    assert_eq!(ballots, BALLOTS, "ballots open");
+    (
+        dir,
+        config.resolve(Path::new("bot.toml")),
+        ghosts + ballots + 5,
+    )
+}
+
+fn mb(kb: &str) -> f64 {
+    kb.parse::<f64>().expect("kB") / 1024.0
+}
+
+fn main() {
+    if let Ok(what) = std::env::var(CHILD) {
+        be_child(&what);
+        return;
+    }
+    let n_events: usize = std::env::var("BENCH_EVENTS")
+        .ok()
+        .and_then(|s| s.replace('_', "").parse().ok())
+        .unwrap_or(1_000_000);
+
+    let (dir, config, seeded_in) = million(n_events);
+    let size = std::fs::metadata(dir.path().join("var/nomicbot.sqlite")).map_or(0, |m| m.len());
+    let replay = child("replay", &config);
+    assert_eq!(value(&replay, "equal"), "true", "{replay:?}");
+    let seconds: f64 = value(&replay, "seconds").parse().expect("seconds");
+    println!(
+        "replay of {n_events} events: {seconds:.1} s, peak RSS {:.0} MB (goal ≤ 5 s, ≤ 100 MB); database {:.0} MB, built in {seeded_in:.1} s",
+        mb(value(&replay, "vmhwm")),
+        size as f64 / 1e6
+    );
+    println!("  {}", value(&replay, "text"));
+    drop(dir);
+
+    let (dir, config, n_games) = hundred_games();
+    let state_row: i64 = rusqlite::Connection::open(dir.path().join("var/nomicbot.sqlite"))
+        .and_then(|conn| conn.query_row("SELECT length(world) FROM state", [], |row| row.get(0)))
+        .expect("state row");
+    let one = child("message", &config);
+    assert_eq!(value(&one, "applied"), "1", "{one:?}");
+    println!(
+        "peak RSS with {n_games} running games: {:.0} MB (goal ≤ 50 MB); state row {:.0} kB",
+        mb(value(&one, "vmhwm")),
+        state_row as f64 / 1024.0
+    );
+}
