@@ -32,6 +32,9 @@ use nomicbot::mail::smtp::Outbound;
 /// and a half on a shared one.
 const DEFAULT_MESSAGES: usize = 200;
 const SENDER_COUNTS: [usize; 2] = [1, 8];
+/// The latency run: one sender, this many messages, one every `PACE`.
+const PACED_MESSAGES: usize = 30;
+const PACE: Duration = Duration::from_millis(100);
 /// Every mail of a run must be visible this long after the last acceptance.
 const ARRIVAL_LIMIT: Duration = Duration::from_secs(60);
 /// A watcher re-checks its mailbox this often even without news from IDLE, in
@@ -96,6 +99,10 @@ struct Run {
     domain: String,
     messages: usize,
     senders: usize,
+    /// Each sender's pause between two messages: zero is as fast as the server
+    /// takes them (throughput, with the queueing it causes); a pause longer than
+    /// either side needs for a message leaves nothing to queue (latency alone).
+    pause: Duration,
 }
 
 impl Run {
@@ -159,6 +166,7 @@ async fn send_all(s: &Servers, run: &Run) -> Sent {
             .map(|index| (index, run.player(index), run.player_mail(index)))
             .collect();
         let recipients = recipients.clone();
+        let pause = run.pause;
         jobs.push(tokio::spawn(async move {
             let mut accepted = Vec::with_capacity(mails.len());
             for (index, from, raw) in mails {
@@ -167,6 +175,9 @@ async fn send_all(s: &Servers, run: &Run) -> Sent {
                     .await
                     .unwrap_or_else(|error| panic!("sending message {index}: {error}"));
                 accepted.push((index, Instant::now()));
+                if !pause.is_zero() {
+                    tokio::time::sleep(pause).await;
+                }
             }
             accepted
         }));
@@ -580,12 +591,20 @@ fn verdict(met: bool) -> &'static str {
 fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
     let ratio = bot.throughput / bare.throughput;
     println!();
-    println!(
-        "== {} messages, {} concurrent sender{}",
-        run.messages,
-        run.senders,
-        if run.senders == 1 { "" } else { "s" }
-    );
+    if !run.pause.is_zero() {
+        println!(
+            "== {} messages, one every {} ms (the latency of one message, with no queue)",
+            run.messages,
+            run.pause.as_millis()
+        );
+    } else {
+        println!(
+            "== {} messages, {} concurrent sender{}",
+            run.messages,
+            run.senders,
+            if run.senders == 1 { "" } else { "s" }
+        );
+    }
     println!(
         "{:<26}{:>12}{:>12}{:>10}   goal",
         "", "bare", "bot", "bot/bare"
@@ -666,12 +685,15 @@ fn main() {
     );
     let began = Instant::now();
     runtime.block_on(async {
-        for senders in SENDER_COUNTS {
+        let paced = (PACED_MESSAGES, 1, PACE);
+        let flat_out = SENDER_COUNTS.map(|senders| (messages, senders, Duration::ZERO));
+        for (messages, senders, pause) in flat_out.into_iter().chain([paced]) {
             let run = |side: &str| Run {
-                id: format!("{stamp}{side}{senders}"),
+                id: format!("{stamp}{side}{senders}{}", pause.as_millis()),
                 domain: s.domain.clone(),
                 messages,
                 senders,
+                pause,
             };
             let bare_side = bare(&s, &run("a")).await;
             let bot_run = run("b");

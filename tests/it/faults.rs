@@ -69,6 +69,9 @@ enum SmtpFault {
         address: String,
         reply: &'static str,
     },
+    /// Every session is closed right after the server's 250 for its first
+    /// `messages` messages, as a server closes on a client it finds idle too long.
+    CloseAfter { messages: usize },
 }
 
 #[derive(Debug, Clone)]
@@ -331,6 +334,7 @@ async fn smtp_session(
         return;
     }
     let mut in_data = false;
+    let mut carried = 0;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -361,6 +365,14 @@ async fn smtp_session(
                         .await
                         .is_none()
                 {
+                    return;
+                }
+                carried += 1;
+                let closing_now = faults.iter().any(|fault| {
+                    matches!(fault, SmtpFault::CloseAfter { messages } if *messages == carried)
+                });
+                if closing_now {
+                    counters.injected.fetch_add(1, Ordering::SeqCst);
                     return;
                 }
             } else if server_write.write_all(&line).await.is_err() {
@@ -821,6 +833,47 @@ async fn smtp_4xx_at_the_end_of_data_is_retried_and_delivered_once() {
     assert!(out.contains("sent 0, not sent yet 0"), "{out}");
     assert_eq!(outbox_ids(&bot, "sent").len(), 8);
     each_delivered_once(&bot, &players, 8).await;
+}
+
+/// The SMTP connections are kept between messages: twelve joins make 24
+/// mails, and they go over no more connections than the pool holds, each
+/// message after the first on a connection reset with RSET.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_connections_are_reused_across_messages() {
+    let bot = ImapBot::new("smtp-pool");
+    let players = joins_waiting(&bot, 12).await;
+    let proxy = Proxy::smtp(bot.servers.smtp_port, Vec::new());
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 24, not sent yet 0"), "{out}");
+    assert!(
+        proxy.sessions() <= nomicbot::mail::smtp::POOL_SIZE,
+        "24 mails over {} connections",
+        proxy.sessions()
+    );
+    each_delivered_once(&bot, &players, 24).await;
+}
+
+/// Fault: the server closes every connection after one message, as a server
+/// does with a client idle too long. The RSET before the next message finds
+/// out, a fresh connection takes its place, and nothing is lost, doubled or
+/// counted as a failed attempt.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_connection_closed_between_messages_is_replaced_and_nothing_is_lost() {
+    let bot = ImapBot::new("smtp-closed");
+    let players = joins_waiting(&bot, 12).await;
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::CloseAfter { messages: 1 }],
+    );
+    through(&bot, None, Some(proxy.port));
+
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("sent 24, not sent yet 0"), "{out}");
+    assert_eq!(proxy.injected(), 24, "every connection carried one message");
+    assert!(outbox(&bot).iter().all(|row| row["attempts"] == 1));
+    each_delivered_once(&bot, &players, 24).await;
 }
 
 /// Fault: SMTP 421 at connect (a server turning everyone away). The first

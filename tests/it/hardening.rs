@@ -549,3 +549,68 @@ fn a_future_arrival_time_fires_future_deadlines_now() {
         .expect("the ballot closed");
     assert_eq!(closed["at"], "2026-01-08T10:00:00Z");
 }
+
+/// The outbox as `outbox --json` shows it, by status.
+fn local_outbox(bot: &LocalBot) -> Vec<Value> {
+    let out = bot.cli(&["outbox", "--json"]);
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("outbox json")
+        .as_array()
+        .cloned()
+        .expect("outbox rows")
+}
+
+/// Hardening: each acceptance is recorded in `<database>.sent` the moment it
+/// comes, and folded into the outbox a page at a time. Killed before a fold,
+/// the bot has lost no record: `outbox` already shows the message sent, and
+/// the next pass marks it so without sending it again. A line the kill cut
+/// short is no record: that message goes again, once.
+#[test]
+fn a_kill_before_the_fold_loses_no_acceptance_and_a_torn_line_is_sent_again() {
+    let bot = LocalBot::new();
+    for (index, player) in ["alice", "bob", "carol"].iter().enumerate() {
+        bot.deliver(
+            player,
+            &message(
+                &format!("{player}@players.test"),
+                LIST,
+                &format!("[nomic] join {player}"),
+                &format!("{player}-join@players.test"),
+                "",
+            ),
+            at("2026-01-01T10:00:00Z") + jiff::SignedDuration::from_secs(index as i64),
+        );
+    }
+    let mut once = Command::new(env!("CARGO_BIN_EXE_nomicbot"));
+    once.arg("--config").arg(bot.config_path()).arg("once");
+    // Killed right after the third acceptance, before it is recorded.
+    run_until_failpoint(once, "accepted:3");
+    let rows = local_outbox(&bot);
+    assert_eq!(rows.len(), 6);
+    let sent: Vec<&Value> = rows.iter().filter(|row| row["status"] == "sent").collect();
+    assert_eq!(sent.len(), 2, "the two recorded show as sent: {rows:#?}");
+    let database = bot.config().resolve(&bot.config().bot.database);
+    let journal = std::path::PathBuf::from(format!("{}.sent", database.display()));
+    let recorded = std::fs::read_to_string(&journal).expect("journal");
+    assert_eq!(recorded.lines().count(), 2, "{recorded}");
+    // The fourth message's line, cut short by a crash.
+    let fourth = rows[3]["id"].as_i64().expect("id");
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, format!("{fourth} 2026-").as_bytes())
+        })
+        .expect("torn line");
+    assert_eq!(local_outbox(&bot)[3]["status"], "pending");
+
+    let hour = |n: i64| (Timestamp::now() + jiff::SignedDuration::from_hours(n)).to_string();
+    let out = bot.cli(&["once", "--now", &hour(1)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    // The third (accepted, not recorded) goes again, and the three after it.
+    assert!(said.contains("sent 4,"), "{said}");
+    assert!(local_outbox(&bot).iter().all(|row| row["status"] == "sent"));
+    assert_eq!(std::fs::read_to_string(&journal).expect("journal"), "");
+    let out = bot.cli(&["once", "--now", &hour(2)]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("sent 0,"));
+}
