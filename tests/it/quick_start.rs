@@ -116,12 +116,17 @@ fn item10_the_readme_says_how_long_ci_takes_and_its_benchmark_defaults_are_what_
         let at = source.find(&format!("\"{variable}\"")).expect(variable);
         let rest = &source[at..];
         let open = rest.find("unwrap_or").expect("a default") + "unwrap_or".len();
-        rest[open..]
+        let default = rest[open..]
             .split(['(', ')', '"'])
             .find(|s| !s.is_empty() && !s.starts_with('|') && !s.contains("into"))
             .expect("the default")
             .trim()
-            .to_owned()
+            .to_owned();
+        // A named constant: its value.
+        match source.split(&format!("const {default}: usize = ")).nth(1) {
+            Some(value) => value.split(';').next().expect("value").trim().to_owned(),
+            None => default,
+        }
     };
     assert!(readme.contains(&format!(
         "({} messages; `BENCH_MESSAGES=N`)",
