@@ -373,6 +373,17 @@ struct Daemon {
 }
 
 impl Daemon {
+    /// User and system time the daemon has used so far (`/proc/PID/stat`,
+    /// fields 14 and 15, in ticks of 1/100 s, the Linux default), if readable.
+    fn cpu_time(&self) -> Option<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // The command name may hold spaces: the fields count from its closing paren.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        Some(Duration::from_millis(ticks * 10))
+    }
+
     fn start(dir: &Path) -> Daemon {
         let log = dir.join("nomicbot.log");
         let stderr = std::fs::File::create(&log).expect("log file");
@@ -446,6 +457,8 @@ struct BotLog {
     own_ms: Option<Vec<f64>>,
     /// Mails the bot sent, per player message.
     mails_per_action: f64,
+    /// The daemon's processor time (user and system), per player message.
+    cpu_ms_per_action: Option<f64>,
 }
 
 /// (b) The bot: the daemon running, its answers seen arriving in the players'
@@ -475,6 +488,7 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     let seen = [answers.finish().await, announcements.finish().await];
     // Every message is checked before the daemon is: a missing one says more.
     let side = measure(run, &sent, &seen, Some(&daemon.log));
+    let cpu = daemon.cpu_time();
     let log = daemon.stop();
 
     let own = own_shares(&log);
@@ -493,6 +507,7 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     let bot_log = BotLog {
         own_ms,
         mails_per_action: sent_by_bot as f64 / run.messages as f64,
+        cpu_ms_per_action: cpu.map(|cpu| cpu.as_secs_f64() * 1e3 / run.messages as f64),
     };
     (side, bot_log)
 }
@@ -657,6 +672,9 @@ fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
         "{:<26}{:>12}{:>12.1}",
         "bot's mails per action", "", bot_log.mails_per_action
     );
+    if let Some(cpu) = bot_log.cpu_ms_per_action {
+        println!("{:<26}{:>12}{cpu:>12.2}", "bot's CPU per action (ms)", "");
+    }
     if bare.late_wakes + bot.late_wakes > 0 {
         println!(
             "  (mail found by the watchers' {}s re-check, not announced by IDLE: bare {}, bot {})",

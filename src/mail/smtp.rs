@@ -35,8 +35,12 @@ const RSET_TIMEOUT: Duration = Duration::from_secs(10);
 /// Servers drop idle clients after some minutes (RFC 5321 asks them to wait at
 /// least five): a connection idle for longer than this is not tried again.
 const IDLE_LIMIT: Duration = Duration::from_secs(60);
-/// Connections kept open between messages: as many as messages are prepared at once.
-pub const POOL_SIZE: usize = 8;
+/// Connections kept open between messages: as many as messages are prepared at
+/// once. The contents go one at a time, so the envelope of the next message or
+/// two is all the overlap there is to win; more sessions open only compete with
+/// the one finishing (measured on 2 cores: one message's own latency 18 ms
+/// median with 3, 22 ms with 8, the same throughput).
+pub const POOL_SIZE: usize = 3;
 
 /// What the outbox should do about an [`SmtpError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
