@@ -32,6 +32,8 @@ use nomicbot::mail::smtp::Outbound;
 /// and a half on a shared one.
 const DEFAULT_MESSAGES: usize = 200;
 const SENDER_COUNTS: [usize; 2] = [1, 8];
+/// Each comparison is run this many times, the sides taking turns.
+const DEFAULT_ROUNDS: usize = 3;
 /// The latency run: one sender, this many messages, one every `PACE`.
 const PACED_MESSAGES: usize = 30;
 const PACE: Duration = Duration::from_millis(100);
@@ -301,6 +303,49 @@ struct Side {
     /// Per message, SMTP acceptance to visible, in milliseconds.
     latency_ms: Vec<f64>,
     late_wakes: usize,
+}
+
+impl Side {
+    /// Rounds of one side together: the median throughput, every latency.
+    fn combine(rounds: Vec<Side>) -> Side {
+        let mut throughputs: Vec<f64> = rounds.iter().map(|side| side.throughput).collect();
+        throughputs.sort_by(f64::total_cmp);
+        Side {
+            throughput: percentile(&throughputs, 0.5),
+            latency_ms: sorted(
+                rounds
+                    .iter()
+                    .flat_map(|side| side.latency_ms.iter().copied()),
+            ),
+            late_wakes: rounds.iter().map(|side| side.late_wakes).sum(),
+        }
+    }
+}
+
+/// The bot's rounds together: every own share, the mean mails and CPU per action.
+fn combine_bot(rounds: Vec<(Side, BotLog)>) -> (Side, BotLog) {
+    let n = rounds.len() as f64;
+    let (sides, logs): (Vec<Side>, Vec<BotLog>) = rounds.into_iter().unzip();
+    let own: Vec<f64> = logs
+        .iter()
+        .flat_map(|log| log.own_ms.iter().flatten().copied())
+        .collect();
+    let cpu: Vec<f64> = logs
+        .iter()
+        .filter_map(|log| log.cpu_ms_per_action)
+        .collect();
+    let log = BotLog {
+        own_ms: (!own.is_empty()).then(|| sorted(own.into_iter())),
+        mails_per_action: logs.iter().map(|log| log.mails_per_action).sum::<f64>() / n,
+        cpu_ms_per_action: (!cpu.is_empty()).then(|| cpu.iter().sum::<f64>() / cpu.len() as f64),
+    };
+    (Side::combine(sides), log)
+}
+
+fn sorted(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut values: Vec<f64> = values.collect();
+    values.sort_by(f64::total_cmp);
+    values
 }
 
 /// Joins what was sent with what the watchers saw: a message is done when every
@@ -691,6 +736,11 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
         .unwrap_or(DEFAULT_MESSAGES);
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(DEFAULT_ROUNDS);
     let s = servers();
     let stamp = format!("{:x}", Timestamp::now().as_millisecond() % 0xff_ffff);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -706,17 +756,32 @@ fn main() {
         let paced = (PACED_MESSAGES, 1, PACE);
         let flat_out = SENDER_COUNTS.map(|senders| (messages, senders, Duration::ZERO));
         for (messages, senders, pause) in flat_out.into_iter().chain([paced]) {
-            let run = |side: &str| Run {
-                id: format!("{stamp}{side}{senders}{}", pause.as_millis()),
+            let run = |side: &str, round: usize| Run {
+                id: format!("{stamp}{side}{senders}p{}r{round}", pause.as_millis()),
                 domain: s.domain.clone(),
                 messages,
                 senders,
                 pause,
             };
-            let bare_side = bare(&s, &run("a")).await;
-            let bot_run = run("b");
-            let (bot_side, bot_log) = bot(&s, &bot_run).await;
-            report(&bot_run, &bare_side, &bot_side, &bot_log);
+            // The sides take turns, round after round, so a slow moment of the
+            // machine falls on both; each figure is the median of the rounds.
+            let (mut bares, mut bots) = (Vec::new(), Vec::new());
+            for round in 0..rounds {
+                bares.push(bare(&s, &run("a", round)).await);
+                bots.push(bot(&s, &run("b", round)).await);
+            }
+            let per_round: Vec<String> = bares
+                .iter()
+                .zip(&bots)
+                .map(|(bare, (bot, _))| format!("{:.2}", bot.throughput / bare.throughput))
+                .collect();
+            let bare_side = Side::combine(bares);
+            let (bot_side, bot_log) = combine_bot(bots);
+            report(&run("b", 0), &bare_side, &bot_side, &bot_log);
+            println!(
+                "  bot/bare throughput in each round: {}",
+                per_round.join(", ")
+            );
         }
     });
     println!();

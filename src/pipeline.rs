@@ -445,40 +445,63 @@ impl Bot {
     /// Applies every stored message in arrival order, firing each deadline that falls
     /// before a message's arrival first, then every deadline due by `now`.
     pub fn process(&mut self, now: Timestamp) -> Result<Processed> {
+        self.process_with(now, &mut |_| {})
+    }
+
+    /// [`Bot::process`], calling `committed` with the mail queued so far each
+    /// time a batch of steps is durable, so a sending side can start on it.
+    /// The first batch is one step and each next one twice as long, up to
+    /// [`BATCH_STEPS`]: the first answer goes out as soon as it can, and a
+    /// burst still costs few commits.
+    pub fn process_with(
+        &mut self,
+        now: Timestamp,
+        committed: &mut dyn FnMut(usize),
+    ) -> Result<Processed> {
         let mut done = Processed::default();
         // A deadline reported due that fires nothing (a bug) must not spin forever.
         let mut stuck: Option<Timestamp> = None;
+        let mut steps = 1;
         loop {
             // The steps of a batch become durable together: if they cannot, the
             // world goes back to the last durable one and they are applied again.
             let durable = (self.world.clone(), self.clock);
             self.store.begin_batch()?;
-            let result = self.process_batch(now, &mut done, &mut stuck);
+            let result = self.process_batch(now, steps, &mut done, &mut stuck);
             let ended = self.store.end_batch(&self.world);
             if ended.is_err() {
                 (self.world, self.clock) = durable;
             }
             let more = result?;
             ended?;
+            if done.mail_queued > 0 {
+                committed(done.mail_queued);
+            }
             if !more {
                 break;
             }
+            steps = (steps * 2).min(BATCH_STEPS);
         }
+        let before_echoes = done.mail_queued;
         while let Some((echo, first)) = self.store.next_echo()? {
             done.mail_queued += self.look_at_echo(&echo, &first, now)?;
+        }
+        if done.mail_queued > before_echoes {
+            committed(done.mail_queued);
         }
         Ok(done)
     }
 
-    /// Up to [`BATCH_STEPS`] steps (messages, deadlines, digests) in time order.
-    /// Says whether more may be waiting.
+    /// Up to `steps` steps (messages, deadlines, digests) in time order. Says
+    /// whether more may be waiting.
     fn process_batch(
         &mut self,
         now: Timestamp,
+        steps: usize,
         done: &mut Processed,
         stuck: &mut Option<Timestamp>,
     ) -> Result<bool> {
-        for _ in 0..BATCH_STEPS {
+        for _ in 0..steps {
             let pending = self.store.next_pending()?;
             let arrival = pending.as_ref().map(|row| arrival(row, now));
             // A day's digest of folded answers goes out once the day is over,

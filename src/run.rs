@@ -715,7 +715,7 @@ pub async fn once(
     transport: &mut Transport,
     now: Timestamp,
 ) -> Result<Pass, RunError> {
-    let mut pass = apply(bot, transport, now, None).await?;
+    let mut pass = apply(bot, transport, now, None, None).await?;
     let started = Instant::now();
     (pass.sent, pass.failed, pass.refused) = transport.send(bot, now).await?;
     pass.send_time = started.elapsed();
@@ -729,12 +729,21 @@ async fn apply(
     transport: &mut Transport,
     now: Timestamp,
     at_most: Option<usize>,
+    queued: Option<&tokio::sync::Notify>,
 ) -> Result<Pass, RunError> {
     let started = Instant::now();
     let fetched = transport.fetch_some(bot, now, at_most).await;
     let fetch_time = started.elapsed();
+    // The daemon's sending side starts on each batch's mail as it is committed.
+    let mut committed = |_queued: usize| {
+        if let Some(queued) = queued {
+            queued.notify_one();
+        }
+    };
     let processed = match fetched {
-        Ok(_) => bot.process(now).map_err(RunError::from),
+        Ok(_) => bot
+            .process_with(now, &mut committed)
+            .map_err(RunError::from),
         Err(_) => Ok(Processed::default()),
     };
     let apply_time = started.elapsed() - fetch_time;
@@ -824,13 +833,10 @@ async fn apply_until(
     tokio::pin!(shutdown);
     loop {
         let now = Timestamp::now();
-        let pass = apply(bot, transport, now, Some(DAEMON_FETCH)).await;
+        let pass = apply(bot, transport, now, Some(DAEMON_FETCH), Some(queued)).await;
         let wait = match pass {
             Ok(pass) => {
                 failures = 0;
-                if pass.processed.mail_queued > 0 {
-                    queued.notify_one();
-                }
                 if pass.fetched + pass.processed.deadlines > 0 {
                     tracing::info!(
                         fetched = pass.fetched,
