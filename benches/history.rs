@@ -10,22 +10,19 @@
 //! sizes, `BENCH_SAMPLES=N` messages of each kind per size, default 9). Prints
 //! figures; asserts only that every message was applied.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
 use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::games;
 use nomicbot::games::table::Table;
-use nomicbot::games::{self, World};
 use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
 
-const MODERATOR: &str = "mod@nomic.example";
-const VOTERS: usize = 10;
+#[path = "common/voters.rs"]
+mod voters;
 
-fn address(name: &str) -> String {
-    format!("{}@nomic.example", name.to_lowercase())
-}
+use voters::{MODERATOR, VOTERS, address};
 
 fn config_text() -> String {
     DEFAULT_CONFIG.replace(
@@ -37,34 +34,8 @@ fn config_text() -> String {
 /// A world with `n` past votes and `n` registry events, played on the pure
 /// engine, with every event it took.
 fn history(config: &Config, n: usize, start: Timestamp) -> Table {
-    let lexicon = Arc::new(nomicbot::engine::game::NoWords);
-    let params = nomicbot::pipeline::game_params(config, lexicon);
-    let mut world = World::default();
-    Arc::make_mut(&mut world.shared.accounts).currencies = config.accounts.currency.clone();
-    let mut table = Table::new(world, params);
-    let names: Vec<String> = (0..VOTERS).map(|i| format!("Voter{i}")).collect();
-    table.send(start, MODERATOR, true, "nomic", "join Mod");
-    for name in &names {
-        table.send(
-            start,
-            &address(name),
-            true,
-            "nomic",
-            &format!("join {name}"),
-        );
-    }
-    let mut at = start;
     // Ballots of ten votes each, every one resolved at its deadline.
-    for _ in 0..n / VOTERS {
-        at += SignedDuration::from_mins(1);
-        table.send(at, MODERATOR, true, "vote", "open Shall we?");
-        for (i, name) in names.iter().enumerate() {
-            let vote = if i % 2 == 0 { "yes" } else { "no" };
-            table.send(at, &address(name), false, "vote", vote);
-        }
-        at += SignedDuration::from_hours(24 * 4);
-        table.run_until(at);
-    }
+    let (mut table, mut at) = voters::voted(config, start, n / VOTERS);
     // Registry events: one player renamed back and forth.
     for i in 0..n {
         at += SignedDuration::from_secs(1);

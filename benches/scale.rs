@@ -13,12 +13,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
 use nomicbot::config::{Config, DEFAULT_CONFIG};
-use nomicbot::games::World;
 use nomicbot::games::table::Table;
 use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
@@ -28,16 +26,15 @@ const CHILD: &str = "NOMICBOT_SCALE_CHILD";
 /// The child's bot.toml.
 const CHILD_CONFIG: &str = "NOMICBOT_SCALE_CONFIG";
 
-const MODERATOR: &str = "mod@nomic.example";
 const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
-const VOTERS: usize = 10;
 /// When the 100 games start; the one more message comes half an hour later.
 const START: Timestamp = nomicbot::samples::START;
 
-fn address(name: &str) -> String {
-    format!("{}@nomic.example", name.to_lowercase())
-}
+#[path = "common/voters.rs"]
+mod voters;
+
+use voters::{MODERATOR, address};
 
 fn config_text() -> String {
     DEFAULT_CONFIG
@@ -136,33 +133,7 @@ fn be_child(what: &str) {
 /// A history played on the pure engine: players joined, ballots voted and
 /// resolved, one rename. Every event with its own time.
 fn played_history(config: &Config, start: Timestamp) -> Table {
-    let lexicon = Arc::new(nomicbot::engine::game::NoWords);
-    let params = nomicbot::pipeline::game_params(config, lexicon);
-    let mut world = World::default();
-    Arc::make_mut(&mut world.shared.accounts).currencies = config.accounts.currency.clone();
-    let mut table = Table::new(world, params);
-    let names: Vec<String> = (0..VOTERS).map(|i| format!("Voter{i}")).collect();
-    table.send(start, MODERATOR, true, "nomic", "join Mod");
-    for name in &names {
-        table.send(
-            start,
-            &address(name),
-            true,
-            "nomic",
-            &format!("join {name}"),
-        );
-    }
-    let mut at = start;
-    for _ in 0..100 {
-        at += SignedDuration::from_mins(1);
-        table.send(at, MODERATOR, true, "vote", "open Shall we?");
-        for (i, name) in names.iter().enumerate() {
-            let vote = if i % 2 == 0 { "yes" } else { "no" };
-            table.send(at, &address(name), false, "vote", vote);
-        }
-        at += SignedDuration::from_hours(24 * 4);
-        table.run_until(at);
-    }
+    let (mut table, mut at) = voters::voted(config, start, 100);
     at += SignedDuration::from_mins(1);
     table.send(at, &address("Voter0"), true, "nomic", "rename Renamed");
     table

@@ -471,8 +471,7 @@ impl Sender {
                     }
                 }
                 Err(error) => {
-                    failures = failures.saturating_add(1);
-                    let delay = Duration::from_secs(1u64 << failures.min(6));
+                    let delay = after_failure(&mut failures);
                     tracing::warn!(%error, retry_in = ?delay, "sending failed");
                     delay
                 }
@@ -492,6 +491,13 @@ impl Sender {
         }
         self.close().await;
     }
+}
+
+/// How long the daemon's side waits after one more failure in a row: 2 s,
+/// doubling up to 64 s.
+fn after_failure(failures: &mut u32) -> Duration {
+    *failures = failures.saturating_add(1);
+    Duration::from_secs(1u64 << (*failures).min(6))
 }
 
 /// The longest the sending side sleeps without looking at the outbox.
@@ -858,8 +864,7 @@ async fn apply_until(
                 until
             }
             Err(error) => {
-                failures = failures.saturating_add(1);
-                let delay = Duration::from_secs(1u64 << failures.min(6));
+                let delay = after_failure(&mut failures);
                 tracing::warn!(%error, retry_in = ?delay, "pass failed");
                 delay
             }
