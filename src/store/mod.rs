@@ -1083,10 +1083,16 @@ impl Store {
 
     /// At most `limit` of the messages due by `now` that come after `after`
     /// (an outbox id), in order: a backlog is sent a page at a time, never
-    /// loaded whole.
+    /// loaded whole. The outbox is a queue: nothing comes after a message that
+    /// failed and waits for its retry, not even mail queued since, so the
+    /// commitments of sealed actions never fall behind their reveal.
     pub fn due_outbox_page(&self, now: Timestamp, after: i64, limit: usize) -> Result<Vec<OutRow>> {
         self.outbox_query(
-            "WHERE status = 'pending' AND next_attempt_at <= ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+            "WHERE status = 'pending' AND next_attempt_at <= ?1 AND id > ?2
+               AND id < COALESCE((SELECT MIN(id) FROM outbox
+                                  WHERE status = 'pending' AND attempts > 0 AND next_attempt_at > ?1),
+                                 9223372036854775807)
+             ORDER BY id LIMIT ?3",
             params![
                 sortable(now),
                 after,

@@ -876,6 +876,61 @@ async fn smtp_connection_closed_between_messages_is_replaced_and_nothing_is_lost
     each_delivered_once(&bot, &players, 24).await;
 }
 
+/// Fault: SMTP 451 at the end of DATA for the first message. Mail queued after
+/// the failure, while the message waits for its retry, waits behind it: the
+/// outbox is a queue, so a reveal can never reach the server before the
+/// commitment queued ahead of it. At the retry everything goes, in order, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn smtp_a_message_waiting_for_its_retry_is_not_overtaken_by_mail_queued_since() {
+    let bot = ImapBot::new("smtp-queue");
+    let mut players = joins_waiting(&bot, 1).await;
+    let proxy = Proxy::smtp(
+        bot.servers.smtp_port,
+        vec![SmtpFault::DataEnd {
+            reply: "451 4.3.0 Error: queue file write error\r\n",
+            times: 1,
+        }],
+    );
+    through(&bot, None, Some(proxy.port));
+    let first = Timestamp::now().to_string();
+    let out = bot.cli(&["once", "--now", &first]);
+    assert!(out.contains("sent 0, not sent yet 1"), "{out}");
+
+    // A second join, applied while the first answer waits for its retry.
+    let late = bot.player("late");
+    let account = bot.imap(&format!("bot-{}", bot.name), "INBOX");
+    let mut session = nomicbot::mail::imap::connect_no_select(&account, &bot.servers.password)
+        .await
+        .expect("login");
+    let raw = message(
+        &late,
+        &bot.list(),
+        "[nomic] join Late",
+        &format!("late-{}@players.test", bot.name),
+        "",
+    );
+    session
+        .append("INBOX", raw.as_bytes(), None)
+        .await
+        .expect("append");
+    session.logout().await;
+    players.push(late);
+    let out = bot.cli(&["once", "--now", &first]);
+    assert!(out.contains("applied 1,"), "{out}");
+    assert!(out.contains("sent 0, not sent yet 0"), "{out}");
+    let rows = outbox(&bot);
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows.iter().all(|row| row["status"] == "pending"),
+        "{rows:#?}"
+    );
+
+    let out = bot.cli(&["once", "--now", &later(1)]);
+    assert!(out.contains("sent 4, not sent yet 0"), "{out}");
+    assert_eq!(proxy.injected(), 1);
+    each_delivered_once(&bot, &players, 4).await;
+}
+
 /// Fault: SMTP 421 at connect (a server turning everyone away). The first
 /// message is put off, and the messages after it wait with it without an
 /// attempt counted against them; all are delivered once on the next pass.
