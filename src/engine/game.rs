@@ -236,6 +236,8 @@ pub enum Standing {
     Vacation(PlayerId),
     /// The player was put in Gaol.
     Gaoled(PlayerId),
+    /// The player joined the nomic.
+    Joined(PlayerId),
 }
 
 impl Standing {
@@ -247,6 +249,7 @@ impl Standing {
                 Some(Standing::Vacation(*id))
             }
             SharedEvent::Players(players::Event::Gaoled { id, .. }) => Some(Standing::Gaoled(*id)),
+            SharedEvent::Players(players::Event::Joined { id, .. }) => Some(Standing::Joined(*id)),
             _ => None,
         }
     }

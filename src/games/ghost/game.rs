@@ -64,7 +64,7 @@ impl Game for Ghost {
         match *change {
             Standing::Left(id) => commands::player_left_nomic(tx, id),
             Standing::Vacation(id) => commands::referee_gone(tx, id, Vacancy::Vacation),
-            Standing::Gaoled(_) => {}
+            Standing::Gaoled(_) | Standing::Joined(_) => {}
         }
     }
 

@@ -152,6 +152,27 @@ impl Hack {
         matches!(self.change, Change::Transmute { .. })
     }
 
+    /// What the player proposes, in the words of 372 ("the proposal") and 394
+    /// ("its text"): the title and the rule text written, never the words of
+    /// the bot's syntax (`hack`, `enact`, `end`, `replace ... with`). A repeal
+    /// or a transmutation proposes its title alone.
+    pub fn proposed_text(&self) -> String {
+        let text = match &self.change {
+            Change::Enact { text, .. } => Some(text),
+            Change::Amend { replacement, .. } => Some(match replacement {
+                Replacement::Whole { text }
+                | Replacement::Section { text, .. }
+                | Replacement::Sentences { text, .. }
+                | Replacement::Paragraph { text, .. } => text,
+            }),
+            Change::Repeal { .. } | Change::Transmute { .. } => None,
+        };
+        match text {
+            Some(text) => format!("{}\n{}", self.title, text),
+            None => self.title.clone(),
+        }
+    }
+
     /// The rule a hack changes, if it changes one.
     pub fn rule(&self) -> Option<u32> {
         match &self.change {

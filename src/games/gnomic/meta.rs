@@ -380,6 +380,25 @@ pub(super) fn shout(
         .proposal(number)
         .map(|p| p.hack.title.clone())
         .unwrap_or_default();
+    let ground = reason.as_deref().and_then(ground_named);
+    if tx.params().unruleworthy_literal {
+        // 434: "The word "proposal" identifies only proposals made by a
+        // player during his own turn as a part of his initial post".
+        if let Some(parent) = turn.proposal(number).and_then(|p| p.parent) {
+            return Err(Sentence::new("gnomic_shout_meta")
+                .arg("hack", number)
+                .arg("parent", parent)
+                .into());
+        }
+        // 383, 410: "Players are allowed to shout ... if" one of the grounds
+        // holds: a shout names one. Whether it truly holds is for Judgment.
+        if ground.is_none() {
+            return Err(Sentence::new("gnomic_shout_no_ground")
+                .arg("hack", number)
+                .arg("grounds", GROUNDS.iter().map(|g| g.1).collect::<Vec<_>>())
+                .into());
+        }
+    }
     let withdrawn = with_descendants(&turn, number);
     tx.record(Event::Shouted {
         turn: turn.number,
@@ -388,6 +407,7 @@ pub(super) fn shout(
         player,
         name: name.clone(),
         reason: reason.clone(),
+        ground: ground.map(str::to_owned),
     });
     let remaining: Vec<u32> = tx
         .state()
@@ -406,6 +426,7 @@ pub(super) fn shout(
             "title": title,
             "withdrawn": withdrawn,
             "reason": reason,
+            "ground": ground,
             "turn": turn.number,
             "remaining": remaining,
         }),
@@ -415,4 +436,28 @@ pub(super) fn shout(
     Ok(Sentence::new("gnomic_shouted")
         .arg("hack", number)
         .arg("withdrawn", withdrawn))
+}
+
+/// The grounds on which 383 and 410 allow the shout, each with the words a
+/// shout's reason names it by (any case) and the rule's own words.
+const GROUNDS: [(&[&str], &str); 9] = [
+    (&["win"], "383: it would cause any player to win the game within two turns"),
+    (&["redundan"], "383: it is redundant with an existing or proposed rule"),
+    (&["contradicts rule", "contradicts the rule", "contradicts a rule", "contradicts current", "contradicts an existing", "contradicts existing", "contradicts the current", "conflicts with"], "383: it contradicts one of the current rules"),
+    (&["contradicts itself", "self-contradict", "contradictory"], "383: it contradicts itself"),
+    (&["unclear"], "383: it is seriously unclear"),
+    (&["disadvantage"], "383: it would cause a major disadvantage to a certain player or group of players"),
+    (&["offend", "offensive"], "383: it could offend a certain group of players"),
+    (&["new aspect", "nothing new"], "383: it does not bring any new aspect to the gameplay"),
+    (&["obfuscat"], "410: it is unnecessarily obfuscated"),
+];
+
+/// The ground a shout's reason names, in the rule's words; none if it names
+/// none of them.
+fn ground_named(reason: &str) -> Option<&'static str> {
+    let reason = reason.to_lowercase();
+    GROUNDS
+        .iter()
+        .find(|(words, _)| words.iter().any(|w| reason.contains(w)))
+        .map(|(_, ground)| *ground)
 }

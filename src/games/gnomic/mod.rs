@@ -22,6 +22,7 @@
 //! its deadlines itself (`next_deadline`: the earliest count of the open turns);
 //! the voters' reminders are on the shared schedule (`rules::sync_reminders`).
 
+mod correct;
 mod exception;
 pub mod hack;
 mod judging;
@@ -59,8 +60,10 @@ pub struct Params {
     pub first_ordinal: u32,
     /// 402 and 322: "After all players have voted or 72 hours have passed".
     pub vote_hours: i64,
-    /// 322's "applicable penalties for not voting": the 10 points of 315/324
-    /// (docs/rulings.md). Charged once per turn to a player who missed a vote.
+    /// 322's "applicable penalties for not voting": those of rules in effect.
+    /// The one the ruleset names, 324's "one-time penalty of 10 points", is
+    /// void (a void rule imposes nothing), so 0. A moderator who rules
+    /// otherwise sets it: charged once per turn to a player who missed a vote.
     pub non_voter_penalty: i64,
     /// 342: "While the game is in web mode". A mailing list is not the web
     /// board: false. true: votes too soon after the posting are ignored.
@@ -84,6 +87,9 @@ pub struct Params {
     /// zero, else nu is 3-psi": the Gnomes vote while the players number fewer
     /// than this, and a turn's proposals must then be posted one per posting.
     pub gnome_total: usize,
+    /// 383, 410 to the letter: a shout names one of the listed grounds and is
+    /// at a proposal (434: not a meta-amendment). false: any shout at any hack.
+    pub unruleworthy_literal: bool,
     #[serde(default)]
     pub numbers: Numbers,
     /// 373's fees, under `[gnomic.fees]`.
@@ -96,7 +102,7 @@ impl Default for Params {
         Params {
             first_ordinal: 301,
             vote_hours: 72,
-            non_voter_penalty: 10,
+            non_voter_penalty: 0,
             web_mode: false,
             web_mode_root_seconds: 120,
             mu_without_sacrifice: false,
@@ -104,6 +110,7 @@ impl Default for Params {
             max_hacks_per_post: 8,
             web_mode_meta_seconds: 12,
             gnome_total: 3,
+            unruleworthy_literal: true,
             numbers: Numbers::default(),
             fees: judgment::Fees::default(),
         }
@@ -156,6 +163,26 @@ pub struct State {
     /// effect, with that name: told once per name.
     #[serde(default)]
     pub unseated: Vec<Unseated>,
+    /// When the turn in the order of play began (the start, the last count in
+    /// the order, a moderator's `next`): a player seated after it waits for
+    /// the next turn (325: "taking one whole turn apiece").
+    #[serde(default)]
+    pub turn_began: Option<Timestamp>,
+    /// 390: the sacrifices stated during a player's turn, before eir
+    /// proposals (one per player; several only under 432); paid at once, each
+    /// sets its turn's mu.
+    #[serde(default)]
+    pub stated_sacrifices: Vec<StatedSacrifice>,
+    /// A moderator's correction of whose turn it is, until that turn is posted.
+    #[serde(default)]
+    pub next_mover: Option<PlayerId>,
+}
+
+/// 390: "A player may during his turn choose to lose nu points by stating".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatedSacrifice {
+    pub player: PlayerId,
+    pub sacrifice: Sacrifice,
 }
 
 /// 432's exception state ("Emergency break").
@@ -236,6 +263,9 @@ pub struct Score {
     pub player: PlayerId,
     pub name: String,
     pub points: i64,
+    /// When a newcomer was seated (325); none for who was there at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -438,8 +468,11 @@ pub struct ScoreChange {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Reason {
-    /// 304.
+    /// 304, an adopted proposal.
     Adopted { hack: u32 },
+    /// 304, a proposal that was not adopted: "each proposal" earns the
+    /// fraction of favourable votes it received.
+    Favourable { hack: u32 },
     /// 421.
     Failed { hack: u32 },
     /// 372.
@@ -553,6 +586,9 @@ pub enum Event {
         player: PlayerId,
         name: String,
         reason: Option<String>,
+        /// The ground of 383 or 410 the reason names.
+        #[serde(default)]
+        ground: Option<String>,
     },
     /// 212, 373: Judgment invoked, its fee charged at once.
     JudgmentInvoked {
@@ -612,6 +648,35 @@ pub enum Event {
     JudgmentCompleted {
         question: u32,
         rule: Option<u32>,
+    },
+    /// 390: a sacrifice stated on its own during the player's turn; nu is
+    /// paid now and mu allowed for the turn's post.
+    Sacrificed {
+        player: PlayerId,
+        name: String,
+        sacrifice: Sacrifice,
+    },
+    /// A moderator set a player's score, with the reason.
+    ScoreSet {
+        player: PlayerId,
+        name: String,
+        points: i64,
+        was: i64,
+        by: Address,
+        reason: String,
+    },
+    /// A moderator set whose turn it is, with the reason.
+    MoverSet {
+        player: PlayerId,
+        name: String,
+        by: Address,
+        reason: String,
+    },
+    /// A moderator set the next ordinal (108), with the reason.
+    OrdinalSet {
+        next: u32,
+        by: Address,
+        reason: String,
     },
 }
 
@@ -687,6 +752,23 @@ pub enum Command {
     Exception {
         end: bool,
     },
+    /// 390: `sacrifice LAMBDA`, stated on its own during one's turn.
+    Sacrifice {
+        lambda: i64,
+    },
+    /// A moderator's corrections, each with its reason: `score NAME POINTS`,
+    /// `next NAME`, `ordinal N`.
+    Correct {
+        correction: Correction,
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Correction {
+    Score { name: String, points: i64 },
+    Next { name: String },
+    Ordinal { next: u32 },
 }
 
 /// The sealed batch of turn `number`'s votes.
@@ -723,6 +805,9 @@ impl State {
                 self.consent.clear();
                 self.forfeited.clear();
                 self.unseated.clear();
+                self.turn_began = Some(at);
+                self.stated_sacrifices.clear();
+                self.next_mover = None;
             }
             Event::Joined {
                 player,
@@ -735,6 +820,7 @@ impl State {
                         player: *player,
                         name: name.clone(),
                         points: *points,
+                        since: Some(at),
                     });
                 }
             }
@@ -743,8 +829,16 @@ impl State {
                 if let Some(last) = turn.proposals.iter().map(|p| p.hack.number).max() {
                     self.last_ordinal = self.last_ordinal.max(last);
                 }
-                if let (Some(sacrifice), Some(score)) =
-                    (turn.sacrifice, self.score_mut(turn.proponent))
+                // A sacrifice stated on its own was paid then (390).
+                let stated = self.stated_sacrifices.len();
+                self.stated_sacrifices
+                    .retain(|s| s.player != turn.proponent);
+                let paid = self.stated_sacrifices.len() < stated;
+                if !turn.exceptional {
+                    self.next_mover = None;
+                }
+                if let (false, Some(sacrifice), Some(score)) =
+                    (paid, turn.sacrifice, self.score_mut(turn.proponent))
                 {
                     score.points -= sacrifice.nu;
                 }
@@ -796,6 +890,7 @@ impl State {
                     && !counted.exceptional
                 {
                     self.last_mover = Some(counted.proponent_name);
+                    self.turn_began = Some(at);
                 }
                 self.last_result = Some(result.clone());
                 self.winner = winner.clone();
@@ -903,17 +998,43 @@ impl State {
             }
             Event::ExceptionEnded => {
                 self.exception = Exception::default();
+                self.turn_began = Some(at);
             }
             Event::Forfeited { player, .. } => {
                 if !self.forfeited.contains(player) {
                     self.forfeited.push(*player);
                 }
+                self.stated_sacrifices.retain(|s| s.player != *player);
             }
             Event::JudgmentCompleted { question, .. } => {
                 self.questions.retain(|q| q.number != *question);
                 if self.questions.is_empty() {
                     self.consent.clear();
                 }
+            }
+            Event::Sacrificed {
+                player, sacrifice, ..
+            } => {
+                if let Some(score) = self.score_mut(*player) {
+                    score.points -= sacrifice.nu;
+                }
+                self.stated_sacrifices.retain(|s| s.player != *player);
+                self.stated_sacrifices.push(StatedSacrifice {
+                    player: *player,
+                    sacrifice: *sacrifice,
+                });
+            }
+            Event::ScoreSet { player, points, .. } => {
+                if let Some(score) = self.score_mut(*player) {
+                    score.points = *points;
+                }
+            }
+            Event::MoverSet { player, .. } => {
+                self.next_mover = Some(*player);
+                self.turn_began = Some(at);
+            }
+            Event::OrdinalSet { next, .. } => {
+                self.last_ordinal = next.saturating_sub(1);
             }
         }
     }
@@ -1007,6 +1128,10 @@ impl Game for Gnomic {
     fn standing_changed(tx: &mut Tx<'_, Gnomic>, change: &Standing) {
         if let Standing::Left(_) = change {
             rules::check_all_voted(tx);
+        }
+        // 325: a newcomer is in the game from the instant ey joins.
+        if let Standing::Joined(_) = change {
+            rules::admit_newcomers(tx);
         }
         exception::check(tx);
     }

@@ -6,9 +6,9 @@
 use crate::engine::{NotUnderstood, Sentence, split_verb};
 
 use super::hack;
-use super::{Choice, Command, Condition, PostedHack, TAG, TurnPost};
+use super::{Choice, Command, Condition, Correction, PostedHack, TAG, TurnPost};
 
-const COMMANDS: &str = "turn (then the hacks), vote N for|against|abstain (privately), meta N (then a hack), change N (then the hack), greek N COUNT, UNRULEWORTHY!!! N, judgment QUESTION [accusing NAME], ruling agree|disagree: TEXT, overrule, consent, forfeit, exception begin|end, status, help (moderators: start)";
+const COMMANDS: &str = "turn (then the hacks), sacrifice LAMBDA, vote N for|against|abstain (privately), meta N (then a hack), change N (then the hack), greek N COUNT, UNRULEWORTHY!!! N GROUND, judgment QUESTION [accusing NAME], ruling agree|disagree: TEXT, overrule, consent, forfeit, exception begin|end, status, help (moderators: start, score NAME POINTS because REASON, next NAME because REASON, ordinal N because REASON)";
 
 /// 383: the shout, exactly as the rule writes it.
 pub const SHOUT: &str = "UNRULEWORTHY!!!";
@@ -71,11 +71,80 @@ fn shout(line: &str) -> Option<Result<Command, NotUnderstood>> {
         })
 }
 
+/// 390's statement, in the bot's short form (`sacrifice 13`) or the rule's own
+/// words ("I sacrifice 13 percent of my score for the well-being of the game").
+fn sacrifice(line: &str) -> Option<Result<Command, NotUnderstood>> {
+    let lower = line.trim().to_lowercase();
+    let rest = lower
+        .strip_prefix("i sacrifice ")
+        .or_else(|| lower.strip_prefix("sacrifice "))?;
+    let form = "sacrifice LAMBDA (a whole percentage of your score, rule 390)";
+    let lambda = rest.split_whitespace().next().unwrap_or("");
+    let short_form = lower.starts_with("sacrifice ") && rest.split_whitespace().count() == 1;
+    let rule_form = rest.contains("percent") || rest.contains('%');
+    if !short_form && !rule_form {
+        return Some(Err(usage(form)));
+    }
+    Some(
+        lambda
+            .trim_end_matches('%')
+            .parse()
+            .map(|lambda| Command::Sacrifice { lambda })
+            .map_err(|_| usage(form)),
+    )
+}
+
+/// A moderator's correction: `score NAME POINTS`, `next NAME` or `ordinal N`,
+/// each followed by `because REASON`.
+fn correction(verb: &str, rest: &str) -> Option<Result<Command, NotUnderstood>> {
+    let form = match verb {
+        "score" => "score NAME POINTS because REASON",
+        "next" => "next NAME because REASON",
+        "ordinal" => "ordinal N because REASON",
+        _ => return None,
+    };
+    // ASCII lower case keeps every byte where it was, so `at` cuts `rest` too.
+    let lower = rest.to_ascii_lowercase();
+    let Some(at) = lower.find(" because ").or_else(|| lower.strip_prefix("because ").map(|_| 0)) else {
+        return Some(Err(usage(form)));
+    };
+    let (what, reason) = (rest[..at].trim(), rest[at..].trim_start()["because".len()..].trim());
+    if reason.is_empty() || what.is_empty() {
+        return Some(Err(usage(form)));
+    }
+    let correction = match verb {
+        "score" => match what.rsplit_once(char::is_whitespace) {
+            Some((name, points)) => match points.trim_start_matches('+').parse() {
+                Ok(points) => Correction::Score {
+                    name: name.trim().to_owned(),
+                    points,
+                },
+                Err(_) => return Some(Err(usage(form))),
+            },
+            None => return Some(Err(usage(form))),
+        },
+        "next" => Correction::Next {
+            name: what.to_owned(),
+        },
+        _ => match number(what) {
+            Some(next) => Correction::Ordinal { next },
+            None => return Some(Err(usage(form))),
+        },
+    };
+    Some(Ok(Command::Correct {
+        correction,
+        reason: reason.to_owned(),
+    }))
+}
+
 /// One line: `start`, `turn`, `vote N CHOICE`, `greek N COUNT`, `status`, and
 /// the lines of meta-amendments, shouts and Judgment.
 pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
     if let Some(shouted) = shout(line) {
         return shouted;
+    }
+    if let Some(stated) = sacrifice(line) {
+        return stated;
     }
     if let Some((meta, hack)) = hack_post(line) {
         let hack = hack?;
@@ -88,6 +157,9 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
     }
     let (verb, rest) = split_verb(line);
     let words: Vec<&str> = rest.split_whitespace().collect();
+    if let Some(corrected) = correction(&verb, rest) {
+        return corrected;
+    }
     match verb.as_str() {
         "start" if rest.is_empty() => Ok(Command::Start),
         "start" => Err(usage("start")),

@@ -66,6 +66,8 @@ pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
             })));
             value["unanimity"] = json!(p.unanimity);
             value["greek"] = json!(p.greek);
+            value["greek_counted"] =
+                json!(super::scoring::greek_count(&p.hack.proposed_text()));
             value
         })
         .collect();
@@ -89,6 +91,7 @@ pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
 fn reason(reason: Reason) -> Value {
     let (rule, hack, what) = match reason {
         Reason::Adopted { hack } => ("304", Some(hack), "adopted"),
+        Reason::Favourable { hack } => ("304", Some(hack), "favourable"),
         Reason::Failed { hack } => ("421", Some(hack), "failed"),
         Reason::Vowels { hack } => ("372", Some(hack), "vowels"),
         Reason::Greek { hack } => ("394", Some(hack), "greek"),

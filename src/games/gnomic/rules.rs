@@ -57,6 +57,13 @@ pub(super) fn apply(
         Command::Consent => judging::consent(tx, ctx),
         Command::Forfeit => forfeit(tx, ctx),
         Command::Exception { end } => exception::agree(tx, end, ctx),
+        Command::Sacrifice { lambda } => state_sacrifice(tx, lambda, ctx),
+        Command::Correct { .. } if !tx.view().is_moderator(&ctx.sender) => {
+            Err(Sentence::new("moderators_only").into())
+        }
+        Command::Correct { correction, reason } => {
+            super::correct::correct(tx, correction, reason, ctx)
+        }
     }
 }
 
@@ -83,10 +90,24 @@ pub(super) fn order(state: &State, view: &View<'_>) -> Vec<Score> {
     seated
 }
 
-/// Whose turn it is: the player after the last mover in alphabetical order
-/// (by name, so a mover who left since still has a place), the first at the start.
+/// Whose turn it is: the player a moderator named, else the player after the
+/// last mover in alphabetical order (by name, so a mover who left since still
+/// has a place), the first at the start. A newcomer seated after the turn
+/// began waits for the next one (325: "taking one whole turn apiece").
 pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
     let order = order(state, view);
+    if let Some(named) = state.next_mover
+        && let Some(score) = order.iter().find(|s| s.player == named)
+    {
+        return Some(score.clone());
+    }
+    let began = state.turn_began;
+    let seated: Vec<Score> = order
+        .iter()
+        .filter(|s| s.since.is_none_or(|since| began.is_some_and(|b| since <= b)))
+        .cloned()
+        .collect();
+    let order = if seated.is_empty() { order } else { seated };
     let after = state.last_mover.as_ref().map(|name| name.to_lowercase());
     order
         .iter()
@@ -104,7 +125,7 @@ pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
 /// 80% of the minimum, never below zero. The game's scores change only in its
 /// own steps, so the first step after the join computes what the join would have.
 /// 425 keeps out a player whose name a rule mentions, until ey renames.
-fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
+pub(super) fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
     if tx.state().started_at.is_none() || tx.state().winner.is_some() {
         return;
     }
@@ -276,6 +297,7 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
                 player: p.id,
                 name: p.name.clone(),
                 points: 0,
+                since: None,
             }),
         }
     }
@@ -384,6 +406,12 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             .arg("points", winner.points)
             .into());
     }
+    // 304: "All a player's proposals for a given turn must be stated initially
+    // in a single post" to the board (302): mailed to the bot alone, it is no
+    // post, and the turn stays the player's to post.
+    if !ctx.public {
+        return Err(refuse("gnomic_turn_private"));
+    }
     let view = tx.view();
     let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
         Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
@@ -453,10 +481,23 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             .arg("allowed", params.max_hacks_per_post)
             .into());
     }
-    // 390's sacrifice, paid with the post.
+    // 390's sacrifice: stated on its own before the post (paid then), or
+    // in the post (paid with it); once a turn.
     let points = state.score(player.id).map_or(0, |s| s.points);
-    let sacrifice = match post.sacrifice {
-        Some(lambda) => {
+    let stated = state
+        .stated_sacrifices
+        .iter()
+        .find(|s| s.player == player.id)
+        .map(|s| s.sacrifice);
+    let sacrifice = match (stated, post.sacrifice) {
+        (Some(stated), Some(_)) => {
+            return Err(Sentence::new("gnomic_sacrificed_already")
+                .arg("lambda", stated.lambda)
+                .into());
+        }
+        (Some(stated), None) => Some(stated),
+        (None, None) => None,
+        (None, Some(lambda)) => {
             let made = scoring::sacrifice(&params.numbers, points, lambda).map_err(|e| {
                 Refusal(Sentence::new("gnomic_sacrifice_refused").arg("why", e.to_string()))
             })?;
@@ -466,7 +507,6 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
                 mu: made.mu,
             })
         }
-        None => None,
     };
     // 304 "between one and three", or 390's mu (docs/rulings.md).
     let allowed = match sacrifice {
@@ -599,6 +639,87 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         .arg("deadline", human_time(deadline)))
 }
 
+/// 390: "A player may during his turn choose to lose nu points by stating
+/// ...": on the list, by the player whose turn it is, before eir proposals
+/// (once they are posted the turn's allowance is spent), once a turn. Nu is
+/// paid at once; mu is the allowance of the turn's post.
+fn state_sacrifice(tx: &mut Tx<'_, Gnomic>, lambda: i64, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let state = tx.state();
+    if state.started_at.is_none() {
+        return Err(refuse("gnomic_not_started"));
+    }
+    if let Some(winner) = &state.winner {
+        return Err(Sentence::new("gnomic_won")
+            .arg("winner", &winner.name)
+            .arg("points", winner.points)
+            .into());
+    }
+    if !ctx.public {
+        return Err(refuse("gnomic_sacrifice_private"));
+    }
+    let view = tx.view();
+    let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
+        Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+    })?;
+    if !state.plays(player.id) {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
+            .into());
+    }
+    // 432: during the exception state any player's turn may begin at any time.
+    if !state.exception.active() {
+        if let Some(open) = &state.open {
+            return Err(Sentence::new("gnomic_sacrifice_too_late")
+                .arg("turn", open.number)
+                .arg("proponent", &open.proponent_name)
+                .into());
+        }
+        let mover = mover(state, &view).ok_or_else(|| refuse("gnomic_not_started"))?;
+        if mover.player != player.id {
+            return Err(Sentence::new("gnomic_not_your_turn")
+                .arg("mover", &mover.name)
+                .into());
+        }
+    }
+    if let Some(stated) = state.stated_sacrifices.iter().find(|s| s.player == player.id) {
+        return Err(Sentence::new("gnomic_sacrificed_already")
+            .arg("lambda", stated.sacrifice.lambda)
+            .into());
+    }
+    let points = state.score(player.id).map_or(0, |s| s.points);
+    let made = scoring::sacrifice(&tx.params().numbers, points, lambda).map_err(|e| {
+        Refusal(Sentence::new("gnomic_sacrifice_refused").arg("why", e.to_string()))
+    })?;
+    let sacrifice = Sacrifice {
+        lambda,
+        nu: made.nu,
+        mu: made.mu,
+    };
+    let (id, name) = (player.id, player.name.clone());
+    tx.record(Event::Sacrificed {
+        player: id,
+        name: name.clone(),
+        sacrifice,
+    });
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "gnomic_sacrificed",
+        serde_json::json!({
+            "name": name,
+            "at": human_time(ctx.now),
+            "lambda": lambda,
+            "nu": sacrifice.nu,
+            "mu": sacrifice.mu,
+            "points": points - sacrifice.nu,
+        }),
+    ));
+    Ok(Sentence::new("gnomic_sacrificed")
+        .arg("lambda", lambda)
+        .arg("nu", sacrifice.nu)
+        .arg("mu", sacrifice.mu))
+}
+
 /// The schedule's id of `player`'s reminder to vote in sealed batch `batch`.
 fn reminder_id(batch: &str, player: PlayerId) -> String {
     format!("{batch}:remind:{player}")
@@ -696,9 +817,10 @@ pub(super) fn sync_reminders(tx: &mut Tx<'_, Gnomic>) {
     }
 }
 
-/// 394: the count confirmed is at most the distinct letters the text names.
+/// 394: a correction of the bot's count is at most the distinct letters the
+/// proposal's text names.
 fn greek_count(hack: &Hack, count: usize) -> Result<usize, Refusal> {
-    let found = scoring::greek_letters(&hack.text);
+    let found = scoring::greek_letters(&hack.proposed_text());
     if count > found.len() {
         return Err(Sentence::new("gnomic_greek_too_many")
             .arg("hack", hack.number)
@@ -962,7 +1084,8 @@ fn greek(
     let proposal = turn
         .proposal(number)
         .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
-    if turn.proponent != player {
+    // The proponent's correction, or a moderator's.
+    if turn.proponent != player && !tx.view().is_moderator(&ctx.sender) {
         return Err(Sentence::new("gnomic_greek_not_yours")
             .arg("hack", number)
             .arg("proponent", &turn.proponent_name)
@@ -1091,47 +1214,57 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
                 if !condition_met {
                     // 359: "the player receives no points for these proposals".
                     earned.insert(number, 0);
-                } else if by_vote {
+                } else {
+                    // 304 scores "each proposal", adopted or not: the fraction
+                    // of favourable votes it received.
                     let points = scoring::proposal_points(&numbers, ordinal, &tally);
                     earned.insert(number, points);
-                    changes.push(change(
-                        proponent_id,
-                        &proponent_name,
-                        points,
-                        Reason::Adopted { hack: number },
-                    ));
-                    if let Some(gamma) = proposal.greek {
-                        let bonus = scoring::greek_bonus(&numbers, points, gamma);
-                        if bonus != 0 {
-                            changes.push(change(
-                                proponent_id,
-                                &proponent_name,
-                                bonus,
-                                Reason::Greek { hack: number },
-                            ));
-                        }
+                    if points != 0 {
+                        let reason = if by_vote {
+                            Reason::Adopted { hack: number }
+                        } else {
+                            Reason::Favourable { hack: number }
+                        };
+                        changes.push(change(proponent_id, &proponent_name, points, reason));
                     }
-                    // 204: only where adoption needed no unanimity.
-                    if !proposal.unanimity {
-                        for vote in votes.iter().filter(|v| v.choice == Choice::Against) {
-                            changes.push(change(
-                                vote.player,
-                                &vote.name,
-                                numbers.against_winner_bonus,
-                                Reason::AgainstWinner { hack: number },
-                            ));
-                        }
-                    }
-                } else {
-                    earned.insert(number, 0);
-                    let penalty = scoring::failed_penalty(&numbers, ordinal, &tally);
-                    if penalty != 0 {
+                    // 394: "Any proposal that contains at least three Greek
+                    // letters", sigma being what it "would receive without any
+                    // bonuses".
+                    let gamma = proposal.greek.unwrap_or_else(|| {
+                        scoring::greek_count(&proposal.hack.proposed_text())
+                    });
+                    let bonus = scoring::greek_bonus(&numbers, points, gamma);
+                    if bonus != 0 {
                         changes.push(change(
                             proponent_id,
                             &proponent_name,
-                            -penalty,
-                            Reason::Failed { hack: number },
+                            bonus,
+                            Reason::Greek { hack: number },
                         ));
+                    }
+                    if by_vote {
+                        // 204: only where adoption needed no unanimity.
+                        if !proposal.unanimity {
+                            for vote in votes.iter().filter(|v| v.choice == Choice::Against) {
+                                changes.push(change(
+                                    vote.player,
+                                    &vote.name,
+                                    numbers.against_winner_bonus,
+                                    Reason::AgainstWinner { hack: number },
+                                ));
+                            }
+                        }
+                    } else {
+                        // 421: "When a proposal fails", on top of 304's points.
+                        let penalty = scoring::failed_penalty(&numbers, ordinal, &tally);
+                        if penalty != 0 {
+                            changes.push(change(
+                                proponent_id,
+                                &proponent_name,
+                                -penalty,
+                                Reason::Failed { hack: number },
+                            ));
+                        }
                     }
                 }
             }
@@ -1144,9 +1277,11 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
                     adopted,
                     favour: tally.favour,
                 });
-                if by_vote {
-                    // 401: half of what the amended hack's proponent received;
-                    // nothing when that hack failed.
+                // 421 calls a meta-amendment whose parent failed "failed", with
+                // no penalty if it had a majority: no share of 401 either.
+                let parent_adopted = nodes.iter().any(|n| n.number == parent && n.adopted);
+                if by_vote && parent_adopted {
+                    // 401: half of what the amended hack's proponent received.
                     let share = scoring::meta_share(earned.get(&parent).copied().unwrap_or(0));
                     earned.insert(number, share);
                     if share != 0 {
@@ -1244,10 +1379,10 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
         .proposals
         .iter()
         .filter(|p| p.parent.is_none() && !p.hack.is_repeal() && !p.hack.is_transmutation())
-        .min_by_key(|p| p.hack.text.chars().count())
+        .min_by_key(|p| p.hack.proposed_text().chars().count())
     {
         let points = earned.get(&shortest.hack.number).copied().unwrap_or(0);
-        let bonus = scoring::vowel_bonus(&shortest.hack.text, points);
+        let bonus = scoring::vowel_bonus(&shortest.hack.proposed_text(), points);
         if bonus != 0 {
             changes.push(change(
                 turn.proponent,

@@ -179,6 +179,86 @@ pub fn greek_letters(text: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Rule 394's gamma as the bot counts it: the distinct Greek letters the text
+/// names, "two letters ... bound by the rule to stand for the same numerical
+/// value" counting once. A binding is read where the text states it plainly: a
+/// letter, then only words of equality (`=`, "is", "equals", "equal to", "the
+/// same as", "be"), then another letter, and the statement ends there (no
+/// arithmetic follows: "mu is upsilon + 1" binds nothing). Whether each letter
+/// is "used to represent numbers" is the proponent's to correct with `greek N
+/// COUNT`, and the Judge's to settle.
+pub fn greek_count(text: &str) -> usize {
+    let found = greek_letters(text);
+    // Each letter's class: a letter bound to an earlier one takes its class.
+    let mut class: Vec<usize> = (0..found.len()).collect();
+    let index = |word: &str| found.iter().position(|letter| *letter == word);
+    let tokens = tokens(text);
+    for (at, token) in tokens.iter().enumerate() {
+        let Some(first) = index(token) else { continue };
+        let mut next = at + 1;
+        let mut joined = false;
+        while let Some(word) = tokens.get(next) {
+            if EQUALITY_WORDS.contains(&word.as_str()) {
+                joined = true;
+                next += 1;
+            } else {
+                break;
+            }
+        }
+        let Some(second) = tokens.get(next).and_then(|w| index(w)) else {
+            continue;
+        };
+        let ends = tokens
+            .get(next + 1)
+            .is_none_or(|after| !ARITHMETIC.contains(&after.as_str()) && after.parse::<f64>().is_err());
+        if joined && ends && first != second {
+            let (from, to) = (class[second], class[first]);
+            for c in class.iter_mut() {
+                if *c == from {
+                    *c = to;
+                }
+            }
+        }
+    }
+    let mut classes = class;
+    classes.sort_unstable();
+    classes.dedup();
+    classes.len()
+}
+
+/// The words that state an equality between two letters (394's "bound ... to
+/// stand for the same numerical value").
+const EQUALITY_WORDS: [&str; 9] = ["=", "is", "equals", "equal", "to", "be", "the", "same", "as"];
+
+/// What continues an expression: a letter followed by one of these is no plain
+/// binding.
+const ARITHMETIC: [&str; 16] = [
+    "+", "-", "*", "/", "^", "×", "÷", "plus", "minus", "times", "modulo", "mod", "divided",
+    "over", "multiplied", "squared",
+];
+
+/// Lower-case words, numbers and single symbols, in order.
+fn tokens(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || (c == '.' && word.chars().all(|w| w.is_ascii_digit()) && !word.is_empty()) {
+            word.extend(c.to_lowercase());
+            continue;
+        }
+        if !word.is_empty() {
+            tokens.push(std::mem::take(&mut word));
+        }
+        if !c.is_whitespace() {
+            tokens.push(c.to_string());
+        }
+    }
+    if !word.is_empty() {
+        tokens.push(word);
+    }
+    tokens
+}
+
 /// Rule 394: with gamma distinct Greek letters used numerically (at least three),
 /// the bonus is floor(sigma × 2^gamma / 100); with gamma > 7, 2 × sigma.
 pub fn greek_bonus(numbers: &Numbers, sigma: i64, gamma: usize) -> i64 {

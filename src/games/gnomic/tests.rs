@@ -230,14 +230,15 @@ fn rule_325_players_take_turns_in_alphabetical_order() {
 
 #[test]
 fn rule_325_a_player_joining_a_game_in_progress_starts_with_the_formula() {
-    // Alice earns 10 (all for 301), Bob, Carol and Dave nothing: the average is
-    // 2.5, half of it 1.25, 80% of the minimum (0) is 0: Eve starts at 0.
+    // Alice earns 10 (all for 301) and 372's 14 (V = 3 in "Speech" and
+    // "Players may sing."), Bob, Carol and Dave nothing: 80% of the minimum (0)
+    // is less than half the average: Eve starts at 0.
     let mut table = alices_turn([
         (BOB, Some("for")),
         (CAROL, Some("for")),
         (DAVE, Some("for")),
     ]);
-    assert_eq!(points(&table, "Alice"), 10);
+    assert_eq!(points(&table, "Alice"), 24);
     table.send(mins(5000), "eve@x.org", true, "nomic", "join Eve");
     done(&mut table, mins(5001), "eve@x.org", false, &["status"]);
     assert_eq!(points(&table, "Eve"), 0);
@@ -605,8 +606,31 @@ fn rule_402_a_vote_may_be_changed_until_the_count_and_only_the_last_counts() {
 }
 
 #[test]
-fn rule_322_who_does_not_vote_abstains_and_loses_ten_points() {
+fn rule_322_who_does_not_vote_abstains_and_pays_only_the_penalties_of_rules_in_effect() {
+    // "they will still receive any applicable penalties for not voting": the
+    // only one the ruleset names is 324's, and 324 is "(void: conflicting
+    // rule)". A void rule imposes nothing: Dave abstains and loses nothing.
     let table = alices_turn([(BOB, Some("for")), (CAROL, Some("against")), (DAVE, None)]);
+    let result = last_result(&table);
+    assert!(
+        !result.changes.iter().any(|c| c.reason == Reason::NoVote),
+        "{:?}",
+        result.changes
+    );
+    assert_eq!(points(&table, "Dave"), 0);
+    // A moderator who rules a penalty applicable sets it.
+    let mut table = table_with(
+        Params {
+            non_voter_penalty: 10,
+            ..Params::default()
+        },
+        small_ruleset(),
+    );
+    done(&mut table, mins(1), ALICE, true, &ENACT_301);
+    for (from, vote) in [(BOB, "for"), (CAROL, "against")] {
+        done(&mut table, mins(2), from, false, &[&format!("vote 301 {vote}")]);
+    }
+    table.run_until(mins(3 + 72 * 60));
     let result = last_result(&table);
     let dave = result.outcomes[0]
         .votes
@@ -677,16 +701,17 @@ fn rule_204_who_votes_against_a_winning_proposal_receives_10_points() {
 
 #[test]
 fn rule_372_the_shortest_hack_earns_the_vowel_bonus() {
-    // "hack 301 "Speech"\nenact\nPlayers may sing.\nend": the commonest vowel
-    // is e (5: hack's "Speech" 2, enact 1, Players 1, end 1) > P/2 = 5 with P = 10:
-    // no bonus. A hack with few vowels and full points earns 2(P − V).
+    // "the shortest proposal ... shall be counted to determine the number of
+    // each vowel that it contains": the proposal is its title and its text,
+    // "Speech" and "Players may sing.", never the bot's `hack`, `enact`, `end`.
+    // A hack with few vowels and full points earns 2(P − V).
     let table = alices_turn([
         (BOB, Some("for")),
         (CAROL, Some("for")),
         (DAVE, Some("for")),
     ]);
     let text = state(&table).last_result.clone().unwrap();
-    let hack_text = "hack 301 \"Speech\"\nenact\nPlayers may sing.\nend";
+    let hack_text = "Speech\nPlayers may sing.";
     let expected = scoring::vowel_bonus(hack_text, 10);
     let bonus: i64 = text
         .changes
@@ -730,7 +755,7 @@ fn rule_372_the_shortest_hack_earns_the_vowel_bonus() {
     // The repeal is shorter but does not count: the bonus is 301's.
     assert_eq!(vowels.len(), 1);
     assert_eq!(vowels[0].reason, Reason::Vowels { hack: 301 });
-    let v = scoring::vowel_bonus("hack 301 \"X\"\nenact\nHm.\nend", 10);
+    let v = scoring::vowel_bonus("X\nHm.", 10);
     assert!(v > 0);
     assert_eq!(vowels[0].points, v);
 }
@@ -1215,6 +1240,7 @@ fn with_points(table: &mut Table, points: [i64; 4]) {
                 player,
                 name: (*name).to_owned(),
                 points,
+                since: None,
             }
         })
         .collect();
@@ -1276,8 +1302,9 @@ fn rule_401_a_meta_amendment_takes_effect_instead_of_the_amended_hack() {
     assert_eq!(result.outcomes[0].replaced_by, Some(302));
     assert_eq!(result.outcomes[1].instead_of, Some(301));
     assert_eq!(result.outcomes[1].parent, Some(301));
-    // 304: Alice earns 10 for 301; 401: Bob half of it, rounded up.
-    assert_eq!(points(&table, "Alice"), 10);
+    // 304: Alice earns 10 for 301 (and 372's 14); 401: Bob half of the 10,
+    // rounded up.
+    assert_eq!(points(&table, "Alice"), 24);
     assert_eq!(points(&table, "Bob"), 5);
     let update = the_mail(&table.mail, "gnomic_result");
     assert_eq!(update.values["outcomes"][0]["replaced_by"], 302);
@@ -2010,10 +2037,10 @@ fn rule_113_a_player_forfeits_the_game_and_is_skipped_with_no_more_penalties() {
     table.run_until(mins(5 + 72 * 60));
     let result = last_result(&table);
     assert!(result.outcomes[0].adopted);
-    // No points for Alice's adopted hack; Dave pays 322's penalty.
+    // No points for Alice's adopted hack; Dave abstained (no penalty in effect).
     assert!(result.changes.iter().all(|c| c.name != "Alice"));
     assert_eq!(points(&table, "Alice"), 0);
-    assert_eq!(points(&table, "Dave"), -10);
+    assert_eq!(points(&table, "Dave"), 0);
     // The order skips her: Bob plays next, and she may not take a turn.
     assert_eq!(
         refused(
@@ -2361,8 +2388,9 @@ fn rule_432_the_exception_state_lets_turns_overlap_and_registers_changes_until_i
     assert_eq!(results[0].values["turn"], 1);
     assert_eq!(results[0].values["outcomes"][0]["registered"], true);
     assert_eq!(results[0].values["exception"], true);
-    // Scores follow each count; the ruleset is not altered.
-    assert_eq!(points(&table, "Carol"), 10);
+    // Scores follow each count (Carol's 10 and 372's 14); the ruleset is not
+    // altered.
+    assert_eq!(points(&table, "Carol"), 24);
     assert_eq!(points(&table, "Bob"), 11);
     assert!(!table.world.ruleset.exists(301));
     assert!(table.world.ruleset.exists(210));
