@@ -191,15 +191,16 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
 
     // Turn 1, Alice's hack 301: Alice (the proponent, 402), Bob and Carol for,
     // Dave against. Adopted (322); 304: (301 − 291) × 3/4 = 7.5, rounded to 8
-    // (407). 372 on the only hack: its text's commonest vowel is a (4 times:
-    // hack, enact, Players, may); P/2 = 4 is not below V, nor V below P/2: no
-    // bonus. 204: Dave voted against a winning proposal: +10.
+    // (407). 372 on the only proposal, "Singing" and "Players may sing.": the
+    // commonest vowel is i (3 times); V = 3 < P/2 = 4, so 2 × (8 − 3) = 10
+    // more. 204: Dave voted against a winning proposal: +10.
     assert_lines(
         &updates[0],
         &[
             "Alice: +8, hack 301 adopted (rule 304)",
+            "Alice: +10, the vowel bonus on hack 301 (rule 372)",
             "Dave: +10, voted against hack 301, which won (rule 204)",
-            "Alice: 8",
+            "Alice: 18",
             "Bob: 0",
             "Carol: 0",
             "Dave: 10",
@@ -207,22 +208,26 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
             "Next to play: Bob (rule 325).",
         ],
     );
-    // Turn 2, Bob's hack 302: Bob for, the three others against: not adopted;
-    // 421: Bob loses (302 − 291) × 3/4 = 8.25, rounded to 8.
+    // Turn 2, Bob's hack 302: Bob for, the three others against: not adopted.
+    // 304 scores each proposal: (302 − 291) × 1/4 = 2.75, rounded to 3; 421:
+    // Bob loses (302 − 291) × 3/4 = 8.25, rounded to 8; 372 on "Quiet" and
+    // "Players may not sing.": V = 2, P/2 < V < P, so P − V = 1.
     assert_lines(
         &updates[1],
         &[
+            "Bob: +3, the favourable votes on hack 302, not adopted (rule 304)",
             "Bob: -8, hack 302 failed (rule 421)",
-            "Alice: 8",
-            "Bob: -8",
+            "Bob: +1, the vowel bonus on hack 302 (rule 372)",
+            "Alice: 18",
+            "Bob: -4",
             "Carol: 0",
             "Dave: 10",
             "Next to play: Carol (rule 325).",
         ],
     );
     // Turn 3, Carol's hack 303: all four for: 304: (303 − 291) × 4/4 = 12. 372:
-    // the commonest vowels of "hack 303 "Jig" enact Folk jigs: fun. end" are a,
-    // e and i, twice each: V = 2 < P/2 = 6, so 2 × (12 − 2) = 20 more. Dave's
+    // the commonest vowel of "Jig" and "Folk jigs: fun." is i, twice: V = 2 <
+    // P/2 = 6, so 2 × (12 − 2) = 20 more. Dave's
     // meta-amendment 304: Dave (its author, 402) and Alice for, Bob and Carol
     // against: a tie adopts (392), so 304 takes effect instead of 303 (401) and
     // Dave receives half of Carol's 12 points, 6. 204 and 372 are the
@@ -235,8 +240,8 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
             "Carol: +20, the vowel bonus on hack 303 (rule 372)",
             "Dave: +6, half the points",
             "meta-amendment 304 takes effect instead (rule 401)",
-            "Alice: 8",
-            "Bob: -8",
+            "Alice: 18",
+            "Bob: -4",
             "Carol: 32",
             "Dave: 16",
             "Next to play: Dave (rule 325).",
@@ -250,14 +255,14 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
     // Turn 4, Dave's hack 305 repeals 301: Dave, Bob and Carol for, Alice
     // against: adopted, (305 − 291) × 3/4 = 10.5, rounded to 11 (407); a repeal
     // has no vowel bonus (372); Alice voted against the winner: +10. n stays 100:
-    // twice the average of 18, −8 (as 0), 32 and 27 is 38.5, rounded up 39 (310).
+    // twice the average of 28, −4 (as 0), 32 and 27 is 43.5, rounded up 44 (310).
     assert_lines(
         &updates[3],
         &[
             "Dave: +11, hack 305 adopted (rule 304)",
             "Alice: +10, voted against hack 305, which won (rule 204)",
-            "Alice: 18",
-            "Bob: -8",
+            "Alice: 28",
+            "Bob: -4",
             "Carol: 32",
             "Dave: 27",
             "n, the winning threshold (rules 112, 310 and 431): 100.",

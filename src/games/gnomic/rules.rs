@@ -1066,14 +1066,17 @@ fn greek(
     count: usize,
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
+    let moderator = tx.view().is_moderator(&ctx.sender);
     let player = tx
         .view()
         .players
         .active_by_address(&ctx.sender)
-        .map(|p| p.id)
-        .ok_or_else(|| {
-            Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
-        })?;
+        .map(|p| p.id);
+    if player.is_none() && !moderator {
+        return Err(Sentence::new("not_a_player")
+            .arg("address", ctx.sender.as_str())
+            .into());
+    }
     if tx.state().open.is_none() {
         return Err(refuse("gnomic_no_open_turn"));
     }
@@ -1085,7 +1088,7 @@ fn greek(
         .proposal(number)
         .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
     // The proponent's correction, or a moderator's.
-    if turn.proponent != player && !tx.view().is_moderator(&ctx.sender) {
+    if Some(turn.proponent) != player && !moderator {
         return Err(Sentence::new("gnomic_greek_not_yours")
             .arg("hack", number)
             .arg("proponent", &turn.proponent_name)

@@ -17,6 +17,8 @@ use crate::engine::{Audience, Mail, Status, players};
 use crate::games::table::Table;
 use crate::games::{GameParams, World};
 
+mod letter;
+
 const MODERATOR: &str = "mod@x.org";
 const ALICE: &str = "alice@x.org";
 const BOB: &str = "bob@x.org";
@@ -1182,6 +1184,8 @@ fn render_every_announcement(table: &Table) {
             "gnomic_forfeited" => include_str!("../../../templates/gnomic_forfeited.txt"),
             "gnomic_name_taken" => include_str!("../../../templates/gnomic_name_taken.txt"),
             "gnomic_exception" => include_str!("../../../templates/gnomic_exception.txt"),
+            "gnomic_sacrificed" => include_str!("../../../templates/gnomic_sacrificed.txt"),
+            "gnomic_corrected" => include_str!("../../../templates/gnomic_corrected.txt"),
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
