@@ -29,7 +29,12 @@ pub(super) fn correct(
                 by: ctx.sender.clone(),
                 reason: reason.clone(),
             });
-            ("score", Some(name), points.to_string(), Some(was.to_string()))
+            (
+                "score",
+                Some(name),
+                points.to_string(),
+                Some(was.to_string()),
+            )
         }
         Correction::Next { name } => {
             let (player, name, _) = seated(tx, &name)?;

@@ -441,14 +441,44 @@ pub(super) fn shout(
 /// The grounds on which 383 and 410 allow the shout, each with the words a
 /// shout's reason names it by (any case) and the rule's own words.
 const GROUNDS: [(&[&str], &str); 9] = [
-    (&["win"], "383: it would cause any player to win the game within two turns"),
-    (&["redundan"], "383: it is redundant with an existing or proposed rule"),
-    (&["contradicts rule", "contradicts the rule", "contradicts a rule", "contradicts current", "contradicts an existing", "contradicts existing", "contradicts the current", "conflicts with"], "383: it contradicts one of the current rules"),
-    (&["contradicts itself", "self-contradict", "contradictory"], "383: it contradicts itself"),
+    (
+        &["win"],
+        "383: it would cause any player to win the game within two turns",
+    ),
+    (
+        &["redundan"],
+        "383: it is redundant with an existing or proposed rule",
+    ),
+    (
+        &[
+            "contradicts rule",
+            "contradicts the rule",
+            "contradicts a rule",
+            "contradicts current",
+            "contradicts an existing",
+            "contradicts existing",
+            "contradicts the current",
+            "conflicts with",
+        ],
+        "383: it contradicts one of the current rules",
+    ),
+    (
+        &["contradicts itself", "self-contradict", "contradictory"],
+        "383: it contradicts itself",
+    ),
     (&["unclear"], "383: it is seriously unclear"),
-    (&["disadvantage"], "383: it would cause a major disadvantage to a certain player or group of players"),
-    (&["offend", "offensive"], "383: it could offend a certain group of players"),
-    (&["new aspect", "nothing new"], "383: it does not bring any new aspect to the gameplay"),
+    (
+        &["disadvantage"],
+        "383: it would cause a major disadvantage to a certain player or group of players",
+    ),
+    (
+        &["offend", "offensive"],
+        "383: it could offend a certain group of players",
+    ),
+    (
+        &["new aspect", "nothing new"],
+        "383: it does not bring any new aspect to the gameplay",
+    ),
     (&["obfuscat"], "410: it is unnecessarily obfuscated"),
 ];
 

@@ -105,10 +105,16 @@ fn correction(verb: &str, rest: &str) -> Option<Result<Command, NotUnderstood>> 
     };
     // ASCII lower case keeps every byte where it was, so `at` cuts `rest` too.
     let lower = rest.to_ascii_lowercase();
-    let Some(at) = lower.find(" because ").or_else(|| lower.strip_prefix("because ").map(|_| 0)) else {
+    let Some(at) = lower
+        .find(" because ")
+        .or_else(|| lower.strip_prefix("because ").map(|_| 0))
+    else {
         return Some(Err(usage(form)));
     };
-    let (what, reason) = (rest[..at].trim(), rest[at..].trim_start()["because".len()..].trim());
+    let (what, reason) = (
+        rest[..at].trim(),
+        rest[at..].trim_start()["because".len()..].trim(),
+    );
     if reason.is_empty() || what.is_empty() {
         return Some(Err(usage(form)));
     }

@@ -66,8 +66,7 @@ pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
             })));
             value["unanimity"] = json!(p.unanimity);
             value["greek"] = json!(p.greek);
-            value["greek_counted"] =
-                json!(super::scoring::greek_count(&p.hack.proposed_text()));
+            value["greek_counted"] = json!(super::scoring::greek_count(&p.hack.proposed_text()));
             value
         })
         .collect();

@@ -104,7 +104,10 @@ pub(super) fn mover(state: &State, view: &View<'_>) -> Option<Score> {
     let began = state.turn_began;
     let seated: Vec<Score> = order
         .iter()
-        .filter(|s| s.since.is_none_or(|since| began.is_some_and(|b| since <= b)))
+        .filter(|s| {
+            s.since
+                .is_none_or(|since| began.is_some_and(|b| since <= b))
+        })
         .cloned()
         .collect();
     let order = if seated.is_empty() { order } else { seated };
@@ -681,7 +684,11 @@ fn state_sacrifice(tx: &mut Tx<'_, Gnomic>, lambda: i64, ctx: &Ctx) -> Result<Se
                 .into());
         }
     }
-    if let Some(stated) = state.stated_sacrifices.iter().find(|s| s.player == player.id) {
+    if let Some(stated) = state
+        .stated_sacrifices
+        .iter()
+        .find(|s| s.player == player.id)
+    {
         return Err(Sentence::new("gnomic_sacrificed_already")
             .arg("lambda", stated.sacrifice.lambda)
             .into());
@@ -1233,9 +1240,9 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
                     // 394: "Any proposal that contains at least three Greek
                     // letters", sigma being what it "would receive without any
                     // bonuses".
-                    let gamma = proposal.greek.unwrap_or_else(|| {
-                        scoring::greek_count(&proposal.hack.proposed_text())
-                    });
+                    let gamma = proposal
+                        .greek
+                        .unwrap_or_else(|| scoring::greek_count(&proposal.hack.proposed_text()));
                     let bonus = scoring::greek_bonus(&numbers, points, gamma);
                     if bonus != 0 {
                         changes.push(change(

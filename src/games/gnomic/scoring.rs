@@ -208,9 +208,9 @@ pub fn greek_count(text: &str) -> usize {
         let Some(second) = tokens.get(next).and_then(|w| index(w)) else {
             continue;
         };
-        let ends = tokens
-            .get(next + 1)
-            .is_none_or(|after| !ARITHMETIC.contains(&after.as_str()) && after.parse::<f64>().is_err());
+        let ends = tokens.get(next + 1).is_none_or(|after| {
+            !ARITHMETIC.contains(&after.as_str()) && after.parse::<f64>().is_err()
+        });
         if joined && ends && first != second {
             let (from, to) = (class[second], class[first]);
             for c in class.iter_mut() {
@@ -228,13 +228,29 @@ pub fn greek_count(text: &str) -> usize {
 
 /// The words that state an equality between two letters (394's "bound ... to
 /// stand for the same numerical value").
-const EQUALITY_WORDS: [&str; 9] = ["=", "is", "equals", "equal", "to", "be", "the", "same", "as"];
+const EQUALITY_WORDS: [&str; 9] = [
+    "=", "is", "equals", "equal", "to", "be", "the", "same", "as",
+];
 
 /// What continues an expression: a letter followed by one of these is no plain
 /// binding.
 const ARITHMETIC: [&str; 16] = [
-    "+", "-", "*", "/", "^", "×", "÷", "plus", "minus", "times", "modulo", "mod", "divided",
-    "over", "multiplied", "squared",
+    "+",
+    "-",
+    "*",
+    "/",
+    "^",
+    "×",
+    "÷",
+    "plus",
+    "minus",
+    "times",
+    "modulo",
+    "mod",
+    "divided",
+    "over",
+    "multiplied",
+    "squared",
 ];
 
 /// Lower-case words, numbers and single symbols, in order.
@@ -242,7 +258,9 @@ fn tokens(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut word = String::new();
     for c in text.chars() {
-        if c.is_alphanumeric() || (c == '.' && word.chars().all(|w| w.is_ascii_digit()) && !word.is_empty()) {
+        if c.is_alphanumeric()
+            || (c == '.' && word.chars().all(|w| w.is_ascii_digit()) && !word.is_empty())
+        {
             word.extend(c.to_lowercase());
             continue;
         }

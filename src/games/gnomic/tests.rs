@@ -630,7 +630,13 @@ fn rule_322_who_does_not_vote_abstains_and_pays_only_the_penalties_of_rules_in_e
     );
     done(&mut table, mins(1), ALICE, true, &ENACT_301);
     for (from, vote) in [(BOB, "for"), (CAROL, "against")] {
-        done(&mut table, mins(2), from, false, &[&format!("vote 301 {vote}")]);
+        done(
+            &mut table,
+            mins(2),
+            from,
+            false,
+            &[&format!("vote 301 {vote}")],
+        );
     }
     table.run_until(mins(3 + 72 * 60));
     let result = last_result(&table);

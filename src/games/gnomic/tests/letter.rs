@@ -47,9 +47,17 @@ fn rule_304_a_proposal_that_fails_still_earns_its_fraction_of_favourable_votes_a
     );
     assert_eq!(points(&table, "Alice"), -4);
     let update = the_mail(&table.mail, "gnomic_result");
-    assert!(update.values["changes"].as_array().unwrap().iter().any(|c| {
-        c["reason"]["what"] == "favourable" && c["reason"]["rule"] == "304" && c["points"] == 3
-    }));
+    assert!(
+        update.values["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| {
+                c["reason"]["what"] == "favourable"
+                    && c["reason"]["rule"] == "304"
+                    && c["points"] == 3
+            })
+    );
     render_every_announcement(&table);
 }
 
@@ -97,7 +105,11 @@ fn rule_421_a_meta_amendment_that_failed_with_its_parent_has_no_share_and_no_pen
     table.run_until(mins(4 + 72 * 60));
     let result = last_result(&table);
     assert!(!result.outcomes[0].adopted);
-    assert!(changes_of(&result, "Bob").is_empty(), "{:?}", result.changes);
+    assert!(
+        changes_of(&result, "Bob").is_empty(),
+        "{:?}",
+        result.changes
+    );
     // 301: 1 of 4 for: 304's 10 × 1/4 = 2.5 → 3, 421's 10 × 3/4 = 7.5 → 8.
     assert_eq!(
         changes_of(&result, "Alice")[..2],
@@ -119,7 +131,14 @@ fn rule_324_is_void_and_imposes_no_penalty_for_not_voting() {
     assert_eq!(turn.values["penalty"], 0);
     table.run_until(mins(2 + 72 * 60));
     let result = last_result(&table);
-    assert!(result.outcomes[0].votes.iter().filter(|v| v.missing).count() == 3);
+    assert!(
+        result.outcomes[0]
+            .votes
+            .iter()
+            .filter(|v| v.missing)
+            .count()
+            == 3
+    );
     assert!(!result.changes.iter().any(|c| c.reason == Reason::NoVote));
     for name in ["Bob", "Carol", "Dave"] {
         assert_eq!(points(&table, name), 0);
@@ -322,7 +341,10 @@ fn rule_390_a_sacrifice_stated_on_its_own_sets_the_turns_mu() {
     assert_eq!(points(&table, "Alice"), 46);
     let said = the_mail(&table.mail, "gnomic_sacrificed");
     assert_eq!(said.to, Audience::List);
-    assert_eq!((said.values["nu"].clone(), said.values["mu"].clone()), (4.into(), 2.into()));
+    assert_eq!(
+        (said.values["nu"].clone(), said.values["mu"].clone()),
+        (4.into(), 2.into())
+    );
     assert_eq!(
         refused(&mut table, mins(3), ALICE, true, &["sacrifice 13"]),
         "gnomic_sacrificed_already"
@@ -432,7 +454,13 @@ fn rule_383_any_shout_is_taken_when_the_literal_reading_is_switched_off() {
     done(&mut table, mins(1), ALICE, true, &ENACT_301);
     done(&mut table, mins(2), BOB, true, &META_302);
     done(&mut table, mins(3), CAROL, true, &["UNRULEWORTHY!!! 302"]);
-    done(&mut table, mins(3), CAROL, true, &["UNRULEWORTHY!!! 301 no"]);
+    done(
+        &mut table,
+        mins(3),
+        CAROL,
+        true,
+        &["UNRULEWORTHY!!! 301 no"],
+    );
     assert!(state(&table).open.as_ref().unwrap().proposals.is_empty());
 }
 
@@ -463,7 +491,10 @@ fn a_moderator_corrects_a_score_whose_turn_it_is_and_the_next_ordinal_with_a_rea
     assert_eq!(points(&table, "Bob"), 40);
     let said = the_mail(&table.mail, "gnomic_corrected");
     assert_eq!(said.to, Audience::List);
-    assert_eq!(said.values["reason"], "the count of turn 3 missed his 204 bonus");
+    assert_eq!(
+        said.values["reason"],
+        "the count of turn 3 missed his 204 bonus"
+    );
     assert_eq!(said.values["was"], "0");
     done(
         &mut table,
@@ -516,7 +547,10 @@ fn a_moderator_corrects_a_score_whose_turn_it_is_and_the_next_ordinal_with_a_rea
     votes_but(&mut table, mins(9), 350, CAROL);
     table.run_until(mins(10));
     // The order goes on after Carol: Dave.
-    assert_eq!(the_mail(&table.mail, "gnomic_result").values["next"], "Dave");
+    assert_eq!(
+        the_mail(&table.mail, "gnomic_result").values["next"],
+        "Dave"
+    );
     // The corrections are events: the state is their fold.
     let events: Vec<&str> = table
         .events
