@@ -169,7 +169,8 @@ pub(super) fn meta(
     {
         return Err(Sentence::new("gnomic_meta_own").arg("hack", parent).into());
     }
-    if ctx.now >= closes(&turn, parent) {
+    // A hack whose vote is complete is no "current proposal" (401).
+    if ctx.now >= closes(&turn, parent) || turn.hack_counted(parent) {
         return Err(Sentence::new("gnomic_vote_closed")
             .arg("hack", parent)
             .arg("closes", human_time(turn.closes_at()))
@@ -283,7 +284,7 @@ pub(super) fn change(
             .arg("proponent", &owner_name)
             .into());
     }
-    if ctx.now >= closes(&turn, number) {
+    if ctx.now >= closes(&turn, number) || turn.hack_counted(number) {
         return Err(Sentence::new("gnomic_vote_closed")
             .arg("hack", number)
             .arg("closes", human_time(turn.closes_at()))
@@ -363,11 +364,13 @@ pub(super) fn shout(
 ) -> Result<Sentence, Refusal> {
     let (player, name) = in_game(tx, ctx)?;
     let state = tx.state();
-    let Some(turn) = state.turn_of(number).cloned() else {
-        let counted = state
-            .last_result
-            .as_ref()
-            .is_some_and(|r| r.outcomes.iter().any(|o| o.hack == number));
+    let open = state.turn_of(number).filter(|t| !t.hack_counted(number));
+    let Some(turn) = open.cloned() else {
+        let counted = state.turn_of(number).is_some()
+            || state
+                .last_result
+                .as_ref()
+                .is_some_and(|r| r.outcomes.iter().any(|o| o.hack == number));
         return Err(Sentence::new(if counted {
             "gnomic_shout_counted"
         } else {

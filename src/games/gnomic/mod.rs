@@ -87,6 +87,11 @@ pub struct Params {
     /// zero, else nu is 3-psi": the Gnomes vote while the players number fewer
     /// than this, and a turn's proposals must then be posted one per posting.
     pub gnome_total: usize,
+    /// 401: "A rule won't take effect until all of its meta-amendments are
+    /// voted on". false (the letter, with 402): each hack's vote is counted
+    /// when it is complete, and only the taking effect waits. true: the whole
+    /// turn's count waits for every meta-amendment's vote.
+    pub meta_amendments_hold_the_count: bool,
     /// 383, 410 to the letter: a shout names one of the listed grounds and is
     /// at a proposal (434: not a meta-amendment). false: any shout at any hack.
     pub unruleworthy_literal: bool,
@@ -111,6 +116,7 @@ impl Default for Params {
             web_mode_meta_seconds: 12,
             gnome_total: 3,
             unruleworthy_literal: true,
+            meta_amendments_hold_the_count: false,
             numbers: Numbers::default(),
             fees: judgment::Fees::default(),
         }
@@ -300,6 +306,37 @@ pub struct Turn {
     /// count does not move the order on.
     #[serde(default)]
     pub exceptional: bool,
+    /// 402 per hack: "After all players have voted or 72 hours have passed,
+    /// the proponent shall post the votes [...] The votes will then be
+    /// counted": each sealed batch is counted when its own vote is complete,
+    /// and only the taking effect waits for the meta-amendments (401). False
+    /// for turns posted under the other reading (the whole turn's count waits),
+    /// and for every turn logged before it was a choice.
+    #[serde(default)]
+    pub counts_each_vote: bool,
+    /// The sealed batches whose every voter had voted, and when.
+    #[serde(default)]
+    pub batches_all_voted: Vec<(String, Timestamp)>,
+    /// The sealed batches counted before the turn's count, with their votes as
+    /// revealed.
+    #[serde(default)]
+    pub counted: Vec<CountedBatch>,
+}
+
+/// A sealed batch whose vote was complete before the rest of its turn's: its
+/// votes are public from then on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountedBatch {
+    pub batch: String,
+    pub at: Timestamp,
+    pub votes: Vec<RevealedVote>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevealedVote {
+    pub player: PlayerId,
+    pub hack: u32,
+    pub choice: Choice,
 }
 
 impl Turn {
@@ -327,9 +364,59 @@ impl Turn {
     }
 
     /// When its votes are counted: when all have voted, else when they close.
+    /// Under `counts_each_vote`, when the first of its batches not yet counted
+    /// is complete (that batch's count, or the turn's if it is the last).
     pub fn count_due(&self) -> Timestamp {
+        if self.counts_each_vote {
+            let due = self
+                .pending_batches()
+                .into_iter()
+                .map(|batch| self.batch_due(&batch))
+                .min();
+            if let Some(due) = due {
+                return due;
+            }
+        }
         let closes = self.closes_at();
         self.all_voted_at.map_or(closes, |at| at.min(closes))
+    }
+
+    /// The sealed batches with a hack in the turn whose votes are not counted.
+    pub fn pending_batches(&self) -> Vec<String> {
+        let mut pending: Vec<String> = Vec::new();
+        for proposal in &self.proposals {
+            let batch = self.batch_of(proposal.hack.number);
+            if !self.is_counted(&batch) && !pending.contains(&batch) {
+                pending.push(batch);
+            }
+        }
+        pending
+    }
+
+    /// The batch's votes were counted before the turn's count.
+    pub fn is_counted(&self, batch: &str) -> bool {
+        self.counted.iter().any(|c| c.batch == batch)
+    }
+
+    /// Hack `number`'s vote is complete and counted (402).
+    pub fn hack_counted(&self, number: u32) -> bool {
+        self.is_counted(&self.batch_of(number))
+    }
+
+    /// When batch `batch`'s vote is complete: all its voters voted, or its
+    /// hacks' 72 hours are over.
+    pub fn batch_due(&self, batch: &str) -> Timestamp {
+        let closes = self
+            .proposals
+            .iter()
+            .filter(|p| self.batch_of(p.hack.number) == batch)
+            .map(|p| p.deadline.unwrap_or(self.deadline))
+            .max()
+            .unwrap_or(self.deadline);
+        self.batches_all_voted
+            .iter()
+            .find(|(b, _)| b == batch)
+            .map_or(closes, |(_, at)| (*at).min(closes))
     }
 
     /// The sealed batch hack `number`'s votes go into.
@@ -551,6 +638,18 @@ pub enum Event {
     },
     AllVoted {
         turn: u32,
+    },
+    /// 402: every voter has voted on every hack of sealed batch `batch`.
+    BatchAllVoted {
+        turn: u32,
+        batch: String,
+    },
+    /// 402: batch `batch`'s vote was complete before the rest of the turn's:
+    /// its votes revealed and counted, its hacks' taking effect left to the
+    /// turn's count (401).
+    BatchCounted {
+        turn: u32,
+        counted: CountedBatch,
     },
     GreekConfirmed {
         turn: u32,
@@ -872,6 +971,20 @@ impl State {
                     open.all_voted_at.get_or_insert(at);
                 }
             }
+            Event::BatchAllVoted { turn, batch } => {
+                if let Some(open) = self.turn_mut(*turn)
+                    && !open.batches_all_voted.iter().any(|(b, _)| b == batch)
+                {
+                    open.batches_all_voted.push((batch.clone(), at));
+                }
+            }
+            Event::BatchCounted { turn, counted } => {
+                if let Some(open) = self.turn_mut(*turn)
+                    && !open.is_counted(&counted.batch)
+                {
+                    open.counted.push(counted.clone());
+                }
+            }
             Event::GreekConfirmed { turn, hack, count } => {
                 if let Some(open) = self.turn_mut(*turn)
                     && let Some(proposal) =
@@ -926,6 +1039,8 @@ impl State {
                     }
                     open.voted.retain(|v| v.hack != hack.number);
                     open.all_voted_at = None;
+                    let batch = open.batch_of(hack.number);
+                    open.batches_all_voted.retain(|(b, _)| *b != batch);
                 }
             }
             Event::Shouted {

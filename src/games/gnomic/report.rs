@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::hack::{Change, Hack, Replacement};
 use super::rules;
-use super::scoring::GnomeChoice;
-use super::{Params, Proposal, Reason, Score, State, Turn, TurnResult, Winner};
+use super::scoring::{GnomeChoice, GnomeVote, Tally};
+use super::{CountedVote, Params, Proposal, Reason, Score, State, Turn, TurnResult, Winner};
 use crate::engine::game::View;
 use crate::engine::{Timestamp, human_time};
 
@@ -138,6 +138,33 @@ pub fn meta(
     value
 }
 
+/// One hack of `gnomic_votes_counted`: its vote complete before its turn's
+/// count (402), the votes by name, the tally and whether the vote adopts it.
+pub fn counted_hack(
+    proposal: &Proposal,
+    votes: &[CountedVote],
+    gnomes: &[GnomeVote],
+    tally: Tally,
+    by_vote: bool,
+) -> Value {
+    json!({
+        "hack": proposal.hack.number,
+        "title": proposal.hack.title,
+        "parent": proposal.parent,
+        "favour": tally.favour,
+        "against": tally.against,
+        "abstain": tally.abstain,
+        "votes": votes.iter().map(|v| json!({
+            "name": v.name, "choice": v.choice.as_str(), "missing": v.missing,
+        })).collect::<Vec<_>>(),
+        "gnomes": gnomes.iter().enumerate().map(|(i, g)| json!({
+            "gnome": i + 1, "mu": g.mu, "choice": gnome_choice(g.vote),
+        })).collect::<Vec<_>>(),
+        "adopted": by_vote,
+        "unanimity": proposal.unanimity,
+    })
+}
+
 /// `gnomic_result`: the votes counted, what took effect, and the score update
 /// of rule 430 ("all scores and penalties made during this turn, the current
 /// score of all active and bot players and the current number n").
@@ -220,6 +247,7 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
                 json!({
                     "number": p.hack.number, "title": p.hack.title, "voted": voted, "waiting": waiting,
                     "parent": p.parent, "proponent": p.proponent_name,
+                    "counted": turn.hack_counted(p.hack.number),
                     "closes": human_time(p.deadline.unwrap_or(turn.deadline)),
                 })
             }).collect::<Vec<_>>(),

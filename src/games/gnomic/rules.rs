@@ -614,6 +614,9 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         voted: Vec::new(),
         all_voted_at: None,
         exceptional,
+        counts_each_vote: !params.meta_amendments_hold_the_count,
+        batches_all_voted: Vec::new(),
+        counted: Vec::new(),
     };
     tx.record(Event::TurnPosted { turn: turn.clone() });
     tx.record_shared(SharedEvent::Sealed(opened));
@@ -739,7 +742,7 @@ fn reminder_id(batch: &str, player: PlayerId) -> String {
 fn owed_reminders(state: &State, view: &View<'_>, now: Timestamp) -> Vec<Deadline> {
     let mut owed = Vec::new();
     for turn in state.open_turns() {
-        for batch in turn.batches() {
+        for batch in turn.pending_batches() {
             let hacks: Vec<&Proposal> = turn
                 .proposals
                 .iter()
@@ -863,7 +866,17 @@ pub(super) fn voters_of(state: &State, view: &View<'_>, turn: &Turn, number: u32
 /// the count.
 pub(super) fn sealed_votes(view: &View<'_>, turn: &Turn) -> BTreeMap<(PlayerId, u32), Choice> {
     let mut last = BTreeMap::new();
+    // A batch counted before the turn's count is no longer in the sealed box:
+    // its votes as they were revealed.
+    for counted in &turn.counted {
+        for vote in &counted.votes {
+            last.insert((vote.player, vote.hack), vote.choice);
+        }
+    }
     for batch in turn.batches() {
+        if turn.is_counted(&batch) {
+            continue;
+        }
         let Some(batch) = view.sealed.batch(&batch) else {
             continue;
         };
@@ -935,6 +948,13 @@ fn vote(
         .is_some_and(|(id, _)| id == player.id)
     {
         return Err(Sentence::new("gnomic_own_hack").arg("hack", number).into());
+    }
+    // 402: its vote is complete and counted; the rest of the turn goes on.
+    if turn.hack_counted(number) {
+        return Err(Sentence::new("gnomic_vote_late")
+            .arg("hack", number)
+            .arg("turn", turn.number)
+            .into());
     }
     if !state.plays(player.id) {
         return Err(Sentence::new("not_a_player")
@@ -1049,19 +1069,38 @@ pub(super) fn check_all_voted(tx: &mut Tx<'_, Gnomic>) {
 }
 
 fn check_turn_all_voted(tx: &mut Tx<'_, Gnomic>, turn: &Turn) {
-    if turn.all_voted_at.is_some() {
-        return;
-    }
     let view = tx.view();
-    let all = turn.proposals.iter().all(|p| {
-        voters_of(tx.state(), &view, turn, p.hack.number)
-            .iter()
-            .all(|voter| {
-                turn.voted
-                    .iter()
-                    .any(|v| v.player == voter.player && v.hack == p.hack.number)
-            })
-    });
+    let all_voted_on = |p: &Proposal| {
+        turn.hack_counted(p.hack.number)
+            || voters_of(tx.state(), &view, turn, p.hack.number)
+                .iter()
+                .all(|voter| {
+                    turn.voted
+                        .iter()
+                        .any(|v| v.player == voter.player && v.hack == p.hack.number)
+                })
+    };
+    // 402 per hack: each batch's vote is complete on its own.
+    let mut complete: Vec<String> = Vec::new();
+    if turn.counts_each_vote {
+        for batch in turn.pending_batches() {
+            let done = turn
+                .proposals
+                .iter()
+                .filter(|p| turn.batch_of(p.hack.number) == batch)
+                .all(all_voted_on);
+            if done && !turn.batches_all_voted.iter().any(|(b, _)| *b == batch) {
+                complete.push(batch);
+            }
+        }
+    }
+    let all = turn.all_voted_at.is_none() && turn.proposals.iter().all(all_voted_on);
+    for batch in complete {
+        tx.record(Event::BatchAllVoted {
+            turn: turn.number,
+            batch,
+        });
+    }
     if all {
         tx.record(Event::AllVoted { turn: turn.number });
     }
@@ -1126,33 +1165,195 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
         .min_by_key(|t| (t.count_due(), t.number))
         .cloned()
     {
-        count_turn(tx, turn);
+        let pending = turn.pending_batches();
+        let due: Vec<String> = pending
+            .iter()
+            .filter(|b| turn.batch_due(b) <= tx.at())
+            .cloned()
+            .collect();
+        if turn.counts_each_vote && !due.is_empty() && due.len() < pending.len() {
+            count_batches(tx, &turn, &due);
+        } else {
+            count_turn(tx, turn);
+        }
     }
+}
+
+/// The votes on one hack, once its vote is complete: the proponent's, each
+/// voter's last (an abstention for who did not vote), the Gnomes' (440), the
+/// tally, and whether the vote adopts it (322, 392; 109's unanimity).
+struct CountedVotes {
+    votes: Vec<CountedVote>,
+    gnomes: Vec<scoring::GnomeVote>,
+    tally: Tally,
+    by_vote: bool,
+}
+
+fn counted_votes(
+    tx: &Tx<'_, Gnomic>,
+    turn: &Turn,
+    proposal: &Proposal,
+    last: &BTreeMap<(PlayerId, u32), Choice>,
+) -> CountedVotes {
+    let number = proposal.hack.number;
+    let view = tx.view();
+    let (proponent_id, proponent_name) = turn.proponent_of(number).map_or(
+        (turn.proponent, turn.proponent_name.clone()),
+        |(id, name)| (id, name.to_owned()),
+    );
+    let mut votes = vec![CountedVote {
+        player: proponent_id,
+        name: proponent_name,
+        choice: proposal.proponent_vote,
+        missing: false,
+    }];
+    for voter in voters_of(tx.state(), &view, turn, number) {
+        let given = last.get(&(voter.player, number)).copied();
+        votes.push(CountedVote {
+            player: voter.player,
+            name: voter.name.clone(),
+            choice: given.unwrap_or(Choice::Abstain),
+            missing: given.is_none(),
+        });
+    }
+    // 440: the Gnomes vote at the count, from the posting's time-stamp.
+    let posted = proposal.posted_at.unwrap_or(turn.posted_at);
+    let stamp = posted
+        .to_zoned(view.calendar.zone().clone())
+        .strftime("%Y-%m-%d %H:%M:%S")
+        .to_string();
+    let players_in_game = order(tx.state(), &view).len();
+    let gnomes = scoring::gnome_votes(&stamp, players_in_game, tx.params().gnome_total);
+    let count = |choice: Choice| votes.iter().filter(|v| v.choice == choice).count() as u32;
+    let gnome_count =
+        |choice: scoring::GnomeChoice| gnomes.iter().filter(|g| g.vote == choice).count() as u32;
+    let tally = Tally {
+        favour: count(Choice::For) + gnome_count(scoring::GnomeChoice::Favour),
+        against: count(Choice::Against) + gnome_count(scoring::GnomeChoice::Against),
+        abstain: count(Choice::Abstain) + gnome_count(scoring::GnomeChoice::Abstain),
+    };
+    // 109: "unanimous among the eligible voters": every one for.
+    let by_vote = if proposal.unanimity {
+        tally.against == 0 && tally.abstain == 0
+    } else {
+        tally.adopted()
+    };
+    CountedVotes {
+        votes,
+        gnomes,
+        tally,
+        by_vote,
+    }
+}
+
+/// 402 per hack: the batches whose vote is complete while others of the turn
+/// are still open are revealed and counted now; what they adopt waits for the
+/// turn's count to take effect (401: "A rule won't take effect until all of its
+/// meta-amendments are voted on"), and so do the points (304's second part
+/// follows the voting of the whole turn).
+fn count_batches(tx: &mut Tx<'_, Gnomic>, turn: &Turn, batches: &[String]) {
+    let at = tx.at();
+    for batch in batches {
+        let sealed = tx.view().sealed;
+        if sealed.batch(batch).is_some_and(|b| b.stage == Stage::Open)
+            && let Ok((event, mail)) = sealed.commit(batch)
+        {
+            tx.record_shared(SharedEvent::Sealed(event));
+            tx.mail(mail);
+        }
+    }
+    let last = sealed_votes(&tx.view(), turn);
+    let mut outcomes: Vec<serde_json::Value> = Vec::new();
+    for batch in batches {
+        if let Ok((event, mail)) = tx.view().sealed.reveal(batch) {
+            tx.record_shared(SharedEvent::Sealed(event));
+            tx.mail(mail);
+        }
+        let hacks: Vec<&Proposal> = turn
+            .proposals
+            .iter()
+            .filter(|p| turn.batch_of(p.hack.number) == *batch)
+            .collect();
+        let votes: Vec<super::RevealedVote> = last
+            .iter()
+            .filter(|((_, hack), _)| hacks.iter().any(|p| p.hack.number == *hack))
+            .map(|((player, hack), choice)| super::RevealedVote {
+                player: *player,
+                hack: *hack,
+                choice: *choice,
+            })
+            .collect();
+        for proposal in hacks {
+            let counted = counted_votes(tx, turn, proposal, &last);
+            outcomes.push(report::counted_hack(
+                proposal,
+                &counted.votes,
+                &counted.gnomes,
+                counted.tally,
+                counted.by_vote,
+            ));
+        }
+        tx.record(Event::BatchCounted {
+            turn: turn.number,
+            counted: super::CountedBatch {
+                batch: batch.clone(),
+                at,
+                votes,
+            },
+        });
+    }
+    let waiting: Vec<u32> = tx
+        .state()
+        .open_turns()
+        .find(|t| t.number == turn.number)
+        .map(|t| {
+            t.proposals
+                .iter()
+                .filter(|p| !t.hack_counted(p.hack.number))
+                .map(|p| p.hack.number)
+                .collect()
+        })
+        .unwrap_or_default();
+    sync_reminders(tx);
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "gnomic_votes_counted",
+        serde_json::json!({
+            "turn": turn.number,
+            "proponent": turn.proponent_name,
+            "at": human_time(at),
+            "outcomes": outcomes,
+            "waiting": waiting,
+        }),
+    ));
 }
 
 fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     // Every batch's commitments first, then every reveal: the commitments
-    // reach the list before any vote does.
-    for batch in turn.batches() {
+    // reach the list before any vote does. A batch counted before is done.
+    let batches: Vec<String> = turn
+        .batches()
+        .into_iter()
+        .filter(|b| !turn.is_counted(b))
+        .collect();
+    for batch in &batches {
         let sealed = tx.view().sealed;
-        if sealed.batch(&batch).is_some_and(|b| b.stage == Stage::Open)
-            && let Ok((event, mail)) = sealed.commit(&batch)
+        if sealed.batch(batch).is_some_and(|b| b.stage == Stage::Open)
+            && let Ok((event, mail)) = sealed.commit(batch)
         {
             tx.record_shared(SharedEvent::Sealed(event));
             tx.mail(mail);
         }
     }
     let last = sealed_votes(&tx.view(), &turn);
-    for batch in turn.batches() {
-        if let Ok((event, mail)) = tx.view().sealed.reveal(&batch) {
+    for batch in &batches {
+        if let Ok((event, mail)) = tx.view().sealed.reveal(batch) {
             tx.record_shared(SharedEvent::Sealed(event));
             tx.mail(mail);
         }
     }
     let numbers = tx.params().numbers.clone();
-    let players_in_game = order(tx.state(), &tx.view()).len();
-    let gnome_total = tx.params().gnome_total;
-    let zone = tx.view().calendar.zone().clone();
     let mut outcomes: Vec<HackOutcome> = Vec::new();
     let mut changes: Vec<ScoreChange> = Vec::new();
     let mut effective: BTreeMap<u32, bool> = BTreeMap::new();
@@ -1173,46 +1374,23 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
             (turn.proponent, turn.proponent_name.clone()),
             |(id, name)| (id, name.to_owned()),
         );
-        let mut votes = vec![CountedVote {
-            player: proponent_id,
-            name: proponent_name.clone(),
-            choice: proposal.proponent_vote,
-            missing: false,
-        }];
-        for voter in voters_of(tx.state(), &tx.view(), &turn, number) {
-            let given = last.get(&(voter.player, number)).copied();
-            if given.is_none() && !missed.iter().any(|m| m.player == voter.player) {
-                missed.push(voter.clone());
+        let counted = counted_votes(tx, &turn, proposal, &last);
+        for vote in counted.votes.iter().filter(|v| v.missing) {
+            if !missed.iter().any(|m| m.player == vote.player) {
+                missed.push(Score {
+                    player: vote.player,
+                    name: vote.name.clone(),
+                    points: 0,
+                    since: None,
+                });
             }
-            votes.push(CountedVote {
-                player: voter.player,
-                name: voter.name.clone(),
-                choice: given.unwrap_or(Choice::Abstain),
-                missing: given.is_none(),
-            });
         }
-        // 440: the Gnomes vote at the count, from the posting's time-stamp.
-        let posted = proposal.posted_at.unwrap_or(turn.posted_at);
-        let stamp = posted
-            .to_zoned(zone.clone())
-            .strftime("%Y-%m-%d %H:%M:%S")
-            .to_string();
-        let gnomes = scoring::gnome_votes(&stamp, players_in_game, gnome_total);
-        let count = |choice: Choice| votes.iter().filter(|v| v.choice == choice).count() as u32;
-        let gnome_count = |choice: scoring::GnomeChoice| {
-            gnomes.iter().filter(|g| g.vote == choice).count() as u32
-        };
-        let tally = Tally {
-            favour: count(Choice::For) + gnome_count(scoring::GnomeChoice::Favour),
-            against: count(Choice::Against) + gnome_count(scoring::GnomeChoice::Against),
-            abstain: count(Choice::Abstain) + gnome_count(scoring::GnomeChoice::Abstain),
-        };
-        // 109: "unanimous among the eligible voters": every one for.
-        let by_vote = if proposal.unanimity {
-            tally.against == 0 && tally.abstain == 0
-        } else {
-            tally.adopted()
-        };
+        let CountedVotes {
+            votes,
+            gnomes,
+            tally,
+            by_vote,
+        } = counted;
         let ordinal = i64::from(number);
         let condition_met;
         let adopted;

@@ -1192,6 +1192,9 @@ fn render_every_announcement(table: &Table) {
             "gnomic_exception" => include_str!("../../../templates/gnomic_exception.txt"),
             "gnomic_sacrificed" => include_str!("../../../templates/gnomic_sacrificed.txt"),
             "gnomic_corrected" => include_str!("../../../templates/gnomic_corrected.txt"),
+            "gnomic_votes_counted" => {
+                include_str!("../../../templates/gnomic_votes_counted.txt")
+            }
             other => panic!("no template {other}"),
         };
         env.add_template_owned(mail.template.clone(), source.to_owned())
@@ -1428,9 +1431,10 @@ fn rule_401_a_player_may_not_vote_favourable_on_two_meta_amendments_of_one_hack(
     assert!(public(table.mail_since(mark)).is_empty());
 }
 
-#[test]
-fn rule_401_the_count_waits_72_hours_from_the_last_meta_amendment() {
-    let mut table = table();
+/// Alice's 301 at minute 1, Bob's meta-amendment 302 of it at 48 hours, and
+/// every vote on 301 in a minute later; under `params`.
+fn meta_at_48_hours(params: Params) -> Table {
+    let mut table = table_with(params, small_ruleset());
     done(&mut table, mins(1), ALICE, true, &ENACT_301);
     done(&mut table, mins(48 * 60), BOB, true, &META_302);
     for voter in [BOB, CAROL, DAVE] {
@@ -1442,9 +1446,79 @@ fn rule_401_the_count_waits_72_hours_from_the_last_meta_amendment() {
             &["vote 301 for"],
         );
     }
+    table
+}
+
+#[test]
+fn rule_402_a_hacks_vote_is_counted_when_complete_and_401_holds_its_taking_effect() {
+    // 402: "After all players have voted or 72 hours have passed, the
+    // proponent shall post the votes [...] The votes will then be counted";
+    // 401: "A rule won't take effect until all of its meta-amendments are
+    // voted on".
+    let mut table = meta_at_48_hours(Params::default());
+    let mark = table.mail.len();
+    table.run_until(mins(48 * 60 + 2));
+    let counted = the_mail(table.mail_since(mark), "gnomic_votes_counted");
+    assert_eq!(counted.to, Audience::List);
+    assert_eq!(counted.values["outcomes"][0]["hack"], 301);
+    assert_eq!(counted.values["outcomes"][0]["favour"], 4);
+    assert_eq!(counted.values["waiting"], serde_json::json!([302]));
+    render_every_announcement(&table);
+    // 301 is adopted by its vote, but nothing takes effect yet.
+    assert!(!table.world.ruleset.exists(301));
+    assert!(state(&table).open.is_some());
+    // Its vote is over: no more votes, and no more meta-amendments of it.
+    assert_eq!(
+        refused(
+            &mut table,
+            mins(48 * 60 + 3),
+            CAROL,
+            false,
+            &["vote 301 against"]
+        ),
+        "gnomic_vote_late"
+    );
+    let meta_303 = [
+        "meta 301",
+        "hack 303 \"Hush\"",
+        "enact",
+        "Players may whisper.",
+        "end",
+    ];
+    assert_eq!(
+        refused(&mut table, mins(48 * 60 + 3), DAVE, true, &meta_303),
+        "gnomic_vote_closed"
+    );
+    // The meta-amendment's own 72 hours: everyone votes on it, and the turn is
+    // counted, 302 taking effect instead of 301.
+    for voter in [ALICE, CAROL, DAVE] {
+        done(
+            &mut table,
+            mins(48 * 60 + 4),
+            voter,
+            false,
+            &["vote 302 for"],
+        );
+    }
+    table.run_until(mins(48 * 60 + 5));
+    let result = last_result(&table);
+    assert_eq!(result.outcomes.len(), 2);
+    assert_eq!(result.outcomes[0].tally.favour, 4);
+    assert_eq!(result.outcomes[0].replaced_by, Some(302));
+    assert!(table.world.ruleset.exists(302));
+    render_every_announcement(&table);
+}
+
+#[test]
+fn rule_401_the_other_reading_holds_the_whole_count_72_hours_from_the_last_meta_amendment() {
+    let mut table = meta_at_48_hours(Params {
+        meta_amendments_hold_the_count: true,
+        ..Params::default()
+    });
     // The turn's own 72 hours pass: the meta-amendment's votes are still open.
     table.run_until(mins(72 * 60 + 5));
     assert!(state(&table).open.is_some());
+    assert!(!templates(&table.mail).contains(&"gnomic_votes_counted"));
     // A vote on 301 after its own 72 hours is refused, and says when the count is.
     assert_eq!(
         refused(
@@ -1466,7 +1540,7 @@ fn rule_401_the_count_waits_72_hours_from_the_last_meta_amendment() {
     table.run_until(mins(120 * 60 + 1));
     let result = last_result(&table);
     assert_eq!(result.outcomes.len(), 2);
-    // Alice and Dave did not vote on 302: abstaining, with 322's penalty.
+    // Alice and Dave did not vote on 302: abstaining.
     let votes = &result.outcomes[1].votes;
     assert!(votes.iter().any(|v| v.name == "Dave" && v.missing));
 }
