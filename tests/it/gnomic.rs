@@ -332,8 +332,18 @@ fn rule_401_a_meta_amendment_by_mail_is_voted_on_and_takes_effect_instead() {
         "{:#?}",
         answers(&bot, ALICE)
     );
-    // The count waits for Alice's vote on the meta-amendment.
-    assert!(!to_list(&bot).iter().any(|m| m.subject.contains("counted")));
+    // 301 and 302: their vote is complete and counted (402); the turn's count, and
+    // what takes effect, wait for Alice's vote on the meta-amendment (401).
+    assert!(
+        to_list(&bot)
+            .iter()
+            .any(|m| m.subject.contains("Turn 1: the votes on 301, 302 counted"))
+    );
+    assert!(
+        !to_list(&bot)
+            .iter()
+            .any(|m| m.subject.contains("Turn 1 counted"))
+    );
     deliver(
         &bot,
         "alice",
