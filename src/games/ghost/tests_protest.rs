@@ -397,8 +397,7 @@ fn rule_4_3_a_word_containing_the_ghost_word_is_letters_not_words_glued_by_marks
     // (rule 1209 §III's reading of "isn't" and "week-end" does not reach it): the
     // answer is one word of letters, looked up whole. Read by its parts,
     // "cat-stop" would make CATSTO "inside a word" by gluing two.
-    let (mut world, order) =
-        protested_not_inside(["s", "ts", "tst", "tsto", "atsto", "catsto"]);
+    let (mut world, order) = protested_not_inside(["s", "ts", "tst", "tsto", "atsto", "catsto"]);
     for glued in ["word cat-stop", "word cat'stop", "word cat’stop"] {
         assert_eq!(
             world.run(&order[2], hours(8), glued).unwrap_err(),

@@ -350,9 +350,9 @@ mod tests {
     /// word with an apostrophe or hyphen but "o'clock".
     fn small_dictionary(word: &str) -> bool {
         [
-            "a", "o", "is", "it", "the", "day", "week", "end", "clock", "can", "do", "they",
-            "we", "twelve", "past", "or", "monday", "friday", "odd", "pre", "post", "war",
-            "of", "not", "o'clock",
+            "a", "o", "is", "it", "the", "day", "week", "end", "clock", "can", "do", "they", "we",
+            "twelve", "past", "or", "monday", "friday", "odd", "pre", "post", "war", "of", "not",
+            "o'clock",
         ]
         .contains(&word)
     }
@@ -472,7 +472,15 @@ mod tests {
         assert_eq!(words("isn’t a week-end"), ["isn’t", "a", "week-end"]);
         assert_eq!(normal("Isn’t"), "isn't");
         // Twelve past o’clock: the dictionary's "o'clock", whole.
-        assert_eq!(check("is past twelve o’clock", &limits, |w: &str| w != "o" && small_dictionary(w), &[]), Ok(()));
+        assert_eq!(
+            check(
+                "is past twelve o’clock",
+                &limits,
+                |w: &str| w != "o" && small_dictionary(w),
+                &[]
+            ),
+            Ok(())
+        );
         // The disguise keeps it, like every mark of punctuation.
         assert_eq!(
             disguised("isn’t a week-end", &[]),
@@ -485,9 +493,10 @@ mod tests {
         // Quotation marks and a suspended hyphen are "punctuation properly used";
         // they are not part of the word they stand by.
         let limits = Limits::default();
-        assert_eq!(words("is 'Monday' or pre- and post-war"), [
-            "is", "Monday", "or", "pre", "and", "post-war"
-        ]);
+        assert_eq!(
+            words("is 'Monday' or pre- and post-war"),
+            ["is", "Monday", "or", "pre", "and", "post-war"]
+        );
         let known = |w: &str| small_dictionary(w) || w == "and";
         assert_eq!(
             check("is 'Monday' or ‘Friday’", &limits, known, &[]),
@@ -515,7 +524,10 @@ mod tests {
         assert_eq!(check("is Monday--or Friday"), Ok(()));
         assert_eq!(words("Monday---Friday"), ["Monday", "Friday"]);
         // Two marks with nothing between them inside a word.
-        assert_eq!(check("can''t end"), Err(TruthError::Misused("can''t".into())));
+        assert_eq!(
+            check("can''t end"),
+            Err(TruthError::Misused("can''t".into()))
+        );
         assert_eq!(
             check("is a week-'end"),
             Err(TruthError::Misused("week-'end".into()))
