@@ -291,6 +291,69 @@ fn section_iii_the_truth_is_checked_and_announced_disguised() {
 }
 
 #[test]
+fn section_iii_words_with_apostrophes_and_hyphens_are_words_properly_punctuated() {
+    // "Each of these words must be in the official dictionary or exist in the
+    // Rules. {if clause} shall not contain anything that is not a word, except
+    // punctuation properly used by the rules of standard English." The shipped
+    // dictionary has no word with an apostrophe or a hyphen: these are read by
+    // the words their marks separate.
+    let mut game = Game::placed();
+    // Hyphens gluing a non-word, and gluing words to pass for one.
+    game.send(ALICE, false, &["truth is-blorf-day"], minutes(11));
+    assert_answered(
+        &game,
+        ALICE,
+        &["\"blorf\" (in \"is-blorf-day\") is in neither the official dictionary nor the rules"],
+    );
+    game.send(
+        ALICE,
+        false,
+        &["truth the-day-of-the-week-is-odd-and-the-day-of-the-month-is-even"],
+        minutes(12),
+    );
+    assert_answered(&game, ALICE, &["has 15 words; no more than 12"]);
+    // Marks with nothing between them, and nothing but marks.
+    game.send(ALICE, false, &["truth it can''t be odd"], minutes(13));
+    assert_answered(
+        &game,
+        ALICE,
+        &["\"can''t\" has an apostrophe or hyphen with no letters on one side"],
+    );
+    game.send(ALICE, false, &["truth --"], minutes(14));
+    assert_answered(&game, ALICE, &["the if clause is empty"]);
+    assert!(game.announced("disguised").is_empty());
+    game.new_mail();
+
+    // "it's" and "isn’t" (a curly apostrophe) ride on "it" and "is";
+    // "week-end" and "o'clock" are two words each: ten words in all.
+    let clause = "it's a week-end day and isn’t twelve o'clock";
+    game.send(ALICE, false, &[&format!("truth {clause}")], minutes(20));
+    assert_answered(&game, ALICE, &["The Machine's truth is accepted", clause]);
+    let disguised = game.announced("The Machine's truth, disguised");
+    assert_eq!(disguised.len(), 1);
+    assert!(
+        disguised[0].body.contains(
+            "IF AND ONLY IF today **'* * ****-*** *** *** ***’* ****** *'*****, THEN the Machine That Goes *ping* shall go *ping*."
+        ),
+        "{}",
+        disguised[0].body
+    );
+    let private = game.bot.cli_ok(&["state", "ping", "--json", "--private"]);
+    assert!(private.contains(clause), "{private}");
+    assert_secret(&game, clause);
+
+    // A guess is compared with punctuation aside, the marks inside words too.
+    game.send(
+        BOB,
+        true,
+        &["guess its a weekend day and isn't twelve oclock"],
+        minutes(30),
+    );
+    assert_eq!(game.announced("Congratulations, Bob!").len(), 1);
+    assert_eq!(game.scholar(), "Bob");
+}
+
+#[test]
 fn section_iii_a_quack_is_teleported_at_random_after_seven_days() {
     let game = Game::placed();
     game.wait(minutes(10) + SignedDuration::from_hours(7 * 24) - SignedDuration::from_mins(1));

@@ -388,3 +388,27 @@ fn rule_4_an_addition_protested_away() {
     );
     assert_eq!(world.last_sentence().args["why"], "turn");
 }
+
+#[test]
+fn rule_4_3_a_word_containing_the_ghost_word_is_letters_not_words_glued_by_marks() {
+    // "the player against whom the protest was made has three days to post a word
+    // containing the ghost word. [...] If the named word is a word in the official
+    // dictionary, the protest is invalid". Ghost has no clause on punctuation
+    // (rule 1209 §III's reading of "isn't" and "week-end" does not reach it): the
+    // answer is one word of letters, looked up whole. Read by its parts,
+    // "cat-stop" would make CATSTO "inside a word" by gluing two.
+    let (mut world, order) = protested_not_inside(["s", "ts", "tst", "tsto", "atsto", "catsto"]);
+    for glued in ["word cat-stop", "word cat'stop", "word cat’stop"] {
+        assert_eq!(
+            world.run(&order[2], hours(8), glued).unwrap_err(),
+            "ghost_bad_letters",
+            "{glued}"
+        );
+    }
+    // The protest still waits for a word of letters.
+    assert!(matches!(world.inst(1).stage, Stage::Protest { .. }));
+    world.run(&order[2], hours(9), "word catstop").unwrap();
+    let inst = world.inst(1);
+    assert_eq!(inst.removed_why(3), Some(Why::ValidProtest));
+    assert!(inst.ghost_word.is_none());
+}

@@ -324,11 +324,10 @@ fn give_truth(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Re
         .ruleset
         .rules
         .iter()
-        .flat_map(|rule| truth::words(&rule.text))
-        .map(str::to_lowercase)
+        .flat_map(|rule| truth::vocabulary(&rule.text))
         .collect();
-    let known =
-        |word: &str| view.lexicon.is_word(word) || rule_words.contains(&word.to_lowercase());
+    // `check` asks with the word normalised, as `vocabulary` wrote the rules' words.
+    let known = |word: &str| view.lexicon.is_word(word) || rule_words.contains(word);
     let uttered: Vec<String> = tx
         .state()
         .uttered
