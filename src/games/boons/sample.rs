@@ -1,8 +1,9 @@
-//! The sample of `[boons]` (`Game::sample`): a random Boon drawn by the Officer
-//! in charge of Random Things; a deterministic one chosen (the Chartreuse
-//! Goose); a Must Describe Trinket described, heard at a Bogusity Hearing under
-//! `[bogusity]`, found a pretty cool idea and created seven days after its
-//! description; one chosen too late. Pure: it only plays a script.
+//! The sample of `[boons]` (`Game::sample`): a Gadget's instance limit set by
+//! the moderator; a random Boon drawn by the Officer in charge of Random
+//! Things; a deterministic one chosen (the Chartreuse Goose); a Must Describe
+//! Trinket described, heard at a Bogusity Hearing under `[bogusity]`, found a
+//! pretty cool idea and created seven days after its description; one chosen
+//! too late. Pure: it only plays a script.
 
 use crate::engine::game::Script;
 
@@ -11,6 +12,16 @@ use super::TAG;
 const DAY: i64 = 24 * 60;
 
 pub(super) fn sample(script: &mut dyn Script) {
+    script.say(
+        "The moderator names a particular Qualified Gadget and its instance limit (§9 a): a random Gadget is drawn among those under their limit.",
+    );
+    script.send(
+        0,
+        "Mod",
+        true,
+        TAG,
+        &["limit Qualified Gadget: Whoopee Cushion to 1 because the sample's Gadget"],
+    );
     script.say("The moderator bestows a random Boon upon Alice: the random officer draws it.");
     script.send(
         0,
