@@ -263,7 +263,9 @@ pub fn instances(kind: &Kind, inventory: &Inventory, list: &[Boon]) -> usize {
     inventory
         .entities
         .iter()
-        .filter(|e| e.kind.eq_ignore_ascii_case(&kind.entity) && same_name(&e.description, &kind.name))
+        .filter(|e| {
+            e.kind.eq_ignore_ascii_case(&kind.entity) && same_name(&e.description, &kind.name)
+        })
         .filter(|e| !matches!(&e.owner, Owner::Place(place) if places.contains(&place.as_str())))
         .count()
 }

@@ -79,12 +79,7 @@ fn kinds(tx: &BoonsTx<'_>) -> Vec<Kind> {
 /// What a Boon that draws a kind may draw now, counting the instances in the
 /// inventory as this transaction leaves it.
 fn lawful_now(tx: &BoonsTx<'_>, boon: &Boon) -> Lawful {
-    list::lawful(
-        boon,
-        &kinds(tx),
-        &tx.view().inventory,
-        &tx.params().list,
-    )
+    list::lawful(boon, &kinds(tx), tx.view().inventory, &tx.params().list)
 }
 
 // ---- §1–§2: a Boon falls due ----
@@ -189,7 +184,13 @@ fn draw_and_take(tx: &mut BoonsTx<'_>, number: u32, entropy: [u8; 32]) {
         .collect();
     let weights: Vec<u32> = list
         .iter()
-        .map(|b| if full.contains(&b.key.as_str()) { 0 } else { b.weight })
+        .map(|b| {
+            if full.contains(&b.key.as_str()) {
+                0
+            } else {
+                b.weight
+            }
+        })
         .collect();
     let mut purpose = format!(
         "Boon of the Ancients {number} for {} (rule 1211 §4): one of {}",
@@ -535,16 +536,13 @@ fn create(tx: &mut BoonsTx<'_>, number: u32, description: &str, entropy: [u8; 32
                 names.join(", ")
             );
             let n = u32::try_from(names.len()).unwrap_or(u32::MAX);
-            match draw(tx, entropy, &purpose, |random, at| {
+            // If the officer cannot draw, the entity is created as its kind
+            // alone, and its announcement shows no draw of a kind.
+            if let Some((index, draw)) = draw(tx, entropy, &purpose, |random, at| {
                 random.below(n, &purpose, at).map(|(i, e)| (i as usize, e))
             }) {
-                Some((index, draw)) => {
-                    description = names.get(index).cloned().unwrap_or_default();
-                    kind_draw = Some(draw);
-                }
-                // The officer could not draw: the entity is created as its
-                // kind alone, and the announcement says no kind was drawn.
-                None => {}
+                description = names.get(index).cloned().unwrap_or_default();
+                kind_draw = Some(draw);
             }
         }
     }
@@ -777,8 +775,8 @@ fn kinds_table(kinds: &[Kind], view: View<'_>, params: &Params) -> Vec<serde_jso
         .map(|kind| {
             json!({
                 "entity": kind.entity, "name": kind.name, "limit": kind.limit,
-                "instances": list::instances(kind, &view.inventory, &params.list),
-                "under_limit": list::under_limit(kind, &view.inventory, &params.list),
+                "instances": list::instances(kind, view.inventory, &params.list),
+                "under_limit": list::under_limit(kind, view.inventory, &params.list),
             })
         })
         .collect()
@@ -811,15 +809,19 @@ pub(super) fn set_limit(
             }
             entities
         });
-    let Some(entity) = drawn.iter().find(|e| e.eq_ignore_ascii_case(entity)).cloned() else {
+    let Some(entity) = drawn
+        .iter()
+        .find(|e| e.eq_ignore_ascii_case(entity))
+        .cloned()
+    else {
         return Err(Sentence::new("boons_no_such_entity")
             .arg("entity", entity)
             .arg("entities", drawn.join(", "))
             .into());
     };
-    let before = kinds(tx)
-        .into_iter()
-        .find(|k| k.entity.eq_ignore_ascii_case(&entity) && k.name.trim().eq_ignore_ascii_case(name));
+    let before = kinds(tx).into_iter().find(|k| {
+        k.entity.eq_ignore_ascii_case(&entity) && k.name.trim().eq_ignore_ascii_case(name)
+    });
     tx.record(Event::KindLimited {
         entity: entity.clone(),
         name: name.to_owned(),
@@ -832,13 +834,13 @@ pub(super) fn set_limit(
         name: name.to_owned(),
         limit,
     };
-    let instances = list::instances(&kind, &tx.view().inventory, &tx.params().list);
+    let instances = list::instances(&kind, tx.view().inventory, &tx.params().list);
     let values = json!({
         "officer": ctx.signature(), "entity": entity, "name": name, "limit": limit,
         "known": before.is_some(), "before": before.and_then(|k| k.limit),
         "instances": instances, "reason": because, "at": human_time(tx.at()),
     });
-    tx.mail(Mail::new(Audience::List, TAG, "boons_kind", values.clone()));
+    tx.mail(Mail::new(Audience::List, TAG, "boons_kind", values));
     Ok(Sentence::new("boons_kind_set")
         .arg("entity", &entity)
         .arg("name", name)

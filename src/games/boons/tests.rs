@@ -11,9 +11,9 @@ use crate::engine::accounts::{Currency, Exactness, Holder};
 use crate::engine::calendar::{self, Calendar};
 use crate::engine::game::{NoWords, Officers};
 use crate::engine::inventory::{Entity, Owner};
-use crate::games::boons::list;
 use crate::engine::random::{self, RandomOfficer};
 use crate::engine::{Address, Mail, Status, players};
+use crate::games::boons::list;
 use crate::games::table::Table;
 use crate::games::{GameParams, World};
 
@@ -638,7 +638,12 @@ fn instances_of(table: &Table, entity: &str) -> Vec<String> {
 }
 
 /// A deterministic Boon for `name` at `at`, chosen at once as `key`.
-fn bestow_and_choose(table: &mut Table, at: Timestamp, from: &str, key: &str) -> Result<String, String> {
+fn bestow_and_choose(
+    table: &mut Table,
+    at: Timestamp,
+    from: &str,
+    key: &str,
+) -> Result<String, String> {
     let name = match from {
         ALICE => "Alice",
         BOB => "Bob",
@@ -704,8 +709,9 @@ fn rule_1211_9a_a_random_gadget_is_drawn_only_among_gadgets_under_their_instance
     assert!(
         created[0].values["kind_draw"]["purpose"]
             .as_str()
-            .is_some_and(|p| p.contains("Whoopee Cushion, Laser Pointer")
-                && !p.contains("Time Machine")),
+            .is_some_and(
+                |p| p.contains("Whoopee Cushion, Laser Pointer") && !p.contains("Time Machine")
+            ),
         "{:?}",
         created[0].values
     );
@@ -738,7 +744,10 @@ fn rule_1211_9a_choosing_a_gadget_when_every_gadget_is_at_its_limit_is_refused()
         boons(&mut table, hours(3), BOB, "choose c"),
         Ok("boons_chose".into())
     );
-    assert_eq!(instances_of(&table, "Qualified Gadget"), ["Whoopee Cushion"]);
+    assert_eq!(
+        instances_of(&table, "Qualified Gadget"),
+        ["Whoopee Cushion"]
+    );
     assert!(lapses(&table).is_empty());
     // A Whoopee Cushion destroyed frees its place under the limit.
     table.send(
@@ -752,7 +761,10 @@ fn rule_1211_9a_choosing_a_gadget_when_every_gadget_is_at_its_limit_is_refused()
         bestow_and_choose(&mut table, hours(5), CAROL, "a"),
         Ok("boons_chose".into())
     );
-    assert_eq!(instances_of(&table, "Qualified Gadget"), ["Whoopee Cushion"]);
+    assert_eq!(
+        instances_of(&table, "Qualified Gadget"),
+        ["Whoopee Cushion"]
+    );
 }
 
 /// §9 b: "A random Otzma Card, all cards having the same probability, such
@@ -940,7 +952,10 @@ fn rule_1211_9a_a_moderator_sets_and_adds_instance_limits_by_mail() {
         "limit Qualified Gadget: Laser Pointer to none because a new Gadget",
     )
     .unwrap();
-    assert_eq!(table.mail.last().map(|m| &m.values["known"]), Some(&false.into()));
+    assert_eq!(
+        table.mail.last().map(|m| &m.values["known"]),
+        Some(&false.into())
+    );
     assert_eq!(
         boons(&mut table, hours(4), ALICE, "choose a"),
         Ok("boons_chose".into())
