@@ -12,16 +12,6 @@ use super::TAG;
 const DAY: i64 = 24 * 60;
 
 pub(super) fn sample(script: &mut dyn Script) {
-    script.say(
-        "The moderator names a particular Qualified Gadget and its instance limit (§9 a): a random Gadget is drawn among those under their limit.",
-    );
-    script.send(
-        0,
-        "Mod",
-        true,
-        TAG,
-        &["limit Qualified Gadget: Whoopee Cushion to 1 because the sample's Gadget"],
-    );
     script.say("The moderator bestows a random Boon upon Alice: the random officer draws it.");
     script.send(
         0,
@@ -30,7 +20,9 @@ pub(super) fn sample(script: &mut dyn Script) {
         TAG,
         &["bestow Alice because the sample's first Boon"],
     );
-    script.say("Bob and Dave receive deterministic Boons: they have three days to choose.");
+    script.say(
+        "Bob and Dave receive deterministic Boons: they have three days to choose. The moderator names a Qualified Gadget and its instance limit (§9 a).",
+    );
     script.send(
         10,
         "Mod",
@@ -39,6 +31,7 @@ pub(super) fn sample(script: &mut dyn Script) {
         &[
             "bestow Bob deterministic because the sample's second Boon",
             "bestow Dave deterministic because the sample's third Boon",
+            "limit Qualified Gadget: Whoopee Cushion to 1 because the sample's Gadget",
         ],
     );
     script.send(20, "Bob", true, TAG, &["choose d", "status"]);
