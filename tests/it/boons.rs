@@ -207,3 +207,166 @@ fn section_8_a_described_boon_through_the_bogusity_hearing() {
     assert_eq!(game.announced("Bob receives Blueprint").len(), 1);
     let _ = DAVE;
 }
+
+impl Game {
+    /// `nomicbot state boons --json`.
+    fn boons_state(&self) -> serde_json::Value {
+        serde_json::from_str(&self.bot.cli_ok(&["state", "boons", "--json"]))
+            .expect("state boons --json prints JSON")
+    }
+
+    /// The Message-ID the next `deliver` gives its message.
+    fn next_message_id(&self, from: &str) -> String {
+        format!(
+            "{}-{}@players.test",
+            self.count.get() + 1,
+            from.replace('@', ".")
+        )
+    }
+
+    fn kinds_limited(&self) -> usize {
+        self.bot
+            .log_json()
+            .iter()
+            .filter(|r| r["event"]["kind"] == "kind_limited")
+            .count()
+    }
+}
+
+/// §9 a: "A random Qualified Gadget, such that no instance limits are exceeded
+/// for any particular Gadgets, is bestowed". The kinds and limits come from
+/// bot.toml and a moderator's mail, show in `state boons --json` with the
+/// instances that exist, and bind the draw.
+#[test]
+fn rule_1211_9a_instance_limits_from_config_and_mail_show_in_state_and_bind_the_draw() {
+    let config = nomicbot::config::DEFAULT_CONFIG
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .replace(
+            "# [[boons.kinds]]\n# entity = \"Qualified Gadget\"\n# name = \"Whoopee Cushion\"\n# limit = 3\n",
+            "[[boons.kinds]]\nentity = \"Qualified Gadget\"\nname = \"Time Machine\"\nlimit = 0\n",
+        );
+    assert!(
+        config.contains("name = \"Time Machine\""),
+        "bot.toml's example moved"
+    );
+    let game = Game {
+        bot: LocalBot::with_config(&config),
+        count: std::cell::Cell::new(0),
+    };
+    for (i, name) in ["Alice", "Bob"].iter().enumerate() {
+        let from = format!("{}@nomic.example", name.to_lowercase());
+        game.deliver(
+            &from,
+            LIST,
+            &format!("[nomic] join {name}"),
+            "",
+            start() + SignedDuration::from_secs(i as i64),
+        );
+    }
+    let kinds = &game.boons_state()["kinds"];
+    assert_eq!(kinds[0]["name"], "Time Machine");
+    assert_eq!(kinds[0]["limit"], 0);
+    assert_eq!(kinds[0]["under_limit"], false);
+    game.send(
+        MODERATOR,
+        "boons",
+        &[
+            "limit Qualified Gadget: Whoopee Cushion to 1 because rule 1180 makes one",
+            "bestow Alice deterministic because the test's Boon",
+            "bestow Bob deterministic because the test's other Boon",
+        ],
+        minutes(10),
+    );
+    let announced = game.announced("instance limit of Qualified Gadget \"Whoopee Cushion\": 1");
+    assert_eq!(announced.len(), 1);
+    assert!(
+        announced[0].body.contains("rule 1180 makes one"),
+        "{}",
+        announced[0].body
+    );
+    assert_eq!(game.kinds_limited(), 1);
+    game.send(ALICE, "boons", &["choose a"], minutes(20));
+    let entities = game.entities();
+    assert_eq!(entities.len(), 1, "{entities:?}");
+    assert_eq!(entities[0]["description"], "Whoopee Cushion");
+    let state = game.boons_state();
+    assert_eq!(state["kinds"][1]["name"], "Whoopee Cushion");
+    assert_eq!(state["kinds"][1]["instances"], 1);
+    assert_eq!(state["kinds"][1]["under_limit"], false);
+    // Bob's choice of a Gadget would exceed a limit: refused, and he may choose
+    // another.
+    game.send(BOB, "boons", &["choose a"], minutes(30));
+    assert!(game.answered(BOB, "instance limit"));
+    game.send(BOB, "boons", &["choose c"], minutes(31));
+    assert_eq!(game.entities().len(), 2);
+    let replay = game.bot.cli_ok(&["replay"]);
+    assert!(replay.contains("equals the live state"), "{replay}");
+}
+
+/// The hostile player: a limit set by a player, by a forged From naming the
+/// moderator, by a reply quoting the moderator's command. None is carried out;
+/// the moderator's own is, and a void of it restores the limit before.
+#[test]
+fn rule_1211_9a_a_forged_or_quoted_limit_changes_nothing() {
+    let game = Game::new();
+    game.send(
+        ALICE,
+        "boons",
+        &["limit Qualified Gadget: Whoopee Cushion to 0 because mine is the only one"],
+        minutes(5),
+    );
+    assert!(game.answered(ALICE, "moderator"));
+    // The moderator sets a passphrase: a From naming em without it is forged.
+    game.deliver(
+        MODERATOR,
+        BOT,
+        "[nomic] passphrase",
+        "passphrase set correct horse battery",
+        minutes(6),
+    );
+    game.bot.once(minutes(7));
+    game.send(
+        MODERATOR,
+        "boons",
+        &["limit Qualified Gadget: Whoopee Cushion to 0 because forged"],
+        minutes(8),
+    );
+    assert_eq!(game.kinds_limited(), 0, "a forged limit was set");
+    let genuine = game.next_message_id(MODERATOR);
+    game.deliver(
+        MODERATOR,
+        BOT,
+        "[boons] limit",
+        "passphrase: correct horse battery\nlimit Qualified Gadget: Whoopee Cushion to 2 because genuine",
+        minutes(10),
+    );
+    game.bot.once(minutes(11));
+    assert_eq!(game.kinds_limited(), 1);
+    // A reply quoting the command is not a command.
+    game.deliver(
+        ALICE,
+        LIST,
+        "Re: [boons] Override: instance limit",
+        "Why two?\n\n> limit Qualified Gadget: Whoopee Cushion to 0 because genuine\n> limit Otzma Card: The Fool to 9 because genuine\n",
+        minutes(20),
+    );
+    game.bot.once(minutes(21));
+    assert_eq!(game.kinds_limited(), 1, "a quoted command was carried out");
+    let kinds = game.boons_state()["kinds"].clone();
+    assert_eq!(kinds.as_array().map(Vec::len), Some(1), "{kinds}");
+    assert_eq!(kinds[0]["limit"], 2);
+    // The moderator's void of eir own limit takes the kind away again.
+    game.deliver(
+        MODERATOR,
+        BOT,
+        "[nomic] void",
+        &format!("passphrase: correct horse battery\nvoid <{genuine}> because a mistake"),
+        minutes(30),
+    );
+    game.bot.once(minutes(31));
+    let kinds = game.boons_state()["kinds"].clone();
+    assert_eq!(kinds.as_array().map(Vec::len), Some(0), "{kinds}");
+}

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::inventory::{Entity, Owner};
+use crate::engine::inventory::{Entity, Inventory, Owner};
 
 /// One Boon of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,14 +34,52 @@ pub struct Boon {
     /// There is one of it, transferred rather than created (h: the Chartreuse Goose).
     #[serde(default)]
     pub unique: bool,
-    /// The particular kinds a random one is drawn from, all equally likely (a:
-    /// "A random Qualified Gadget", b: "A random Otzma Card"). The texts list
-    /// none: empty, the entity is created as its kind alone (docs/rulings.md).
+    /// Particular kinds a random one is drawn from, no instance limit on them
+    /// (the first form of (a), (b), kept so that a bot.toml or an event log that
+    /// names them still reads; `[[boons.kinds]]` gives kinds with their limits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinds: Vec<String>,
+    /// (a): "A random Qualified Gadget", (b): "A random Otzma Card": the entity
+    /// is one particular kind of it, drawn among the kinds of `[[boons.kinds]]`
+    /// "such that no instance limits are exceeded".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random_kind: bool,
+}
+
+/// A particular Gadget or Otzma Card, and its instance limit (§9 a, b: "such
+/// that no instance limits are exceeded for any particular Gadgets"). The texts
+/// name none: they come from bot.toml's `[[boons.kinds]]` and a moderator's
+/// `limit` under `[boons]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kind {
+    /// The entity of the list it is a kind of: "Qualified Gadget", "Otzma Card".
+    pub entity: String,
+    /// Its name: what an instance's description says ("Whoopee Cushion").
+    pub name: String,
+    /// How many instances of it may exist at once; none: no limit.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+impl Kind {
+    fn is(&self, entity: &str, name: &str) -> bool {
+        self.entity.eq_ignore_ascii_case(entity) && same_name(&self.name, name)
+    }
+}
+
+/// Two names of one kind: any case, spaces around ignored.
+fn same_name(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
 }
 
 impl Boon {
+    /// Whether the Boon bestows one particular kind of its entity, drawn at
+    /// random (a, b).
+    pub fn draws_a_kind(&self) -> bool {
+        self.random_kind || !self.kinds.is_empty()
+    }
+
     pub fn must_describe(&self) -> bool {
         self.must_describe
             .unwrap_or_else(|| self.text.contains("Must Describe"))
@@ -75,20 +113,27 @@ pub fn rule_list() -> Vec<Boon> {
         from_treasury: None,
         unique: false,
         kinds: Vec::new(),
+        random_kind: false,
     };
     vec![
-        boon(
-            "a",
-            "The player has found an ancient artifact. A random Qualified Gadget, such that no instance limits are exceeded for any particular Gadgets, is bestowed",
-            45,
-            "Qualified Gadget",
-        ),
-        boon(
-            "b",
-            "The player has found an ancient scroll. A random Otzma Card, all cards having the same probability, such that no instance limits are exceeded for any particular Otzma Card, is bestowed",
-            25,
-            "Otzma Card",
-        ),
+        Boon {
+            random_kind: true,
+            ..boon(
+                "a",
+                "The player has found an ancient artifact. A random Qualified Gadget, such that no instance limits are exceeded for any particular Gadgets, is bestowed",
+                45,
+                "Qualified Gadget",
+            )
+        },
+        Boon {
+            random_kind: true,
+            ..boon(
+                "b",
+                "The player has found an ancient scroll. A random Otzma Card, all cards having the same probability, such that no instance limits are exceeded for any particular Otzma Card, is bestowed",
+                25,
+                "Otzma Card",
+            )
+        },
         boon(
             "c",
             "The gods smile upon the player. 1 Bonus Vote is bestowed",
@@ -165,6 +210,99 @@ pub fn named<'a>(list: &'a [Boon], name: &str) -> Option<&'a Boon> {
     let name = name.trim().trim_end_matches(')').trim_start_matches('(');
     list.iter()
         .find(|b| b.key.eq_ignore_ascii_case(name) || b.entity.eq_ignore_ascii_case(name))
+}
+
+/// The kinds in force: bot.toml's, then a moderator's `limit` commands in
+/// their order, each setting the limit of a kind it names again (any case) or
+/// adding a new one. A kind named twice in bot.toml takes the later limit.
+pub fn kinds_in_force(configured: &[Kind], set_by_mail: &[Kind]) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = Vec::new();
+    for kind in configured.iter().chain(set_by_mail) {
+        match kinds.iter_mut().find(|k| k.is(&kind.entity, &kind.name)) {
+            Some(known) => {
+                known.name = kind.name.clone();
+                known.limit = kind.limit;
+            }
+            None => kinds.push(kind.clone()),
+        }
+    }
+    kinds
+}
+
+/// The kinds a Boon draws among, whatever their instances: the kinds in force
+/// of its entity, then the list's own `kinds` the table does not name (with
+/// no limit). Empty: the bot knows no particular kind of it.
+pub fn kinds_of(boon: &Boon, in_force: &[Kind]) -> Vec<Kind> {
+    if !boon.draws_a_kind() {
+        return Vec::new();
+    }
+    let mut kinds: Vec<Kind> = in_force
+        .iter()
+        .filter(|k| k.entity.eq_ignore_ascii_case(&boon.entity))
+        .cloned()
+        .collect();
+    for name in &boon.kinds {
+        if !kinds.iter().any(|k| same_name(&k.name, name)) {
+            kinds.push(Kind {
+                entity: boon.entity.clone(),
+                name: name.clone(),
+                limit: None,
+            });
+        }
+    }
+    kinds
+}
+
+/// The instances of a kind that exist: every entity of its entity whose
+/// description is its name, wherever it is, except in a place where the list
+/// puts its entities ((f)'s "Otzma Card Rule Suite" holds the cards' texts,
+/// which the player describes, not instances a player could exceed a limit
+/// with).
+pub fn instances(kind: &Kind, inventory: &Inventory, list: &[Boon]) -> usize {
+    let places: Vec<&str> = list.iter().filter_map(|b| b.place.as_deref()).collect();
+    inventory
+        .entities
+        .iter()
+        .filter(|e| {
+            e.kind.eq_ignore_ascii_case(&kind.entity) && same_name(&e.description, &kind.name)
+        })
+        .filter(|e| !matches!(&e.owner, Owner::Place(place) if places.contains(&place.as_str())))
+        .count()
+}
+
+/// §9 a, b: whether one more instance of the kind exceeds no instance limit:
+/// fewer than its limit exist (a limit of 0: none may).
+pub fn under_limit(kind: &Kind, inventory: &Inventory, list: &[Boon]) -> bool {
+    kind.limit
+        .is_none_or(|limit| instances(kind, inventory, list) < limit as usize)
+}
+
+/// What a Boon that draws a kind may draw now.
+pub enum Lawful {
+    /// It draws no kind, or the bot knows none of its entity: the entity is
+    /// created as its kind alone (docs/rulings.md).
+    NoKinds,
+    /// The kinds under their limit, in the table's order.
+    Among(Vec<Kind>),
+    /// Every kind known is at its limit: "such that no instance limits are
+    /// exceeded" cannot be met.
+    None,
+}
+
+pub fn lawful(boon: &Boon, in_force: &[Kind], inventory: &Inventory, list: &[Boon]) -> Lawful {
+    let kinds = kinds_of(boon, in_force);
+    if kinds.is_empty() {
+        return Lawful::NoKinds;
+    }
+    let under: Vec<Kind> = kinds
+        .into_iter()
+        .filter(|k| under_limit(k, inventory, list))
+        .collect();
+    if under.is_empty() {
+        Lawful::None
+    } else {
+        Lawful::Among(under)
+    }
 }
 
 #[cfg(test)]

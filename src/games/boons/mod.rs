@@ -35,11 +35,11 @@ use std::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Standing, Tick, Tx};
+use crate::engine::game::{Game, Standing, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
-pub use list::Boon;
+pub use list::{Boon, Kind};
 
 /// The subject tag: the rule's own word.
 pub const TAG: &str = "boons";
@@ -66,6 +66,10 @@ pub struct Params {
     pub hearings: bool,
     /// §9, weights summing to anything.
     pub list: Vec<Boon>,
+    /// §9 a, b: the particular Gadgets and Otzma Cards with their instance
+    /// limits. The texts name none, so none by default; a moderator sets more
+    /// by mail (`limit`).
+    pub kinds: Vec<Kind>,
 }
 
 impl Default for Params {
@@ -78,6 +82,7 @@ impl Default for Params {
             currency: "A$".to_owned(),
             hearings: true,
             list: list::rule_list(),
+            kinds: Vec::new(),
         }
     }
 }
@@ -107,6 +112,10 @@ pub struct State {
     /// The last number given: numbers are never reused.
     #[serde(default)]
     pub last_number: u32,
+    /// §9 a, b: the kinds and instance limits a moderator set by mail, in their
+    /// order, over bot.toml's (`list::kinds_in_force`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds_set: Vec<Kind>,
 }
 
 /// A Boon fallen due to a player, on its way.
@@ -163,6 +172,11 @@ pub enum Lapse {
     NothingToDraw,
     /// The player left the nomic before the Boon was created.
     PlayerLeft,
+    /// §9 a, b: every particular kind of its entity is at its instance limit
+    /// when it is created ("such that no instance limits are exceeded"). Only
+    /// a Boon created after a delay meets this: one created at once is not
+    /// drawn, nor may be chosen, while no kind is under its limit.
+    NoLawfulKind,
 }
 
 impl Lapse {
@@ -173,6 +187,7 @@ impl Lapse {
             Lapse::Bogus => "bogus",
             Lapse::NothingToDraw => "nothing_to_draw",
             Lapse::PlayerLeft => "player_left",
+            Lapse::NoLawfulKind => "no_lawful_kind",
         }
     }
 }
@@ -219,6 +234,15 @@ pub enum Event {
     },
     /// No Boon is bestowed.
     Lapsed { number: u32, lapse: Lapse },
+    /// §9 a, b: a moderator set the instance limit of a particular kind (added
+    /// it when it was not known); `limit` none: no limit.
+    KindLimited {
+        entity: String,
+        name: String,
+        limit: Option<u32>,
+        officer: String,
+        because: String,
+    },
 }
 
 /// One command line, read.
@@ -236,6 +260,13 @@ pub enum Command {
     Describe { number: Option<u32>, text: String },
     /// `status`: the Boons due, choices and descriptions pending.
     Status,
+    /// A moderator's `limit ENTITY: NAME to N|none because REASON` (§9 a, b).
+    Limit {
+        entity: String,
+        name: String,
+        limit: Option<u32>,
+        because: String,
+    },
 }
 
 impl State {
@@ -333,6 +364,21 @@ impl State {
             Event::Bestowed { number, .. } | Event::Lapsed { number, .. } => {
                 self.pending.retain(|b| b.number != *number);
             }
+            Event::KindLimited {
+                entity,
+                name,
+                limit,
+                ..
+            } => {
+                self.kinds_set = list::kinds_in_force(
+                    &self.kinds_set,
+                    &[Kind {
+                        entity: entity.clone(),
+                        name: name.clone(),
+                        limit: *limit,
+                    }],
+                );
+            }
         }
     }
 
@@ -364,11 +410,27 @@ impl Game for Boons {
             Command::Choose { number, boon } => rules::choose(tx, number, &boon, ctx),
             Command::Describe { number, text } => rules::describe(tx, number, text, ctx),
             Command::Status => Ok(rules::status(tx)),
+            Command::Limit {
+                entity,
+                name,
+                limit,
+                because,
+            } => rules::set_limit(tx, &entity, &name, limit, &because, ctx),
         }
     }
 
     fn apply_event(state: &mut State, event: &Event, at: Timestamp) {
         state.apply_event(event, at);
+    }
+
+    /// The state, and the kinds in force with their instance limits and the
+    /// instances that exist (§9 a, b).
+    fn public_view(state: &State, view: &View<'_>, params: &Params) -> serde_json::Value {
+        rules::view_with_kinds(state, view, params)
+    }
+
+    fn private_view(state: &State, view: &View<'_>, params: &Params) -> serde_json::Value {
+        rules::view_with_kinds(state, view, params)
     }
 
     fn on_deadline(tx: &mut Tx<'_, Boons>, deadline: &Deadline, tick: &Tick) {

@@ -5,7 +5,9 @@ use crate::engine::{NotUnderstood, Sentence, split_verb};
 
 use super::{Command, Method, TAG};
 
-const COMMANDS: &str = "choose [#N] BOON, describe [#N] TEXT, status, help (moderators: bestow NAME [random|deterministic] because REASON)";
+const COMMANDS: &str = "choose [#N] BOON, describe [#N] TEXT, status, help (moderators: bestow NAME [random|deterministic] because REASON, limit ENTITY: KIND to N|none because REASON)";
+
+const LIMIT_FORM: &str = "limit ENTITY: KIND to N|none because REASON (for example: limit Qualified Gadget: Whoopee Cushion to 3 because rule 1180 says so)";
 
 fn usage(usage: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", usage))
@@ -31,6 +33,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
     let (verb, rest) = split_verb(line);
     match verb.as_str() {
         "bestow" => parse_bestow(rest),
+        "limit" => parse_limit(rest),
         "choose" => match numbered(rest) {
             (_, "") => Err(usage("choose [#N] BOON (its letter, a to h, or its name)")),
             (number, boon) => Ok(Command::Choose {
@@ -82,6 +85,44 @@ fn parse_bestow(rest: &str) -> Result<Command, NotUnderstood> {
     })
 }
 
+/// `limit ENTITY: KIND to N|none because REASON`: the instance limit of a
+/// particular Gadget or Otzma Card (§9 a, b). The reason is required, since the
+/// change is announced with it. The number is the last " to " of the line, so a
+/// kind's name may hold one.
+fn parse_limit(rest: &str) -> Result<Command, NotUnderstood> {
+    let (what, because) = rest
+        .split_once(" because ")
+        .ok_or_else(|| usage(LIMIT_FORM))?;
+    let (kind, limit) = what.rsplit_once(" to ").ok_or_else(|| usage(LIMIT_FORM))?;
+    let (entity, name) = kind.split_once(':').ok_or_else(|| usage(LIMIT_FORM))?;
+    let (entity, name, because) = (entity.trim(), name.trim(), because.trim());
+    if entity.is_empty() || name.is_empty() || because.is_empty() {
+        return Err(usage(LIMIT_FORM));
+    }
+    Ok(Command::Limit {
+        entity: entity.to_owned(),
+        name: name.to_owned(),
+        limit: read_limit(limit.trim())?,
+        because: because.to_owned(),
+    })
+}
+
+/// A limit: a whole number from 0 (no instance may exist) to the largest an
+/// entity's number can be, or "none" (no limit).
+fn read_limit(text: &str) -> Result<Option<u32>, NotUnderstood> {
+    let lower = text.to_lowercase();
+    if matches!(lower.as_str(), "none" | "no limit" | "unlimited") {
+        return Ok(None);
+    }
+    text.parse::<u32>().map(Some).map_err(|_| {
+        NotUnderstood(
+            Sentence::new("boons_bad_limit")
+                .arg("limit", text)
+                .arg("max", u32::MAX),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +166,37 @@ mod tests {
                 text: "is a number".into()
             })
         );
+        assert_eq!(
+            parse("limit Qualified Gadget: Time Machine to Go to 0 because it is broken"),
+            Ok(Command::Limit {
+                entity: "Qualified Gadget".into(),
+                name: "Time Machine to Go".into(),
+                limit: Some(0),
+                because: "it is broken".into()
+            })
+        );
+        assert_eq!(
+            parse("LIMIT Otzma Card: The Fool to None because no limit was ever set"),
+            Ok(Command::Limit {
+                entity: "Otzma Card".into(),
+                name: "The Fool".into(),
+                limit: None,
+                because: "no limit was ever set".into()
+            })
+        );
+        for bad in ["-1", "4294967296", "99999999999999999999", "3.5", "three"] {
+            assert_eq!(
+                parse(&format!("limit Otzma Card: The Fool to {bad} because x"))
+                    .unwrap_err()
+                    .0
+                    .code,
+                "boons_bad_limit",
+                "{bad}"
+            );
+        }
+        assert!(parse("limit Otzma Card The Fool to 3 because x").is_err());
+        assert!(parse("limit Otzma Card: The Fool to 3").is_err());
+        assert!(parse("limit : The Fool to 3 because x").is_err());
         assert!(parse("bestow Alice").is_err());
         assert!(parse("choose").is_err());
         assert_eq!(

@@ -14,8 +14,9 @@ use crate::engine::inventory::{self, Owner};
 use crate::engine::players::Player;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
-use super::list::{self, Boon};
-use super::{Bestowal, Boons, Event, Lapse, Method, Stage, TAG};
+use super::list::{self, Boon, Kind, Lawful};
+use super::{Bestowal, Boons, Event, Lapse, Method, Params, Stage, State, TAG};
+use crate::engine::game::View;
 
 type BoonsTx<'a> = Tx<'a, Boons>;
 
@@ -68,6 +69,17 @@ fn the_sender(tx: &BoonsTx<'_>, ctx: &Ctx) -> Result<Player, Refusal> {
         .active_by_address(&ctx.sender)
         .cloned()
         .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))
+}
+
+/// §9 a, b: the particular kinds in force, bot.toml's with a moderator's.
+fn kinds(tx: &BoonsTx<'_>) -> Vec<Kind> {
+    list::kinds_in_force(&tx.params().kinds, &tx.state().kinds_set)
+}
+
+/// What a Boon that draws a kind may draw now, counting the instances in the
+/// inventory as this transaction leaves it.
+fn lawful_now(tx: &BoonsTx<'_>, boon: &Boon) -> Lawful {
+    list::lawful(boon, &kinds(tx), tx.view().inventory, &tx.params().list)
 }
 
 // ---- §1–§2: a Boon falls due ----
@@ -160,16 +172,45 @@ fn fall_due(
 /// one opened for it whose seed is published at once, so anyone can check it.
 fn draw_and_take(tx: &mut BoonsTx<'_>, number: u32, entropy: [u8; 32]) {
     let list = tx.params().list.clone();
-    let weights: Vec<u32> = list.iter().map(|b| b.weight).collect();
-    let purpose = format!(
+    // §9 a, b: a Boon whose every particular kind is at its instance limit
+    // cannot be bestowed "such that no instance limits are exceeded", and §1
+    // says a Boon is bestowed: it is not drawn (its number counts 0), which is
+    // a redraw until a Boon that can be bestowed comes up, in one draw
+    // (docs/rulings.md).
+    let full: Vec<&str> = list
+        .iter()
+        .filter(|b| matches!(lawful_now(tx, b), Lawful::None))
+        .map(|b| b.key.as_str())
+        .collect();
+    let weights: Vec<u32> = list
+        .iter()
+        .map(|b| {
+            if full.contains(&b.key.as_str()) {
+                0
+            } else {
+                b.weight
+            }
+        })
+        .collect();
+    let mut purpose = format!(
         "Boon of the Ancients {number} for {} (rule 1211 §4): one of {}",
         tx.state().get(number).map_or("", |b| b.name.as_str()),
         list.iter()
-            .map(|b| format!("({}) {}", b.key, b.weight))
+            .zip(&weights)
+            .map(|(b, weight)| format!("({}) {weight}", b.key))
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let drawn = (list::total_weight(&list) > 0)
+    if !full.is_empty() {
+        purpose.push_str(&format!(
+            "; not {}: no kind under its instance limit (§9)",
+            full.iter()
+                .map(|key| format!("({key})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let drawn = (weights.iter().map(|w| u64::from(*w)).sum::<u64>() > 0)
         .then(|| {
             draw(tx, entropy, &purpose, |random, at| {
                 random.weighted(&weights, &purpose, at)
@@ -259,6 +300,15 @@ pub(super) fn choose(
                 ),
             )
         })?;
+    // §9 a, b: a Boon that cannot be bestowed "such that no instance limits
+    // are exceeded" is no choice; the player still has the rest of the three
+    // days to choose another.
+    if let Lawful::None = lawful_now(tx, &boon) {
+        return Err(Sentence::new("boons_no_lawful_kind")
+            .arg("boon", boon_json(&boon))
+            .arg("kinds", kinds_json(tx, &boon))
+            .into());
+    }
     cancel(tx, deadline_id("choose", bestowal.number));
     take(tx, bestowal.number, &boon, None, ctx.entropy);
     let describe_until = match tx.state().get(bestowal.number).map(|b| &b.stage) {
@@ -469,21 +519,31 @@ fn create(tx: &mut BoonsTx<'_>, number: u32, description: &str, entropy: [u8; 32
         boon.key, player.name
     );
     // (a), (b): "a random Qualified Gadget", "a random Otzma Card, all cards
-    // having the same probability": drawn from the kinds the list names, if any.
+    // having the same probability, such that no instance limits are exceeded":
+    // drawn, each as likely, among the kinds known of the entity that have
+    // fewer instances than their limit.
     let mut description = description.to_owned();
     let mut kind_draw = None;
-    if !boon.kinds.is_empty() {
-        let purpose = format!(
-            "the {} of Boon of the Ancients {number}: one of {}",
-            boon.entity,
-            boon.kinds.join(", ")
-        );
-        let n = u32::try_from(boon.kinds.len()).unwrap_or(u32::MAX);
-        if let Some((index, draw)) = draw(tx, entropy, &purpose, |random, at| {
-            random.below(n, &purpose, at).map(|(i, e)| (i as usize, e))
-        }) {
-            description = boon.kinds.get(index).cloned().unwrap_or_default();
-            kind_draw = Some(draw);
+    match lawful_now(tx, &boon) {
+        Lawful::NoKinds => {}
+        Lawful::None => return lapse(tx, number, Lapse::NoLawfulKind),
+        Lawful::Among(kinds) => {
+            let names: Vec<String> = kinds.into_iter().map(|k| k.name).collect();
+            let purpose = format!(
+                "the {} of Boon of the Ancients {number} (rule 1211 §9 {}): one of {}, those under their instance limit",
+                boon.entity,
+                boon.key,
+                names.join(", ")
+            );
+            let n = u32::try_from(names.len()).unwrap_or(u32::MAX);
+            // If the officer cannot draw, the entity is created as its kind
+            // alone, and its announcement shows no draw of a kind.
+            if let Some((index, draw)) = draw(tx, entropy, &purpose, |random, at| {
+                random.below(n, &purpose, at).map(|(i, e)| (i as usize, e))
+            }) {
+                description = names.get(index).cloned().unwrap_or_default();
+                kind_draw = Some(draw);
+            }
         }
     }
     let mut previous_holder = None;
@@ -699,6 +759,112 @@ pub(super) fn standing_changed(tx: &mut BoonsTx<'_>, change: &Standing) {
             lapse(tx, number, Lapse::PlayerLeft);
         }
     }
+}
+
+// ---- §9 a, b: the particular kinds and their instance limits ----
+
+/// The kinds a Boon draws among, each with its limit and the instances that
+/// exist, for the answers and announcements.
+fn kinds_json(tx: &BoonsTx<'_>, boon: &Boon) -> Vec<serde_json::Value> {
+    kinds_table(&list::kinds_of(boon, &kinds(tx)), tx.view(), tx.params())
+}
+
+fn kinds_table(kinds: &[Kind], view: View<'_>, params: &Params) -> Vec<serde_json::Value> {
+    kinds
+        .iter()
+        .map(|kind| {
+            json!({
+                "entity": kind.entity, "name": kind.name, "limit": kind.limit,
+                "instances": list::instances(kind, view.inventory, &params.list),
+                "under_limit": list::under_limit(kind, view.inventory, &params.list),
+            })
+        })
+        .collect()
+}
+
+/// A moderator's `limit ENTITY: KIND to N|none because REASON`: sets the
+/// instance limit of a particular Gadget or Otzma Card, or adds the kind. The
+/// entity must be one a Boon of the list draws a kind of; instances that
+/// already exist are left as they are, a limit below them only stops the draw.
+pub(super) fn set_limit(
+    tx: &mut BoonsTx<'_>,
+    entity: &str,
+    name: &str,
+    limit: Option<u32>,
+    because: &str,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    if !tx.view().is_moderator(&ctx.sender) {
+        return Err(Sentence::new("moderators_only").into());
+    }
+    let drawn: Vec<String> = tx
+        .params()
+        .list
+        .iter()
+        .filter(|b| b.draws_a_kind())
+        .map(|b| b.entity.clone())
+        .fold(Vec::new(), |mut entities, e| {
+            if !entities.iter().any(|k: &String| k.eq_ignore_ascii_case(&e)) {
+                entities.push(e);
+            }
+            entities
+        });
+    let Some(entity) = drawn
+        .iter()
+        .find(|e| e.eq_ignore_ascii_case(entity))
+        .cloned()
+    else {
+        return Err(Sentence::new("boons_no_such_entity")
+            .arg("entity", entity)
+            .arg("entities", drawn.join(", "))
+            .into());
+    };
+    let before = kinds(tx).into_iter().find(|k| {
+        k.entity.eq_ignore_ascii_case(&entity) && k.name.trim().eq_ignore_ascii_case(name)
+    });
+    tx.record(Event::KindLimited {
+        entity: entity.clone(),
+        name: name.to_owned(),
+        limit,
+        officer: ctx.signature(),
+        because: because.to_owned(),
+    });
+    let kind = Kind {
+        entity: entity.clone(),
+        name: name.to_owned(),
+        limit,
+    };
+    let instances = list::instances(&kind, tx.view().inventory, &tx.params().list);
+    let values = json!({
+        "officer": ctx.signature(), "entity": entity, "name": name, "limit": limit,
+        "known": before.is_some(), "before": before.and_then(|k| k.limit),
+        "instances": instances, "reason": because, "at": human_time(tx.at()),
+    });
+    tx.mail(Mail::new(Audience::List, TAG, "boons_kind", values));
+    Ok(Sentence::new("boons_kind_set")
+        .arg("entity", &entity)
+        .arg("name", name)
+        .arg("limit", limit)
+        .arg("instances", instances))
+}
+
+/// `state boons`: the Boons on their way, and under `kinds` every particular
+/// kind in force with its limit, its instances and whether one more may be
+/// bestowed (§9 a, b).
+pub(super) fn view_with_kinds(
+    state: &State,
+    view: &View<'_>,
+    params: &Params,
+) -> serde_json::Value {
+    let mut shown = serde_json::to_value(state).unwrap_or(serde_json::Value::Null);
+    let in_force = list::kinds_in_force(&params.kinds, &state.kinds_set);
+    if let Some(object) = shown.as_object_mut() {
+        object.insert(
+            "kinds".to_owned(),
+            serde_json::Value::from(kinds_table(&in_force, *view, params)),
+        );
+    }
+    shown
 }
 
 // ---- status ----

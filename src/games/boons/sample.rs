@@ -1,8 +1,9 @@
-//! The sample of `[boons]` (`Game::sample`): a random Boon drawn by the Officer
-//! in charge of Random Things; a deterministic one chosen (the Chartreuse
-//! Goose); a Must Describe Trinket described, heard at a Bogusity Hearing under
-//! `[bogusity]`, found a pretty cool idea and created seven days after its
-//! description; one chosen too late. Pure: it only plays a script.
+//! The sample of `[boons]` (`Game::sample`): a Gadget's instance limit set by
+//! the moderator; a random Boon drawn by the Officer in charge of Random
+//! Things; a deterministic one chosen (the Chartreuse Goose); a Must Describe
+//! Trinket described, heard at a Bogusity Hearing under `[bogusity]`, found a
+//! pretty cool idea and created seven days after its description; one chosen
+//! too late. Pure: it only plays a script.
 
 use crate::engine::game::Script;
 
@@ -19,7 +20,9 @@ pub(super) fn sample(script: &mut dyn Script) {
         TAG,
         &["bestow Alice because the sample's first Boon"],
     );
-    script.say("Bob and Dave receive deterministic Boons: they have three days to choose.");
+    script.say(
+        "Bob and Dave receive deterministic Boons: they have three days to choose. The moderator names a Qualified Gadget and its instance limit (§9 a).",
+    );
     script.send(
         10,
         "Mod",
@@ -28,6 +31,7 @@ pub(super) fn sample(script: &mut dyn Script) {
         &[
             "bestow Bob deterministic because the sample's second Boon",
             "bestow Dave deterministic because the sample's third Boon",
+            "limit Qualified Gadget: Whoopee Cushion to 1 because the sample's Gadget",
         ],
     );
     script.send(20, "Bob", true, TAG, &["choose d", "status"]);

@@ -13,6 +13,7 @@ use crate::engine::game::{NoWords, Officers};
 use crate::engine::inventory::{Entity, Owner};
 use crate::engine::random::{self, RandomOfficer};
 use crate::engine::{Address, Mail, Status, players};
+use crate::games::boons::list;
 use crate::games::table::Table;
 use crate::games::{GameParams, World};
 
@@ -599,4 +600,453 @@ fn bot_toml_gives_the_rules_list_and_numbers() {
     let config: toml::Table = toml::from_str(include_str!("../../../bot.toml")).unwrap();
     let params: Params = config["boons"].clone().try_into().unwrap();
     assert_eq!(params, Params::default());
+}
+
+// ---- §9 a, b: instance limits (issue 21, item 11) ----
+
+fn kind(entity: &str, name: &str, limit: Option<u32>) -> Kind {
+    Kind {
+        entity: entity.into(),
+        name: name.into(),
+        limit,
+    }
+}
+
+/// The rule's list with these particular kinds in bot.toml.
+fn with_kinds(kinds: Vec<Kind>) -> Table {
+    table_with(
+        Params {
+            kinds,
+            ..Params::default()
+        },
+        3,
+    )
+}
+
+/// The descriptions of the entities of `entity` that exist, sorted.
+fn instances_of(table: &Table, entity: &str) -> Vec<String> {
+    let mut names: Vec<String> = table
+        .world
+        .inventory
+        .entities
+        .iter()
+        .filter(|e| e.kind == entity)
+        .map(|e| e.description.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A deterministic Boon for `name` at `at`, chosen at once as `key`.
+fn bestow_and_choose(
+    table: &mut Table,
+    at: Timestamp,
+    from: &str,
+    key: &str,
+) -> Result<String, String> {
+    let name = match from {
+        ALICE => "Alice",
+        BOB => "Bob",
+        CAROL => "Carol",
+        _ => "Dave",
+    };
+    boons(
+        table,
+        at,
+        MODERATOR,
+        &format!("bestow {name} deterministic because a test"),
+    )
+    .unwrap();
+    boons(table, at, from, &format!("choose {key}"))
+}
+
+fn kind_events(table: &Table) -> Vec<(String, String, Option<u32>)> {
+    table
+        .events
+        .iter()
+        .filter_map(|(_, _, e)| match e {
+            crate::games::Event::Boons(Event::KindLimited {
+                entity,
+                name,
+                limit,
+                ..
+            }) => Some((entity.clone(), name.clone(), *limit)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// §9 a: "A random Qualified Gadget, such that no instance limits are exceeded
+/// for any particular Gadgets, is bestowed (45)."
+#[test]
+fn rule_1211_9a_a_random_gadget_is_drawn_only_among_gadgets_under_their_instance_limit() {
+    let mut table = with_kinds(vec![
+        kind("Qualified Gadget", "Whoopee Cushion", Some(1)),
+        kind("Qualified Gadget", "Time Machine", Some(0)),
+        kind("Qualified Gadget", "Laser Pointer", Some(2)),
+        kind("Otzma Card", "The Fool", None),
+    ]);
+    for (i, from) in [ALICE, BOB, CAROL].into_iter().enumerate() {
+        assert_eq!(
+            bestow_and_choose(&mut table, hours(i as i64 + 1), from, "a"),
+            Ok("boons_chose".into())
+        );
+    }
+    // Whatever the draws, three Gadgets can exist, and only these: a limit of 0
+    // is never drawn, and no limit is exceeded.
+    assert_eq!(
+        instances_of(&table, "Qualified Gadget"),
+        ["Laser Pointer", "Laser Pointer", "Whoopee Cushion"]
+    );
+    // Each kind was drawn by the random officer among those under their limit,
+    // and the announcement says which.
+    let created: Vec<&Mail> = table
+        .mail
+        .iter()
+        .filter(|m| m.template == "boons_created")
+        .collect();
+    assert_eq!(created.len(), 3);
+    assert!(
+        created[0].values["kind_draw"]["purpose"]
+            .as_str()
+            .is_some_and(
+                |p| p.contains("Whoopee Cushion, Laser Pointer") && !p.contains("Time Machine")
+            ),
+        "{:?}",
+        created[0].values
+    );
+    let officer = periods(&table);
+    for period in &officer.past {
+        random::verify(period).expect("every draw verifies");
+    }
+}
+
+/// §9 a, §3: a Gadget with no particular Gadget under its limit cannot be
+/// bestowed "such that no instance limits are exceeded": the choice is
+/// refused, and the player chooses another within the three days.
+#[test]
+fn rule_1211_9a_choosing_a_gadget_when_every_gadget_is_at_its_limit_is_refused() {
+    let mut table = with_kinds(vec![kind("Qualified Gadget", "Whoopee Cushion", Some(1))]);
+    bestow_and_choose(&mut table, hours(1), ALICE, "a").unwrap();
+    assert_eq!(
+        bestow_and_choose(&mut table, hours(2), BOB, "Qualified Gadget"),
+        Err("boons_no_lawful_kind".into())
+    );
+    let refusal = &table.last[0].sentence.args;
+    assert_eq!(refusal["kinds"][0]["instances"], 1);
+    assert_eq!(refusal["kinds"][0]["limit"], 1);
+    // Still Bob's to choose, and he chooses another.
+    assert!(matches!(
+        state(&table).of_player(2).next().map(|b| &b.stage),
+        Some(Stage::Choosing { .. })
+    ));
+    assert_eq!(
+        boons(&mut table, hours(3), BOB, "choose c"),
+        Ok("boons_chose".into())
+    );
+    assert_eq!(
+        instances_of(&table, "Qualified Gadget"),
+        ["Whoopee Cushion"]
+    );
+    assert!(lapses(&table).is_empty());
+    // A Whoopee Cushion destroyed frees its place under the limit.
+    table.send(
+        hours(4),
+        MODERATOR,
+        true,
+        "nomic",
+        "destroy #1 because it went flat",
+    );
+    assert_eq!(
+        bestow_and_choose(&mut table, hours(5), CAROL, "a"),
+        Ok("boons_chose".into())
+    );
+    assert_eq!(
+        instances_of(&table, "Qualified Gadget"),
+        ["Whoopee Cushion"]
+    );
+}
+
+/// §9 b: "A random Otzma Card, all cards having the same probability, such
+/// that no instance limits are exceeded for any particular Otzma Card, is
+/// bestowed (25)." An instance is counted wherever it is, a moderator's too;
+/// the card texts (f) adds to the Otzma Card Rule Suite are no instances.
+#[test]
+fn rule_1211_9b_a_random_otzma_card_is_drawn_among_the_cards_under_their_limit() {
+    let mut table = with_kinds(vec![
+        kind("Otzma Card", "The Fool", Some(1)),
+        kind("Otzma Card", "The Tower", Some(1)),
+    ]);
+    // A Fool made by hand counts.
+    table.send(
+        hours(1),
+        MODERATOR,
+        true,
+        "nomic",
+        "create Otzma Card for Dave: the fool because found in a drawer",
+    );
+    // (f)'s card described as "The Tower" is a card of the Rule Suite, not an
+    // instance of one: it takes nobody's place.
+    bestow_and_choose(&mut table, hours(2), CAROL, "f").unwrap();
+    boons(&mut table, hours(2), CAROL, "describe The Tower").unwrap();
+    table.run_until(hours(24 * 8));
+    assert_eq!(
+        table
+            .world
+            .inventory
+            .owned_by(&Owner::Place("Otzma Card Rule Suite".into()))
+            .count(),
+        1
+    );
+    // Only The Tower is under its limit: Alice's card is The Tower, drawn
+    // among one.
+    assert_eq!(
+        bestow_and_choose(&mut table, hours(24 * 8 + 1), ALICE, "b"),
+        Ok("boons_chose".into())
+    );
+    assert_eq!(owned(&table, 1)[0].description, "The Tower");
+    // Every card at its limit: (b) is refused as a choice.
+    assert_eq!(
+        bestow_and_choose(&mut table, hours(24 * 8 + 2), BOB, "b"),
+        Err("boons_no_lawful_kind".into())
+    );
+}
+
+/// §9 b: "all cards having the same probability": each card under its limit
+/// is one number of the officer's uniform draw.
+#[test]
+fn rule_1211_9b_all_cards_under_their_limit_have_the_same_probability() {
+    let mut table = with_kinds(vec![
+        kind("Otzma Card", "The Fool", None),
+        kind("Otzma Card", "The Tower", Some(0)),
+        kind("Otzma Card", "The Moon", None),
+        kind("Otzma Card", "The Sun", Some(5)),
+    ]);
+    bestow_and_choose(&mut table, hours(1), ALICE, "b").unwrap();
+    let officer = periods(&table);
+    let draw = &officer.past.last().expect("published").draws[0];
+    assert_eq!(draw.kind, random::DrawKind::Below { n: 3 });
+    assert!(
+        draw.purpose.contains("The Fool, The Moon, The Sun"),
+        "{}",
+        draw.purpose
+    );
+}
+
+/// §9 a, §1, §4: under the random method a Boon that cannot be bestowed
+/// within the instance limits is not drawn (its number counts 0): the draw
+/// falls on a Boon that can be, as a redraw would, in one verifiable draw.
+#[test]
+fn rule_1211_9a_the_random_method_never_draws_a_gadget_no_gadget_can_be() {
+    let mut params = Params {
+        kinds: vec![kind("Qualified Gadget", "Time Machine", Some(0))],
+        ..Params::default()
+    };
+    params.list.retain(|b| b.key == "a" || b.key == "c");
+    let mut table = table_with(params, 3);
+    for i in 0..6 {
+        boons(
+            &mut table,
+            hours(i + 1),
+            MODERATOR,
+            "bestow Dave because a test",
+        )
+        .unwrap();
+    }
+    assert!(instances_of(&table, "Qualified Gadget").is_empty());
+    assert_eq!(owned(&table, 4).len(), 6);
+    assert!(owned(&table, 4).iter().all(|e| e.kind == "Bonus Vote"));
+    let officer = periods(&table);
+    let draw = &officer.past[0].draws[0];
+    assert_eq!(
+        draw.kind,
+        random::DrawKind::Weighted {
+            weights: vec![0, 10]
+        }
+    );
+    assert!(draw.purpose.contains("not (a)"), "{}", draw.purpose);
+    // With no Boon left that can be bestowed, nothing is drawn, as with an
+    // empty list.
+    let mut params = Params {
+        kinds: vec![kind("Qualified Gadget", "Time Machine", Some(0))],
+        ..Params::default()
+    };
+    params.list.retain(|b| b.key == "a");
+    let mut table = table_with(params, 3);
+    boons(
+        &mut table,
+        hours(1),
+        MODERATOR,
+        "bestow Dave because a test",
+    )
+    .unwrap();
+    assert_eq!(lapses(&table), [Lapse::NothingToDraw]);
+}
+
+/// §9 a with §7: a Gadget a list makes Must Describe is created seven days
+/// after its description; if by then every Gadget is at its limit, none can be
+/// bestowed "such that no instance limits are exceeded".
+#[test]
+fn rule_1211_9a_a_gadget_created_later_lapses_when_every_gadget_is_full_by_then() {
+    let mut params = Params {
+        kinds: vec![kind("Qualified Gadget", "Whoopee Cushion", Some(1))],
+        hearings: false,
+        ..Params::default()
+    };
+    params.list[0].must_describe = Some(true);
+    let mut table = table_with(params, 3);
+    bestow_and_choose(&mut table, hours(1), ALICE, "a").unwrap();
+    boons(&mut table, hours(2), ALICE, "describe a cushion").unwrap();
+    table.send(
+        hours(3),
+        MODERATOR,
+        true,
+        "nomic",
+        "create Qualified Gadget for Bob: Whoopee Cushion because found",
+    );
+    let mark = table.mail.len();
+    table.run_until(hours(24 * 8));
+    assert_eq!(lapses(&table), [Lapse::NoLawfulKind]);
+    assert!(owned(&table, 1).is_empty());
+    assert!(templates(table.mail_since(mark)).contains(&"boons_lapsed"));
+}
+
+/// §9 a, b: the kinds and limits are a moderator's to set by mail: announced,
+/// logged, and binding on the next draw. A kind named again (any case) takes
+/// the new limit; a new name adds a kind.
+#[test]
+fn rule_1211_9a_a_moderator_sets_and_adds_instance_limits_by_mail() {
+    let mut table = with_kinds(vec![kind("Qualified Gadget", "Whoopee Cushion", None)]);
+    let mark = table.mail.len();
+    assert_eq!(
+        boons(
+            &mut table,
+            hours(1),
+            MODERATOR,
+            "limit qualified gadget: WHOOPEE CUSHION to 0 because rule 1180 caps it"
+        ),
+        Ok("boons_kind_set".into())
+    );
+    let sent = table.mail_since(mark);
+    assert_eq!(templates(sent), ["boons_kind"]);
+    assert_eq!(sent[0].to, crate::engine::Audience::List);
+    assert_eq!(sent[0].values["known"], true);
+    assert_eq!(sent[0].values["reason"], "rule 1180 caps it");
+    assert_eq!(
+        kind_events(&table),
+        [(
+            "Qualified Gadget".to_owned(),
+            "WHOOPEE CUSHION".to_owned(),
+            Some(0)
+        )]
+    );
+    // Limit 0: none may exist, so (a) cannot be chosen.
+    assert_eq!(
+        bestow_and_choose(&mut table, hours(2), ALICE, "a"),
+        Err("boons_no_lawful_kind".into())
+    );
+    boons(
+        &mut table,
+        hours(3),
+        MODERATOR,
+        "limit Qualified Gadget: Laser Pointer to none because a new Gadget",
+    )
+    .unwrap();
+    assert_eq!(
+        table.mail.last().map(|m| &m.values["known"]),
+        Some(&false.into())
+    );
+    assert_eq!(
+        boons(&mut table, hours(4), ALICE, "choose a"),
+        Ok("boons_chose".into())
+    );
+    assert_eq!(instances_of(&table, "Qualified Gadget"), ["Laser Pointer"]);
+    assert_eq!(
+        list::kinds_in_force(&Params::default().kinds, &state(&table).kinds_set),
+        [
+            kind("Qualified Gadget", "WHOOPEE CUSHION", Some(0)),
+            kind("Qualified Gadget", "Laser Pointer", None)
+        ]
+    );
+}
+
+/// The cheats: a player setting a limit, an entity no Boon draws a kind of,
+/// numbers that are no limit. None changes anything.
+#[test]
+fn rule_1211_9a_only_a_moderator_sets_a_limit_and_only_a_lawful_one() {
+    let mut table = fresh();
+    assert_eq!(
+        boons(
+            &mut table,
+            hours(1),
+            ALICE,
+            "limit Qualified Gadget: Whoopee Cushion to 0 because mine is the only one"
+        ),
+        Err("moderators_only".into())
+    );
+    for entity in ["Trinket", "Chartreuse Goose", "Gadget", "Qualified Gadgets"] {
+        assert_eq!(
+            boons(
+                &mut table,
+                hours(2),
+                MODERATOR,
+                &format!("limit {entity}: Whoopee Cushion to 3 because a test")
+            ),
+            Err("boons_no_such_entity".into()),
+            "{entity}"
+        );
+    }
+    for limit in ["-1", "4294967296", "1e9", "99999999999999999999999"] {
+        assert_eq!(
+            boons(
+                &mut table,
+                hours(3),
+                MODERATOR,
+                &format!("limit Otzma Card: The Fool to {limit} because a test")
+            ),
+            Err("boons_bad_limit".into()),
+            "{limit}"
+        );
+    }
+    // The largest is a limit, though no more entities can ever be numbered.
+    assert_eq!(
+        boons(
+            &mut table,
+            hours(4),
+            MODERATOR,
+            "limit Otzma Card: The Fool to 4294967295 because a test"
+        ),
+        Ok("boons_kind_set".into())
+    );
+    assert_eq!(kind_events(&table).len(), 1);
+}
+
+/// bot.toml's `[[boons.kinds]]`: a limit is a whole number from 0; a negative
+/// or too large one is a configuration error, found at start-up.
+#[test]
+fn rule_1211_9a_bot_toml_kinds_and_their_limits() {
+    let read = |limit: &str| {
+        toml::from_str::<Params>(&format!(
+            "[[kinds]]\nentity = \"Qualified Gadget\"\nname = \"Whoopee Cushion\"\n{limit}"
+        ))
+    };
+    assert_eq!(
+        read("limit = 3").unwrap().kinds,
+        [kind("Qualified Gadget", "Whoopee Cushion", Some(3))]
+    );
+    assert_eq!(read("").unwrap().kinds[0].limit, None);
+    assert!(read("limit = -1").is_err());
+    assert!(read("limit = 4294967296").is_err());
+    assert!(read("limit = 3\nweight = 2").is_err());
+    // Named twice: the later limit.
+    assert_eq!(
+        list::kinds_in_force(
+            &[
+                kind("Otzma Card", "The Fool", Some(1)),
+                kind("otzma card", "the fool", Some(2))
+            ],
+            &[]
+        ),
+        [kind("Otzma Card", "the fool", Some(2))]
+    );
 }
