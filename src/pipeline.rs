@@ -266,12 +266,20 @@ impl Bot {
                 .map(|b| format!("{b:02x}"))
                 .collect::<String>()
         );
-        let n_events = done.events.len();
-        let outcome = Outcome {
+        let mut outcome = Outcome {
             events: done.events.into_iter().map(games::Event::Ruleset).collect(),
             mail: done.mail,
             ..Outcome::default()
         };
+        // The games follow the imported rules in the same step.
+        let mut imported = self.world.clone();
+        for event in &outcome.events {
+            imported.apply_event(event, at);
+        }
+        let followed = imported.after_rules_changed(at, &self.params);
+        outcome.events.extend(followed.events);
+        outcome.mail.extend(followed.mail);
+        let n_events = outcome.events.len();
         self.commit_local(&cause, at, outcome, now)?;
         Ok(Ok(n_events))
     }

@@ -82,6 +82,22 @@ pub trait Game: Sized + 'static {
     /// A player's standing in the nomic changed (already applied to the view).
     fn standing_changed(_tx: &mut Tx<'_, Self>, _change: &Standing) {}
 
+    /// The mechanics the game computes, each bound to its rule and each of its
+    /// numbers to the words of the rule it comes from, with the baseline texts
+    /// (`engine::ruleset::bindings`). The game reads those numbers from the
+    /// registry's bindings (`Ruleset::value`), and asks `Ruleset::follows`
+    /// before applying a mechanic.
+    fn bindings(_params: &Self::Params) -> ruleset::bindings::Declared {
+        ruleset::bindings::Declared {
+            game: Self::NAME,
+            ..Default::default()
+        }
+    }
+
+    /// What the bot follows of the game's rules changed (already applied to the
+    /// view): a rule left effect, was amended, was held or ruled on.
+    fn bindings_changed(_tx: &mut Tx<'_, Self>, _rules: &[u32]) {}
+
     /// Whether a command is secret, and until when. The shell keeps a secret
     /// command, and any override of it, out of every public mail of its step.
     /// `ctx` is the message's (a private action may be secret where the same
@@ -457,6 +473,9 @@ pub struct Setting {
     pub calendar: Calendar,
     /// The official dictionary of word games, loaded by the shell.
     pub lexicon: Arc<dyn Lexicon>,
+    /// Every game's mechanics and the rules they follow (`Game::bindings`),
+    /// from bot.toml: what `[ruleset] show` and `state` tell of a rule.
+    pub bound: Arc<Vec<ruleset::bindings::Declared>>,
 }
 
 impl Default for Setting {
@@ -465,6 +484,7 @@ impl Default for Setting {
             officers: Officers::default(),
             calendar: Calendar::default(),
             lexicon: Arc::new(NoWords),
+            bound: Arc::new(Vec::new()),
         }
     }
 }

@@ -235,5 +235,9 @@ fn run<G: Registered>(
     let (shared, state, effects) = tx.finish();
     scratch.shared = shared;
     G::put_state(scratch, state);
+    let rules_changed = super::bindings::touched(&effects);
     outcome.take::<G>(effects);
+    if rules_changed {
+        super::bindings::react(scratch, now, params, outcome);
+    }
 }

@@ -6,6 +6,7 @@
 //! Pure, like the engine: the shell hands in a `Message` and its `Ctx` and gets
 //! back events, mail and the answer.
 
+pub mod bindings;
 pub mod driver;
 pub mod overrides;
 pub mod random_officer;
@@ -105,6 +106,17 @@ macro_rules! games {
         }
 
         impl World {
+    /// What follows a change of the ruleset made outside any game (an import by
+    /// the operator): the bindings decided again, as after a game's step.
+    pub fn after_rules_changed(&self, at: Timestamp, params: &Params) -> Outcome {
+        let mut scratch = self.clone();
+        let mut outcome = Outcome::default();
+        bindings::react(&mut scratch, at, params, &mut outcome);
+        outcome
+    }
+}
+
+impl World {
             fn apply_game_event(&mut self, event: &Event, at: Timestamp) {
                 match event {
                     $(Event::$variant(event) => {
@@ -409,9 +421,22 @@ impl Params {
                 officers,
                 calendar,
                 lexicon,
+                bound: Arc::new(Vec::new()),
             },
             games,
         };
+        struct Bound<'a>(&'a Params, Vec<crate::engine::ruleset::bindings::Declared>);
+        impl Visit for Bound<'_> {
+            fn visit<G: Registered>(&mut self) {
+                let declared = G::bindings(self.0.game::<G>());
+                if !declared.mechanics.is_empty() {
+                    self.1.push(declared);
+                }
+            }
+        }
+        let mut bound = Bound(&params, Vec::new());
+        each_game(&mut bound);
+        params.setting.bound = Arc::new(bound.1);
         struct GameOffices<'a>(&'a Params, Vec<(String, Vec<crate::engine::Address>)>);
         impl Visit for GameOffices<'_> {
             fn visit<G: Registered>(&mut self) {

@@ -44,6 +44,9 @@ pub enum Command<C> {
     },
     /// A moderator voids a message's actions: `void <ID> because REASON`.
     Void { message_id: String, reason: String },
+    /// A moderator's ruling on the bot's reading of a changed rule, under
+    /// `[ruleset]`: `binding 304 keep|off|set NAME VALUE because REASON`.
+    Binding(super::bindings::Ruling),
     /// A moderator's override of a balance: `adjust Bob -10 points because ...`.
     Adjust {
         name: String,
@@ -70,6 +73,9 @@ pub fn parse<G: Registered>(
             None => Some(Err(usage("void <MESSAGE-ID> because REASON"))),
         },
         "adjust" if G::ACCEPTS_ADJUST => Some(parse_adjust(rest)),
+        "binding" if tag == crate::engine::ruleset::TAG => {
+            Some(super::bindings::parse_ruling(rest).map(Command::Binding))
+        }
         _ => None,
     }
 }
@@ -163,6 +169,9 @@ pub fn apply<G: Registered>(
         } => on_behalf::<G>(
             scratch, line, &name, &reason, inner_line, inner, ctx, params, outcome,
         ),
+        Command::Binding(ruling) => {
+            super::bindings::rule(scratch, line, ruling, ctx, params, outcome)
+        }
         Command::Void { message_id, reason } => {
             if !params.is_moderator(&ctx.sender) {
                 return refused(line, Sentence::new("moderators_only"));

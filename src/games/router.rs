@@ -322,9 +322,13 @@ pub(super) fn apply_line<G: Registered>(
                     _ => None,
                 })
                 .collect();
+            let rules_changed = super::bindings::touched(&effects);
             outcome.take::<G>(effects);
             for change in changes {
                 standing_changed(scratch, change, ctx.now, params, outcome);
+            }
+            if rules_changed {
+                super::bindings::react(scratch, ctx.now, params, outcome);
             }
             LineReport {
                 line,

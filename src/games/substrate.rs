@@ -184,10 +184,22 @@ impl Game for Rules {
         ctx: &Ctx,
     ) -> Result<Sentence, Refusal> {
         let view = tx.view();
+        let show = match command {
+            ruleset::Command::Show { number } => Some(number),
+            _ => None,
+        };
         let done = view
             .ruleset
             .apply(command, ctx, view.officers.rules.contains(&ctx.sender))?;
-        Ok(record(tx, done, SharedEvent::Ruleset))
+        let sentence = record(tx, done, SharedEvent::Ruleset);
+        // What the games compute from the rule shown, and with which numbers.
+        Ok(match show {
+            Some(number) => sentence.arg(
+                "bound",
+                ruleset::bindings::report(tx.view().ruleset, &tx.setting().bound, Some(number)),
+            ),
+            None => sentence,
+        })
     }
 
     fn apply_event(_: &mut (), event: &NoEvent, _: Timestamp) {

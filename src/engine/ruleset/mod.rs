@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::{Audience, Ctx, Done, Mail, Refusal, Sentence, Timestamp, human_time};
 
+pub mod bindings;
 mod glossary;
 mod page;
 mod parse;
@@ -104,6 +105,10 @@ pub struct Ruleset {
     pub glossary: Vec<Term>,
     /// The latest correction per (term, rule), in the order given.
     pub corrections: Vec<Correction>,
+    /// What the bot follows of each rule a game binds, as last decided
+    /// (`bindings`); a bound rule with no entry was never changed.
+    #[serde(default)]
+    pub bindings: Vec<bindings::Binding>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,6 +141,15 @@ pub enum Event {
     TermUndefined {
         term: String,
         number: u32,
+    },
+    /// What the bot follows of a bound rule was decided again: after a change
+    /// of the registry, or by a moderator's ruling (`by` and `reason`).
+    Bound {
+        binding: bindings::Binding,
+        #[serde(default)]
+        by: Option<String>,
+        #[serde(default)]
+        reason: Option<String>,
     },
 }
 
@@ -313,6 +327,12 @@ impl Ruleset {
     }
 
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
+        if let Event::Bound { binding, .. } = event {
+            self.bindings
+                .retain(|b| !(b.game == binding.game && b.rule == binding.rule));
+            self.bindings.push(binding.clone());
+            return;
+        }
         match event {
             Event::Enacted {
                 number,
@@ -379,6 +399,7 @@ impl Ruleset {
             }
             Event::TermDefined { term, number } => self.correct(term, *number, true),
             Event::TermUndefined { term, number } => self.correct(term, *number, false),
+            Event::Bound { .. } => {}
         }
         self.glossary = build_glossary(&self.rules, &self.corrections);
     }

@@ -5,6 +5,7 @@
 //! any time, overlapping) is `rules`'s; this module only records agreements and
 //! changes of state.
 
+use super::bound::Bound;
 use super::hack;
 use super::rules::{self, refuse_code};
 use super::{Event, Gnomic, TAG};
@@ -99,16 +100,19 @@ fn end(tx: &mut Tx<'_, Gnomic>) {
     let registered = tx.state().exception.registered.clone();
     let mut applied = Vec::new();
     for change in registered {
-        let not_applied =
-            match hack::adoption(&change.hack, tx.view().ruleset, &tx.params().numbers) {
-                Ok(events) => {
-                    for event in events {
-                        tx.record_shared(SharedEvent::Ruleset(event));
-                    }
-                    None
+        let not_applied = match hack::adoption(
+            &change.hack,
+            tx.view().ruleset,
+            &Bound::of(&tx.view(), tx.params()).numbers(),
+        ) {
+            Ok(events) => {
+                for event in events {
+                    tx.record_shared(SharedEvent::Ruleset(event));
                 }
-                Err(error) => Some(error.to_string()),
-            };
+                None
+            }
+            Err(error) => Some(error.to_string()),
+        };
         applied.push(serde_json::json!({
             "turn": change.turn,
             "hack": change.hack.number,

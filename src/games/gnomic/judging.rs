@@ -4,6 +4,7 @@
 //! precedent. Who judges and what the fees come to are `judgment`'s pure
 //! decisions; the substance of a ruling is the Judge's, the bot only records it.
 
+use super::bound::Bound;
 use super::hack::{self, Change, Hack};
 use super::judgment::{self, Exemption};
 use super::rules::{self, order, refuse_code, threshold};
@@ -54,7 +55,7 @@ fn would_make_a_winner(tx: &Tx<'_, Gnomic>, loser: PlayerId, loss: i64) -> bool 
 
 fn exemption(tx: &Tx<'_, Gnomic>, player: PlayerId, loss: i64) -> Option<Exemption> {
     let points = tx.state().score(player).map_or(0, |s| s.points);
-    if points < tx.params().fees.exempt_below {
+    if points < Bound::of(&tx.view(), tx.params()).fees().exempt_below {
         Some(Exemption::FewPoints)
     } else if would_make_a_winner(tx, player, loss) {
         Some(Exemption::WouldMakeAWinner)
@@ -132,7 +133,7 @@ pub(super) fn invoke(
         .iter()
         .find(|s| s.name == judge_name)
         .map(|s| s.player);
-    let fees = &tx.params().fees;
+    let fees = &Bound::of(&tx.view(), tx.params()).fees();
     let points = tx.state().score(player).map_or(0, |s| s.points);
     let winner_after = would_make_a_winner(tx, player, fees.invoke);
     let fee = judgment::invoking(fees, &name, points, winner_after);
@@ -184,7 +185,7 @@ pub(super) fn invoke(
             "at": human_time(ctx.now),
             "changes": changes_value(&changes),
             "exempt": exemption_str(fee.exempt),
-            "fee": tx.params().fees.invoke,
+            "fee": Bound::of(&tx.view(), tx.params()).fees().invoke,
             "scores": scores_value(tx),
         }),
     ));
@@ -219,7 +220,7 @@ pub(super) fn ruling(
             None => refuse_code("gnomic_no_question"),
         });
     };
-    let fees = tx.params().fees.clone();
+    let fees = Bound::of(&tx.view(), tx.params()).fees();
     let accused_exemption = question
         .accused
         .map(|accused| exemption(tx, accused, fees.accused));
@@ -484,8 +485,11 @@ pub(super) fn complete(tx: &mut Tx<'_, Gnomic>) {
                 },
                 text: text.clone(),
             };
-            if let Ok(events) = hack::adoption(&precedent, tx.view().ruleset, &tx.params().numbers)
-            {
+            if let Ok(events) = hack::adoption(
+                &precedent,
+                tx.view().ruleset,
+                &Bound::of(&tx.view(), tx.params()).numbers(),
+            ) {
                 for event in events {
                     tx.record_shared(SharedEvent::Ruleset(event));
                 }

@@ -6,6 +6,7 @@
 
 use jiff::SignedDuration;
 
+use super::bound::Bound;
 use super::hack::{self, Hack};
 use super::report;
 use super::rules::{self, box_error, check_all_voted, refuse_code};
@@ -158,6 +159,13 @@ pub(super) fn meta(
     if !ctx.public {
         return Err(refuse_code("gnomic_meta_private"));
     }
+    // 401 is where meta-amendments come from: gone, there are none.
+    let bound = Bound::of(&tx.view(), tx.params());
+    if !bound.follows(bound.rules().meta_amendments) {
+        return Err(Sentence::new("gnomic_rule_not_followed")
+            .arg("rule", bound.rules().meta_amendments)
+            .into());
+    }
     let turn = open_turn(tx, parent)?;
     let Some(amended) = turn.proposal(parent) else {
         return Err(rules::not_in_turn(tx.state(), parent));
@@ -189,7 +197,8 @@ pub(super) fn meta(
             .arg("title", &hack.title)
             .into());
     }
-    hack::adoption(&hack, view.ruleset, &tx.params().numbers)
+    let bound = Bound::of(&view, params);
+    hack::adoption(&hack, view.ruleset, &bound.numbers())
         .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
     redundant_with(&turn, Some(parent), player, &hack)?;
     let proponent_vote = own.unwrap_or(Choice::For);
@@ -203,14 +212,12 @@ pub(super) fn meta(
             .arg("parent", parent)
             .into());
     }
-    let deadline = params
-        .vote_hours
+    let vote_hours = bound.vote_hours();
+    let deadline = vote_hours
         .checked_mul(3600)
         .filter(|s| *s > 0)
         .and_then(|s| ctx.now.checked_add(SignedDuration::from_secs(s)).ok())
-        .ok_or_else(|| {
-            Refusal(Sentence::new("gnomic_bad_hours").arg("hours", params.vote_hours))
-        })?;
+        .ok_or_else(|| Refusal(Sentence::new("gnomic_bad_hours").arg("hours", vote_hours)))?;
     let batch = format!("{}:hack:{}", batch_id(turn.number), hack.number);
     let opened = view
         .sealed
@@ -250,7 +257,14 @@ pub(super) fn meta(
         Audience::List,
         TAG,
         "gnomic_meta",
-        report::meta(&open, &proposal, &amended_title, &voters, tx.params()),
+        report::meta(
+            &open,
+            &proposal,
+            &amended_title,
+            &voters,
+            tx.params(),
+            Bound::of(&tx.view(), tx.params()).web_mode_meta_seconds(),
+        ),
     ));
     rules::sync_reminders(tx);
     Ok(Sentence::new("gnomic_meta_posted")
@@ -299,8 +313,12 @@ pub(super) fn change(
             .into());
     }
     let view = tx.view();
-    hack::adoption(&hack, view.ruleset, &tx.params().numbers)
-        .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
+    hack::adoption(
+        &hack,
+        view.ruleset,
+        &Bound::of(&view, tx.params()).numbers(),
+    )
+    .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
     redundant_with(&turn, proposal.parent, player, &hack)?;
     if own.unwrap_or(proposal.proponent_vote) == Choice::For
         && proposal.parent.is_some()
@@ -383,7 +401,21 @@ pub(super) fn shout(
         .proposal(number)
         .map(|p| p.hack.title.clone())
         .unwrap_or_default();
-    let ground = reason.as_deref().and_then(ground_named);
+    // 383 and 410 allow the shout; each only while the bot follows it.
+    let bound = Bound::of(&tx.view(), tx.params());
+    let (by_383, by_410) = (
+        bound.follows(bound.rules().shout),
+        bound.follows(bound.rules().obfuscated),
+    );
+    if !by_383 && !by_410 {
+        return Err(Sentence::new("gnomic_rule_not_followed")
+            .arg("rule", bound.rules().shout)
+            .into());
+    }
+    let ground = reason
+        .as_deref()
+        .and_then(ground_named)
+        .filter(|g| if g.starts_with("410") { by_410 } else { by_383 });
     if tx.params().unruleworthy_literal {
         // 434: "The word "proposal" identifies only proposals made by a
         // player during his own turn as a part of his initial post".

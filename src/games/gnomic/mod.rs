@@ -22,6 +22,7 @@
 //! its deadlines itself (`next_deadline`: the earliest count of the open turns);
 //! the voters' reminders are on the shared schedule (`rules::sync_reminders`).
 
+pub mod bound;
 mod correct;
 mod exception;
 pub mod hack;
@@ -95,6 +96,9 @@ pub struct Params {
     /// 383, 410 to the letter: a shout names one of the listed grounds and is
     /// at a proposal (434: not a meta-amendment). false: any shout at any hack.
     pub unruleworthy_literal: bool,
+    /// The rule each mechanic follows, under `[gnomic.rules]`.
+    #[serde(default)]
+    pub rules: bound::Rules,
     #[serde(default)]
     pub numbers: Numbers,
     /// 373's fees, under `[gnomic.fees]`.
@@ -117,6 +121,7 @@ impl Default for Params {
             gnome_total: 3,
             unruleworthy_literal: true,
             meta_amendments_hold_the_count: false,
+            rules: bound::Rules::default(),
             numbers: Numbers::default(),
             fees: judgment::Fees::default(),
         }
@@ -321,6 +326,9 @@ pub struct Turn {
     /// revealed.
     #[serde(default)]
     pub counted: Vec<CountedBatch>,
+    /// Its count waits for a moderator's ruling on a rule the count follows.
+    #[serde(default)]
+    pub held: bool,
 }
 
 /// A sealed batch whose vote was complete before the rest of its turn's: its
@@ -771,6 +779,15 @@ pub enum Event {
         by: Address,
         reason: String,
     },
+    /// The count of turn `turn` waits for a ruling on these rules.
+    CountHeld {
+        turn: u32,
+        rules: Vec<u32>,
+    },
+    /// The rulings are made: the count is due again.
+    CountResumed {
+        turn: u32,
+    },
     /// A moderator set the next ordinal (108), with the reason.
     OrdinalSet {
         next: u32,
@@ -1148,6 +1165,16 @@ impl State {
                 self.next_mover = Some(*player);
                 self.turn_began = Some(at);
             }
+            Event::CountHeld { turn, .. } => {
+                if let Some(open) = self.turn_mut(*turn) {
+                    open.held = true;
+                }
+            }
+            Event::CountResumed { turn } => {
+                if let Some(open) = self.turn_mut(*turn) {
+                    open.held = false;
+                }
+            }
             Event::OrdinalSet { next, .. } => {
                 self.last_ordinal = next.saturating_sub(1);
             }
@@ -1164,7 +1191,10 @@ impl State {
 
     /// When the next count is due: the earliest of the open turns'.
     pub fn count_due(&self) -> Option<Timestamp> {
-        self.open_turns().map(Turn::count_due).min()
+        self.open_turns()
+            .filter(|t| !t.held)
+            .map(Turn::count_due)
+            .min()
     }
 
     /// Every turn being voted on, in the order posted (several only under 432).
@@ -1252,6 +1282,14 @@ impl Game for Gnomic {
     }
 
     /// A vote is secret until the count, however it is sent.
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
+    }
+
+    fn bindings_changed(tx: &mut Tx<'_, Gnomic>, _rules: &[u32]) {
+        rules::hold_or_resume(tx);
+    }
+
     fn secrecy(command: &Command, _ctx: &Ctx) -> Secrecy {
         match command {
             Command::Vote { .. } => Secrecy::Secret {

@@ -75,7 +75,8 @@ pub fn turn(turn: &Turn, voters: &[String], params: &Params) -> Value {
         "proponent": turn.proponent_name,
         "at": human_time(turn.posted_at),
         "deadline": human_time(turn.deadline),
-        "vote_hours": params.vote_hours,
+        // 402's hours as the rule stood when the turn was posted.
+        "vote_hours": (turn.deadline - turn.posted_at).get_hours(),
         "hacks": hacks,
         "first": turn.proposals.first().map(|p| p.hack.number),
         "sacrifice": turn.sacrifice.map(|s| json!({"lambda": s.lambda, "nu": s.nu, "mu": s.mu})),
@@ -121,6 +122,7 @@ pub fn meta(
     amended_title: &str,
     voters: &[String],
     params: &Params,
+    web_mode_seconds: i64,
 ) -> Value {
     let mut value = hack(&proposal.hack);
     value["turn"] = json!(turn.number);
@@ -133,7 +135,7 @@ pub fn meta(
     value["closes"] = json!(human_time(turn.closes_at()));
     value["voters"] = json!(voters);
     value["web_mode"] = json!(params.web_mode);
-    value["web_mode_seconds"] = json!(params.web_mode_meta_seconds);
+    value["web_mode_seconds"] = json!(web_mode_seconds);
     value["unanimity"] = json!(proposal.unanimity);
     value
 }

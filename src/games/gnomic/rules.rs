@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use jiff::SignedDuration;
 
+use super::bound::Bound;
 use super::hack::{self, Hack};
 use super::judgment::{self, Node};
 use super::report;
@@ -154,7 +155,13 @@ pub(super) fn admit_newcomers(tx: &mut Tx<'_, Gnomic>) {
             continue;
         }
         let in_game: Vec<i64> = order(tx.state(), &view).iter().map(|s| s.points).collect();
-        let points = scoring::starting_score(&tx.params().numbers, &in_game);
+        // 325's formula while the bot follows it; no rule, no starting score.
+        let bound = Bound::of(&view, tx.params());
+        let points = if bound.follows(bound.rules().newcomer) {
+            scoring::starting_score(&bound.numbers(), &in_game)
+        } else {
+            0
+        };
         tx.record(Event::Joined {
             player,
             name,
@@ -330,7 +337,7 @@ fn start(tx: &mut Tx<'_, Gnomic>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             "first": first,
             "n": n,
             "next_ordinal": next_ordinal(tx.state(), &view, tx.params()),
-            "vote_hours": tx.params().vote_hours,
+            "vote_hours": Bound::of(&view, tx.params()).vote_hours(),
             "unseated": unseated,
         }),
     ));
@@ -351,7 +358,7 @@ pub(super) fn next_ordinal(state: &State, view: &View<'_>, params: &super::Param
     state
         .last_ordinal
         .max(highest_rule)
-        .max(params.first_ordinal.saturating_sub(1))
+        .max(Bound::of(view, params).first_ordinal().saturating_sub(1))
         .saturating_add(1)
 }
 
@@ -361,7 +368,7 @@ pub(super) fn threshold(state: &State, view: &View<'_>, params: &super::Params) 
         .iter()
         .map(|s| s.points)
         .collect();
-    scoring::threshold(&params.numbers, &active)
+    scoring::threshold(&Bound::of(view, params).numbers(), &active)
 }
 
 /// The active players of the game (310, 432): in it, not on vacation, not
@@ -472,7 +479,9 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     }
     // 440: "If there are less than three players in the game, all proposals
     // must be posted in separate postings."
-    if hacks.len() > 1 && order(state, &view).len() < params.gnome_total {
+    let bound = Bound::of(&view, params);
+    let gnomes_vote = bound.follows(bound.rules().gnomes);
+    if gnomes_vote && hacks.len() > 1 && order(state, &view).len() < bound.gnome_total() {
         return Err(Sentence::new("gnomic_separate_postings")
             .arg("count", hacks.len())
             .arg("players", order(state, &view).len())
@@ -501,7 +510,12 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         (Some(stated), None) => Some(stated),
         (None, None) => None,
         (None, Some(lambda)) => {
-            let made = scoring::sacrifice(&params.numbers, points, lambda).map_err(|e| {
+            if !bound.follows(bound.rules().sacrifice) {
+                return Err(Sentence::new("gnomic_rule_not_followed")
+                    .arg("rule", bound.rules().sacrifice)
+                    .into());
+            }
+            let made = scoring::sacrifice(&bound.numbers(), points, lambda).map_err(|e| {
                 Refusal(Sentence::new("gnomic_sacrifice_refused").arg("why", e.to_string()))
             })?;
             Some(Sacrifice {
@@ -515,7 +529,9 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let allowed = match sacrifice {
         Some(s) => s.mu as usize,
         None if params.mu_without_sacrifice => 1,
-        None => params.numbers.max_proposals as usize,
+        // 304 repealed: no allowance but the bot's own limit on a post.
+        None if !bound.follows(bound.rules().proposal_points) => params.max_hacks_per_post,
+        None => bound.numbers().max_proposals as usize,
     };
     // 108: each hack the next ordinal, in the order posted.
     let first = next_ordinal(state, &view, params);
@@ -541,7 +557,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let mut proposals: Vec<Proposal> = Vec::new();
     for (hack, condition) in hacks {
         // 423: what the bot cannot apply is refused now (and checked again at adoption).
-        hack::adoption(&hack, view.ruleset, &tx.params().numbers)
+        hack::adoption(&hack, view.ruleset, &bound.numbers())
             .map_err(|e| Refusal(e.sentence().arg("header", hack.number)))?;
         // 359: the condition names an earlier hack of the same post.
         if let Some(c) = condition
@@ -589,14 +605,12 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             .ok_or_else(|| Refusal(Sentence::new("gnomic_unknown_hack").arg("hack", number)))?;
         proposal.greek = Some(greek_count(&proposal.hack, count)?);
     }
-    let deadline = params
-        .vote_hours
+    let vote_hours = bound.vote_hours();
+    let deadline = vote_hours
         .checked_mul(3600)
         .filter(|s| *s > 0)
         .and_then(|s| ctx.now.checked_add(SignedDuration::from_secs(s)).ok())
-        .ok_or_else(|| {
-            Refusal(Sentence::new("gnomic_bad_hours").arg("hours", params.vote_hours))
-        })?;
+        .ok_or_else(|| Refusal(Sentence::new("gnomic_bad_hours").arg("hours", vote_hours)))?;
     let number = state.turns.saturating_add(1);
     let opened = view
         .sealed
@@ -617,6 +631,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
         counts_each_vote: !params.meta_amendments_hold_the_count,
         batches_all_voted: Vec::new(),
         counted: Vec::new(),
+        held: false,
     };
     tx.record(Event::TurnPosted { turn: turn.clone() });
     tx.record_shared(SharedEvent::Sealed(opened));
@@ -697,7 +712,13 @@ fn state_sacrifice(tx: &mut Tx<'_, Gnomic>, lambda: i64, ctx: &Ctx) -> Result<Se
             .into());
     }
     let points = state.score(player.id).map_or(0, |s| s.points);
-    let made = scoring::sacrifice(&tx.params().numbers, points, lambda).map_err(|e| {
+    let bound = Bound::of(&tx.view(), tx.params());
+    if !bound.follows(bound.rules().sacrifice) {
+        return Err(Sentence::new("gnomic_rule_not_followed")
+            .arg("rule", bound.rules().sacrifice)
+            .into());
+    }
+    let made = scoring::sacrifice(&bound.numbers(), points, lambda).map_err(|e| {
         Refusal(Sentence::new("gnomic_sacrifice_refused").arg("why", e.to_string()))
     })?;
     let sacrifice = Sacrifice {
@@ -966,7 +987,7 @@ fn vote(
     let params = tx.params();
     let proposal = turn.proposal(number);
     let (posted, seconds) = match proposal.and_then(|p| p.posted_at) {
-        Some(at) => (at, params.web_mode_meta_seconds),
+        Some(at) => (at, Bound::of(&view, params).web_mode_meta_seconds()),
         None => (turn.posted_at, params.web_mode_root_seconds),
     };
     if params.web_mode
@@ -1161,10 +1182,32 @@ pub(super) fn count(tx: &mut Tx<'_, Gnomic>) {
     while let Some(turn) = tx
         .state()
         .open_turns()
-        .filter(|t| t.count_due() <= tx.at())
+        .filter(|t| !t.held && t.count_due() <= tx.at())
         .min_by_key(|t| (t.count_due(), t.number))
         .cloned()
     {
+        // A rule the count follows was changed otherwise than in its numbers:
+        // the count waits for a moderator's ruling ([ruleset] binding ...).
+        let held = Bound::of(&tx.view(), tx.params()).held();
+        if !held.is_empty() {
+            let rules: Vec<u32> = held.iter().map(|(rule, _)| *rule).collect();
+            tx.record(Event::CountHeld {
+                turn: turn.number,
+                rules: rules.clone(),
+            });
+            tx.mail(Mail::new(
+                Audience::List,
+                TAG,
+                "gnomic_count_held",
+                serde_json::json!({
+                    "turn": turn.number,
+                    "proponent": turn.proponent_name,
+                    "rules": rules,
+                    "at": human_time(tx.at()),
+                }),
+            ));
+            continue;
+        }
         let pending = turn.pending_batches();
         let due: Vec<String> = pending
             .iter()
@@ -1223,7 +1266,13 @@ fn counted_votes(
         .strftime("%Y-%m-%d %H:%M:%S")
         .to_string();
     let players_in_game = order(tx.state(), &view).len();
-    let gnomes = scoring::gnome_votes(&stamp, players_in_game, tx.params().gnome_total);
+    // 440: no Gnome comes out of the mines once the rule is gone.
+    let bound = Bound::of(&view, tx.params());
+    let gnomes = if bound.follows(bound.rules().gnomes) {
+        scoring::gnome_votes(&stamp, players_in_game, bound.gnome_total())
+    } else {
+        Vec::new()
+    };
     let count = |choice: Choice| votes.iter().filter(|v| v.choice == choice).count() as u32;
     let gnome_count =
         |choice: scoring::GnomeChoice| gnomes.iter().filter(|g| g.vote == choice).count() as u32;
@@ -1232,17 +1281,193 @@ fn counted_votes(
         against: count(Choice::Against) + gnome_count(scoring::GnomeChoice::Against),
         abstain: count(Choice::Abstain) + gnome_count(scoring::GnomeChoice::Abstain),
     };
-    // 109: "unanimous among the eligible voters": every one for.
-    let by_vote = if proposal.unanimity {
-        tally.against == 0 && tally.abstain == 0
-    } else {
-        tally.adopted()
-    };
+    let by_vote = by_vote_of(proposal, &tally);
     CountedVotes {
         votes,
         gnomes,
         tally,
         by_vote,
+    }
+}
+
+/// The score changes of a counted turn, each from its rule if the bot follows
+/// it: 304's points, 394's and 372's bonuses, 204's, 421's penalties, 401's
+/// share.
+fn score_update(
+    turn: &Turn,
+    outcomes: &[HackOutcome],
+    nodes: &[Node],
+    bound: &Bound,
+) -> Vec<ScoreChange> {
+    let rules = bound.rules();
+    let numbers = bound.numbers();
+    let mut changes: Vec<ScoreChange> = Vec::new();
+    let change = |player: PlayerId, name: &str, points: i64, reason: Reason| ScoreChange {
+        player,
+        name: name.to_owned(),
+        points,
+        reason,
+    };
+    // The points each hack earned its proponent (304; 401's share), for 372's P
+    // and for the share of a meta-amendment of it.
+    let mut earned: BTreeMap<u32, i64> = BTreeMap::new();
+    for (proposal, outcome) in turn.proposals.iter().zip(outcomes) {
+        let number = proposal.hack.number;
+        let (proponent_id, proponent_name) = turn.proponent_of(number).map_or(
+            (turn.proponent, turn.proponent_name.clone()),
+            |(id, name)| (id, name.to_owned()),
+        );
+        let ordinal = i64::from(number);
+        let tally = &outcome.tally;
+        let by_vote = outcome.adopted;
+        match proposal.parent {
+            None if !outcome.condition_met => {
+                // 359: "the player receives no points for these proposals".
+                earned.insert(number, 0);
+            }
+            None => {
+                // 304 scores "each proposal", adopted or not: the fraction of
+                // favourable votes it received.
+                let points = if bound.follows(rules.proposal_points) {
+                    scoring::proposal_points(&numbers, ordinal, tally)
+                } else {
+                    0
+                };
+                earned.insert(number, points);
+                if points != 0 {
+                    let reason = if by_vote {
+                        Reason::Adopted { hack: number }
+                    } else {
+                        Reason::Favourable { hack: number }
+                    };
+                    changes.push(change(proponent_id, &proponent_name, points, reason));
+                }
+                // 394: "Any proposal that contains at least three Greek letters",
+                // sigma being what it "would receive without any bonuses".
+                if bound.follows(rules.greek) {
+                    let gamma = proposal
+                        .greek
+                        .unwrap_or_else(|| scoring::greek_count(&proposal.hack.proposed_text()));
+                    let bonus = scoring::greek_bonus(&numbers, points, gamma);
+                    if bonus != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            bonus,
+                            Reason::Greek { hack: number },
+                        ));
+                    }
+                }
+                if by_vote {
+                    // 204: only where adoption needed no unanimity.
+                    if !proposal.unanimity && bound.follows(rules.against_winner) {
+                        for vote in outcome.votes.iter().filter(|v| v.choice == Choice::Against) {
+                            changes.push(change(
+                                vote.player,
+                                &vote.name,
+                                numbers.against_winner_bonus,
+                                Reason::AgainstWinner { hack: number },
+                            ));
+                        }
+                    }
+                } else if bound.follows(rules.failed_penalty) {
+                    // 421: "When a proposal fails", on top of 304's points.
+                    let penalty = scoring::failed_penalty(&numbers, ordinal, tally);
+                    if penalty != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            -penalty,
+                            Reason::Failed { hack: number },
+                        ));
+                    }
+                }
+            }
+            Some(parent) => {
+                // 421 calls a meta-amendment whose parent failed "failed", with
+                // no penalty if it had a majority: no share of 401 either.
+                let parent_adopted = nodes.iter().any(|n| n.number == parent && n.adopted);
+                if outcome.adopted && parent_adopted {
+                    // 401: half of what the amended hack's proponent received.
+                    let share = if bound.follows(rules.meta_amendments) {
+                        scoring::meta_share(earned.get(&parent).copied().unwrap_or(0))
+                    } else {
+                        0
+                    };
+                    earned.insert(number, share);
+                    if share != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            share,
+                            Reason::MetaShare { hack: number },
+                        ));
+                    }
+                } else if bound.follows(rules.failed_penalty) {
+                    earned.insert(number, 0);
+                    let kappa = judgment::level(nodes, number);
+                    let penalty = scoring::failed_meta_penalty(ordinal, kappa, tally);
+                    if penalty != 0 {
+                        changes.push(change(
+                            proponent_id,
+                            &proponent_name,
+                            -penalty,
+                            Reason::FailedMeta { hack: number },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // 372: the shortest proposal of the turn (434: no meta-amendment),
+    // repeals and transmutations aside.
+    if bound.follows(rules.vowels)
+        && let Some(shortest) = turn
+            .proposals
+            .iter()
+            .filter(|p| p.parent.is_none() && !p.hack.is_repeal() && !p.hack.is_transmutation())
+            .min_by_key(|p| p.hack.proposed_text().chars().count())
+    {
+        let points = earned.get(&shortest.hack.number).copied().unwrap_or(0);
+        let bonus = scoring::vowel_bonus(&shortest.hack.proposed_text(), points);
+        if bonus != 0 {
+            changes.push(change(
+                turn.proponent,
+                &turn.proponent_name,
+                bonus,
+                Reason::Vowels {
+                    hack: shortest.hack.number,
+                },
+            ));
+        }
+    }
+    changes
+}
+
+/// Whether the vote alone adopts a hack (322, 392; 109: "unanimous among the
+/// eligible voters": every one for).
+fn by_vote_of(proposal: &Proposal, tally: &Tally) -> bool {
+    if proposal.unanimity {
+        tally.against == 0 && tally.abstain == 0
+    } else {
+        tally.adopted()
+    }
+}
+
+/// The bindings of the game's rules changed: a count held for a ruling goes on
+/// once no rule it follows is held any more (it is then due at once).
+pub(super) fn hold_or_resume(tx: &mut Tx<'_, Gnomic>) {
+    if !Bound::of(&tx.view(), tx.params()).held().is_empty() {
+        return;
+    }
+    let held: Vec<u32> = tx
+        .state()
+        .open_turns()
+        .filter(|t| t.held)
+        .map(|t| t.number)
+        .collect();
+    for turn in held {
+        tx.record(Event::CountResumed { turn });
     }
 }
 
@@ -1353,27 +1578,14 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
             tx.mail(mail);
         }
     }
-    let numbers = tx.params().numbers.clone();
     let mut outcomes: Vec<HackOutcome> = Vec::new();
-    let mut changes: Vec<ScoreChange> = Vec::new();
     let mut effective: BTreeMap<u32, bool> = BTreeMap::new();
     let mut missed: Vec<Score> = Vec::new();
     let mut nodes: Vec<Node> = Vec::new();
-    let change = |player: PlayerId, name: &str, points: i64, reason: Reason| ScoreChange {
-        player,
-        name: name.to_owned(),
-        points,
-        reason,
-    };
-    // The points each hack earned its proponent (304; 401's share), for 372's P
-    // and for the share of a meta-amendment of it.
-    let mut earned: BTreeMap<u32, i64> = BTreeMap::new();
+    // (1) The votes: each hack's tally, and what its vote decides (322, 392,
+    // 109, 359, 401).
     for proposal in &turn.proposals {
         let number = proposal.hack.number;
-        let (proponent_id, proponent_name) = turn.proponent_of(number).map_or(
-            (turn.proponent, turn.proponent_name.clone()),
-            |(id, name)| (id, name.to_owned()),
-        );
         let counted = counted_votes(tx, &turn, proposal, &last);
         for vote in counted.votes.iter().filter(|v| v.missing) {
             if !missed.iter().any(|m| m.player == vote.player) {
@@ -1385,134 +1597,30 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
                 });
             }
         }
-        let CountedVotes {
-            votes,
-            gnomes,
-            tally,
-            by_vote,
-        } = counted;
-        let ordinal = i64::from(number);
-        let condition_met;
-        let adopted;
-        match proposal.parent {
+        let (condition_met, adopted) = match proposal.parent {
             None => {
-                condition_met = condition_met_for(proposal.condition, &effective);
-                adopted = by_vote && condition_met;
-                effective.insert(number, adopted);
-                if !condition_met {
-                    // 359: "the player receives no points for these proposals".
-                    earned.insert(number, 0);
-                } else {
-                    // 304 scores "each proposal", adopted or not: the fraction
-                    // of favourable votes it received.
-                    let points = scoring::proposal_points(&numbers, ordinal, &tally);
-                    earned.insert(number, points);
-                    if points != 0 {
-                        let reason = if by_vote {
-                            Reason::Adopted { hack: number }
-                        } else {
-                            Reason::Favourable { hack: number }
-                        };
-                        changes.push(change(proponent_id, &proponent_name, points, reason));
-                    }
-                    // 394: "Any proposal that contains at least three Greek
-                    // letters", sigma being what it "would receive without any
-                    // bonuses".
-                    let gamma = proposal
-                        .greek
-                        .unwrap_or_else(|| scoring::greek_count(&proposal.hack.proposed_text()));
-                    let bonus = scoring::greek_bonus(&numbers, points, gamma);
-                    if bonus != 0 {
-                        changes.push(change(
-                            proponent_id,
-                            &proponent_name,
-                            bonus,
-                            Reason::Greek { hack: number },
-                        ));
-                    }
-                    if by_vote {
-                        // 204: only where adoption needed no unanimity.
-                        if !proposal.unanimity {
-                            for vote in votes.iter().filter(|v| v.choice == Choice::Against) {
-                                changes.push(change(
-                                    vote.player,
-                                    &vote.name,
-                                    numbers.against_winner_bonus,
-                                    Reason::AgainstWinner { hack: number },
-                                ));
-                            }
-                        }
-                    } else {
-                        // 421: "When a proposal fails", on top of 304's points.
-                        let penalty = scoring::failed_penalty(&numbers, ordinal, &tally);
-                        if penalty != 0 {
-                            changes.push(change(
-                                proponent_id,
-                                &proponent_name,
-                                -penalty,
-                                Reason::Failed { hack: number },
-                            ));
-                        }
-                    }
-                }
+                let met = condition_met_for(proposal.condition, &effective);
+                effective.insert(number, counted.by_vote && met);
+                (met, counted.by_vote && met)
             }
-            Some(parent) => {
-                condition_met = true;
-                adopted = by_vote;
-                nodes.push(Node {
-                    number,
-                    parent: Some(parent),
-                    adopted,
-                    favour: tally.favour,
-                });
-                // 421 calls a meta-amendment whose parent failed "failed", with
-                // no penalty if it had a majority: no share of 401 either.
-                let parent_adopted = nodes.iter().any(|n| n.number == parent && n.adopted);
-                if by_vote && parent_adopted {
-                    // 401: half of what the amended hack's proponent received.
-                    let share = scoring::meta_share(earned.get(&parent).copied().unwrap_or(0));
-                    earned.insert(number, share);
-                    if share != 0 {
-                        changes.push(change(
-                            proponent_id,
-                            &proponent_name,
-                            share,
-                            Reason::MetaShare { hack: number },
-                        ));
-                    }
-                } else {
-                    earned.insert(number, 0);
-                    let kappa = judgment::level(&nodes, number);
-                    let penalty = scoring::failed_meta_penalty(ordinal, kappa, &tally);
-                    if penalty != 0 {
-                        changes.push(change(
-                            proponent_id,
-                            &proponent_name,
-                            -penalty,
-                            Reason::FailedMeta { hack: number },
-                        ));
-                    }
-                }
-            }
-        }
-        if proposal.parent.is_none() {
-            nodes.push(Node {
-                number,
-                parent: None,
-                adopted,
-                favour: tally.favour,
-            });
-        }
+            Some(_) => (true, counted.by_vote),
+        };
+        nodes.push(Node {
+            number,
+            parent: proposal.parent,
+            adopted,
+            favour: counted.tally.favour,
+        });
         outcomes.push(HackOutcome {
             hack: number,
             title: proposal.hack.title.clone(),
-            tally,
-            votes,
+            tally: counted.tally,
+            votes: counted.votes,
             adopted,
             condition_met,
             not_applied: None,
             parent: proposal.parent,
-            gnomes,
+            gnomes: counted.gnomes,
             replaced_by: None,
             instead_of: None,
             registered: false,
@@ -1539,7 +1647,8 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
             });
             None
         } else {
-            match hack::adoption(&hack, tx.view().ruleset, &tx.params().numbers) {
+            let numbers = Bound::of(&tx.view(), tx.params()).numbers();
+            match hack::adoption(&hack, tx.view().ruleset, &numbers) {
                 Ok(events) => {
                     for event in events {
                         tx.record_shared(SharedEvent::Ruleset(event));
@@ -1561,27 +1670,12 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
             }
         }
     }
-    // 372: the shortest proposal of the turn (434: no meta-amendment),
-    // repeals and transmutations aside.
-    if let Some(shortest) = turn
-        .proposals
-        .iter()
-        .filter(|p| p.parent.is_none() && !p.hack.is_repeal() && !p.hack.is_transmutation())
-        .min_by_key(|p| p.hack.proposed_text().chars().count())
-    {
-        let points = earned.get(&shortest.hack.number).copied().unwrap_or(0);
-        let bonus = scoring::vowel_bonus(&shortest.hack.proposed_text(), points);
-        if bonus != 0 {
-            changes.push(change(
-                turn.proponent,
-                &turn.proponent_name,
-                bonus,
-                Reason::Vowels {
-                    hack: shortest.hack.number,
-                },
-            ));
-        }
-    }
+    // (2) The score update comes after the voting (304), by the rules as the
+    // vote's completion left them: a rule this count repealed or amended
+    // already binds it.
+    let bound = Bound::of(&tx.view(), tx.params());
+    let changes = score_update(&turn, &outcomes, &nodes, &bound);
+    let mut changes = changes;
     // 113: who forfeited is out of the game: no points, no penalty.
     let forfeited = tx.state().forfeited.clone();
     changes.retain(|c| !forfeited.contains(&c.player));
@@ -1589,7 +1683,12 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     let penalty = tx.params().non_voter_penalty;
     if penalty != 0 {
         for voter in &missed {
-            changes.push(change(voter.player, &voter.name, -penalty, Reason::NoVote));
+            changes.push(ScoreChange {
+                player: voter.player,
+                name: voter.name.clone(),
+                points: -penalty,
+                reason: Reason::NoVote,
+            });
         }
     }
     // 310, 112: n after the turn, and who reaches it.

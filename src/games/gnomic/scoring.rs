@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Numbers {
-    /// 304 and 421: "subtracting 291 from the ordinal number".
+    /// 304: "subtracting 291 from the ordinal number".
     pub ordinal_offset: i64,
+    /// 421: "(omicron-291) * (alpha/nu)".
+    pub penalty_offset: i64,
     /// 304: "between one and three rule changes"; 390: "Mu may not be higher than 3".
     pub max_proposals: u32,
     /// 204: "shall receive 10 points each".
@@ -39,6 +41,7 @@ impl Default for Numbers {
     fn default() -> Numbers {
         Numbers {
             ordinal_offset: 291,
+            penalty_offset: 291,
             max_proposals: 3,
             against_winner_bonus: 10,
             threshold_floor: 100,
@@ -111,7 +114,7 @@ pub fn proposal_points(numbers: &Numbers, ordinal: i64, tally: &Tally) -> i64 {
 /// 322's non-abstaining voters. A loss: returned as a positive number.
 pub fn failed_penalty(numbers: &Numbers, ordinal: i64, tally: &Tally) -> i64 {
     round_nearest(
-        (ordinal - numbers.ordinal_offset) * i64::from(tally.against),
+        (ordinal - numbers.penalty_offset) * i64::from(tally.against),
         i64::from(tally.voters()),
     )
 }

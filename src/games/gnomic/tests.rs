@@ -44,11 +44,13 @@ fn rule(number: u32, text: &str, mutable: bool) -> Rule {
     }
 }
 
-/// Rules 101 and 109 (immutable), 205 and 210 (mutable): the next ordinal is 301.
+/// Rules 101 and 119 (immutable), 205 and 210 (mutable): the next ordinal is 301.
+/// No rule a mechanic follows is among them, so the game plays by the texts it
+/// implements (the registry never held them: `bound`).
 fn small_ruleset() -> Vec<Rule> {
     vec![
         rule(101, "Follow the rules.", false),
-        rule(109, "Transmutation needs a unanimous vote.", false),
+        rule(119, "The name of this Nomic is \"Gnomic\".", false),
         rule(
             205,
             "An adopted rule-change takes full effect at the moment of the completion of the vote that adopted it.",
@@ -60,7 +62,19 @@ fn small_ruleset() -> Vec<Rule> {
 
 /// Alice, Bob, Carol and Dave have joined; `mod@x.org` is a moderator (no
 /// player); the rules given are in; the moderator started the game at t0.
-fn table_with(params: Params, rules: Vec<Rule>) -> Table {
+/// The hacks of these small rulesets are numbered from 301 and would enact
+/// rules under the mechanics' own numbers (304, 372, ...): the mechanics are
+/// bound at 10000 more, where no hack reaches (`rules_change` plays
+/// the bindings on the real page).
+fn table_with(mut params: Params, rules: Vec<Rule>) -> Table {
+    if params.rules == bound::Rules::default() {
+        params.rules = bound::Rules::shifted(10_000);
+    }
+    bound_table(params, rules)
+}
+
+/// `table_with`, the mechanics bound where `params` says.
+fn bound_table(params: Params, rules: Vec<Rule>) -> Table {
     let params = crate::games::Params::new(
         players::Params::default(),
         Officers {
@@ -365,7 +379,7 @@ fn rule_390_a_sacrifice_costs_nu_points_and_allows_mu_hacks() {
                 "turn",
                 "sacrifice 0",
                 "hack 302 \"Quiet\" repeals 210",
-                "hack 303 \"Now mutable\" transmutes 109",
+                "hack 303 \"Now mutable\" transmutes 119",
             ]
         ),
         "gnomic_too_many"
@@ -457,7 +471,7 @@ fn rule_390_the_sacrifice_is_paid_when_the_turn_is_posted() {
             "turn",
             "sacrifice 7",
             "hack 305 \"Quiet\" repeals 210",
-            "hack 306 \"Mutable\" transmutes 109",
+            "hack 306 \"Mutable\" transmutes 119",
         ],
     );
     assert_eq!(points(&table, "Alice"), before - nu);
@@ -1160,7 +1174,7 @@ fn every_announcement_renders_with_the_values_the_game_sends() {
             "replace from \"Players may listen.\" to \"Players may listen.\" with",
             "Players must listen.",
             "end",
-            "hack 303 \"Mutable\" transmutes 109",
+            "hack 303 \"Mutable\" transmutes 119",
             "if 302 adopted",
             "abstain 303",
         ],
