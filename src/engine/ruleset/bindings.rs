@@ -6,8 +6,8 @@
 //! an amendment changed only bound numbers), stopped (repealed, void, absent), or
 //! held (any other change, until a moderator rules). The decisions are events of
 //! the registry, so a replay reproduces the numbers at every instant, and a game
-//! asks `Ruleset::follows` and `Ruleset::value` instead of reading its rule's
-//! numbers from anywhere else. Pure: no game is named here.
+//! reads its rules' numbers from its decided bindings and nowhere else.
+//! Pure: no game is named here.
 
 use serde::{Deserialize, Serialize};
 
@@ -131,8 +131,9 @@ pub fn decide(
         text,
         values,
     };
-    let Some(current) = ruleset.get(rule) else {
-        if ruleset.was_repealed(rule) {
+    let number = ruleset.current_number(rule);
+    let Some(current) = ruleset.get(number) else {
+        if ruleset.was_repealed(number) {
             return binding(
                 Status::Stopped {
                     why: "repealed".into(),
@@ -388,26 +389,6 @@ impl Ruleset {
         self.bindings
             .iter()
             .find(|b| b.game == game && b.rule == rule)
-    }
-
-    /// Does the bot apply `game`'s rule `rule` now? A rule never decided is
-    /// followed (its game binds it, the registry never changed it).
-    pub fn follows(&self, game: &str, rule: u32) -> bool {
-        self.binding(game, rule)
-            .is_none_or(|b| b.status == Status::Follows)
-    }
-
-    /// Is what depends on `game`'s rule `rule` waiting for a moderator?
-    pub fn held(&self, game: &str, rule: u32) -> bool {
-        self.binding(game, rule)
-            .is_some_and(|b| matches!(b.status, Status::Held { .. }))
-    }
-
-    /// A bound number now: the amended value, or `start` (bot.toml's).
-    pub fn value(&self, game: &str, rule: u32, name: &str, start: i64) -> i64 {
-        self.binding(game, rule)
-            .and_then(|b| b.values.iter().find(|(n, _)| n == name))
-            .map_or(start, |(_, v)| *v)
     }
 }
 

@@ -109,6 +109,10 @@ pub struct Ruleset {
     /// (`bindings`); a bound rule with no entry was never changed.
     #[serde(default)]
     pub bindings: Vec<bindings::Binding>,
+    /// Rules that took a new number when amended or transmuted (Gnomic rule
+    /// 108), as (old, new), in order: a mechanic follows its rule there.
+    #[serde(default)]
+    pub renumbered: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,6 +145,12 @@ pub enum Event {
     TermUndefined {
         term: String,
         number: u32,
+    },
+    /// Rule `from`, amended or transmuted, is rule `to` from now on (Gnomic
+    /// rule 108: "it receives the ordinal number of the proposal").
+    Renumbered {
+        from: u32,
+        to: u32,
     },
     /// What the bot follows of a bound rule was decided again: after a change
     /// of the registry, or by a moderator's ruling (`by` and `reason`).
@@ -195,6 +205,22 @@ impl Ruleset {
 
     pub fn exists(&self, number: u32) -> bool {
         self.get(number).is_some()
+    }
+
+    /// The number rule `number` goes by now: itself, or the number an
+    /// amendment or transmutation gave it (and so on).
+    pub fn current_number(&self, number: u32) -> u32 {
+        let mut current = number;
+        // Each step moves to a later entry, so the walk ends.
+        let mut from = 0;
+        while let Some(index) = self.renumbered[from..]
+            .iter()
+            .position(|(old, _)| *old == current)
+        {
+            current = self.renumbered[from + index].1;
+            from += index + 1;
+        }
+        current
     }
 
     /// Was the rule repealed (it is in the history but not in effect)?
@@ -327,11 +353,18 @@ impl Ruleset {
     }
 
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
-        if let Event::Bound { binding, .. } = event {
-            self.bindings
-                .retain(|b| !(b.game == binding.game && b.rule == binding.rule));
-            self.bindings.push(binding.clone());
-            return;
+        match event {
+            Event::Bound { binding, .. } => {
+                self.bindings
+                    .retain(|b| !(b.game == binding.game && b.rule == binding.rule));
+                self.bindings.push(binding.clone());
+                return;
+            }
+            Event::Renumbered { from, to } => {
+                self.renumbered.push((*from, *to));
+                return;
+            }
+            _ => {}
         }
         match event {
             Event::Enacted {
@@ -399,7 +432,7 @@ impl Ruleset {
             }
             Event::TermDefined { term, number } => self.correct(term, *number, true),
             Event::TermUndefined { term, number } => self.correct(term, *number, false),
-            Event::Bound { .. } => {}
+            Event::Bound { .. } | Event::Renumbered { .. } => {}
         }
         self.glossary = build_glossary(&self.rules, &self.corrections);
     }

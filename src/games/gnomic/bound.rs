@@ -308,10 +308,13 @@ impl Bound {
         self.decided.iter().find(|b| b.rule == rule)
     }
 
-    /// Does the bot apply rule `rule` now?
+    /// Does the bot apply rule `rule` now? A held rule is applied by its
+    /// reading before the change to what is already under way (the count that
+    /// adopted the change); the next count waits for the ruling (`held`).
     pub fn follows(&self, rule: u32) -> bool {
-        self.binding(rule)
-            .is_none_or(|b| b.status == Status::Follows)
+        self.binding(rule).is_none_or(|b| {
+            matches!(b.status, Status::Follows | Status::Held { .. })
+        })
     }
 
     /// The rules held for a moderator's ruling, with what changed.

@@ -422,6 +422,10 @@ fn changes(hack: &Hack, ruleset: &Ruleset) -> Result<Vec<Event>, HackError> {
                     text,
                     mutable: true,
                 },
+                Event::Renumbered {
+                    from: *rule,
+                    to: hack.number,
+                },
             ])
         }
         Change::Repeal { rule } => {
@@ -441,6 +445,10 @@ fn changes(hack: &Hack, ruleset: &Ruleset) -> Result<Vec<Event>, HackError> {
                     name: hack.title.clone(),
                     text: current.text.clone(),
                     mutable: !current.mutable,
+                },
+                Event::Renumbered {
+                    from: *rule,
+                    to: hack.number,
                 },
             ])
         }
