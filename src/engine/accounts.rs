@@ -867,6 +867,59 @@ mod tests {
     }
 
     #[test]
+    fn a_player_gives_to_the_treasury_but_never_beyond_what_they_hold() {
+        let mut accounts = Accounts::with_currencies(game_currencies());
+        fund(&mut accounts, 1, "A$", "3");
+        let alice = ctx("alice@example.org", true);
+        let short = run(&mut accounts, "give 5 A$ to the Treasury", &alice).unwrap_err();
+        assert_eq!(short.0.code, "accounts_short");
+        assert_eq!(accounts.balance(Holder::Treasury, "A$"), rational("0"));
+        let done = run(&mut accounts, "give 2 a$ to THE  treasury", &alice).unwrap();
+        assert_eq!(done.mail[0].values["to"], "the Treasury");
+        assert_eq!(done.mail[0].values["to_balance"], "2");
+        assert_eq!(done.sentence.args["to"], "the Treasury");
+        assert!(matches!(
+            done.events[0],
+            Event::Transferred {
+                from: Holder::Player(1),
+                to: Holder::Treasury,
+                ..
+            }
+        ));
+        let done = run(&mut accounts, "give 1 A$ to Treasury", &alice).unwrap();
+        assert_eq!(done.mail[0].values["to_balance"], "3");
+        assert_eq!(accounts.balance(Holder::Treasury, "A$"), rational("3"));
+        assert_eq!(accounts.balance(Holder::Player(1), "A$"), rational("0"));
+        let balances = run(&mut accounts, "balance", &ctx("alice@example.org", false)).unwrap();
+        assert_eq!(
+            balances.sentence.args["treasury"][1],
+            json!({"currency": "A$", "amount": "3"})
+        );
+    }
+
+    #[test]
+    fn the_treasury_is_named_in_any_case_and_look_but_no_other_name_is() {
+        for name in [
+            "the Treasury",
+            "Treasury",
+            "THE TREASURY",
+            " the   treasury ",
+            "Тreasury",
+        ] {
+            assert!(names_the_treasury(name), "{name:?}");
+        }
+        for name in [
+            "Treasurer",
+            "the Treasury's",
+            "a Treasury",
+            "Treasury Bob",
+            "",
+        ] {
+            assert!(!names_the_treasury(name), "{name:?}");
+        }
+    }
+
+    #[test]
     fn refusals_say_why() {
         let mut accounts = Accounts::with_currencies(game_currencies());
         fund(&mut accounts, 1, "points", "3");

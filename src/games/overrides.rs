@@ -499,6 +499,43 @@ mod tests {
     }
 
     #[test]
+    fn adjust_reads_the_treasury_as_a_name_and_every_override_wants_its_reason() {
+        match parse_adjust::<()>("the Treasury -6 1/403 money Because a fine") {
+            Ok(Command::Adjust {
+                name,
+                amount,
+                currency,
+                reason,
+            }) => assert_eq!(
+                (
+                    name.as_str(),
+                    amount.as_str(),
+                    currency.as_str(),
+                    reason.as_str()
+                ),
+                ("the Treasury", "-6 1/403", "money", "a fine")
+            ),
+            other => panic!("{other:?}"),
+        }
+        let code = |result: Result<Command<()>, NotUnderstood>| result.unwrap_err().0.code;
+        assert_eq!(code(parse_adjust("Bob 5 A$")), "reason_required");
+        assert_eq!(code(parse_adjust("Bob 5 A$ because ")), "reason_required");
+        assert_eq!(code(parse_adjust("Bob because lots")), "usage");
+        assert!(matches!(
+            parse_void::<()>("<a@x.org>"),
+            Some(Err(NotUnderstood(sentence))) if sentence.code == "reason_required"
+        ));
+        assert!(
+            parse_void::<()>("Alice move because a slip").is_none(),
+            "a game's own void"
+        );
+        assert!(matches!(
+            parse_void::<()>("<a@x.org> BECAUSE a slip"),
+            Some(Ok(Command::Void { message_id, reason })) if message_id == "a@x.org" && reason == "a slip"
+        ));
+    }
+
+    #[test]
     fn a_void_of_a_void_restores_and_a_void_of_that_voids_again() {
         let (a, v1, v2, v3) = (joined(1, "Alice"), void("a"), void("v1"), void("v2"));
         let mut records = vec![(at(0), "mail:<a>", &a), (at(1), "mail:<v1>", &v1)];

@@ -802,6 +802,8 @@ fn a_reason_too_long_is_refused_and_never_reaches_the_list() {
         "nothing announced"
     );
     assert_eq!(bot.state_json()["players"]["players"][0]["in_gaol"], false);
+    let aside = bot.inbox_with_status("aside");
+    assert_eq!(aside.lines().count(), 1, "the megabyte's message: {aside}");
 }
 
 /// Issue 21, item 14: `outbox --json` shows Message-ID and In-Reply-To as they
