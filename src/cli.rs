@@ -268,7 +268,7 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
 /// every header in order (encoded words decoded, folded lines joined) and the
 /// body as text.
 fn whole_message(raw: &[u8]) -> serde_json::Value {
-    use mail_parser::{HeaderValue, MessageParser};
+    use mail_parser::{HeaderName, HeaderValue, MessageParser};
     let Some(message) = MessageParser::default().parse(raw) else {
         return serde_json::json!({ "unreadable": String::from_utf8_lossy(raw) });
     };
@@ -284,24 +284,37 @@ fn whole_message(raw: &[u8]) -> serde_json::Value {
         })
         .unwrap_or_default()
     };
+    // A header's value as written, folded lines joined.
+    let raw_value = |header: &mail_parser::Header<'_>| {
+        let span = raw
+            .get(header.offset_start() as usize..header.offset_end() as usize)
+            .unwrap_or_default();
+        String::from_utf8_lossy(span)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let headers: Vec<serde_json::Value> = message
         .headers()
         .iter()
         .map(|header| {
+            // Message identifiers as they stand in the header, angle brackets and
+            // all: the parser hands them back bare, and an operator compares them
+            // with a `void <MESSAGE-ID>` or a player's In-Reply-To.
+            let identifiers = matches!(
+                header.name,
+                HeaderName::MessageId
+                    | HeaderName::InReplyTo
+                    | HeaderName::References
+                    | HeaderName::ResentMessageId
+            );
             let value = match header.value() {
+                _ if identifiers => raw_value(header),
                 HeaderValue::Address(list) => addresses(Some(list)).join(", "),
                 HeaderValue::Text(_) | HeaderValue::TextList(_) => {
                     header.value().as_text_list().unwrap_or_default().join(", ")
                 }
-                _ => {
-                    let span = raw
-                        .get(header.offset_start() as usize..header.offset_end() as usize)
-                        .unwrap_or_default();
-                    String::from_utf8_lossy(span)
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }
+                _ => raw_value(header),
             };
             serde_json::json!({ "name": header.name(), "value": value })
         })

@@ -209,6 +209,19 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("no_pending_alias", &[("address", "a@x.org")]),
     ("usage", &[("usage", "join NAME")]),
     (
+        "reason_required",
+        &[("usage", "gaol PLAYER because REASON")],
+    ),
+    ("reason_too_long", &[("chars", "1001"), ("max", "1000")]),
+    (
+        "name_reserved",
+        &[("name", "the Treasury"), ("reserved", "treasury")],
+    ),
+    (
+        "name_reserved",
+        &[("name", "Eve because"), ("reserved", "because")],
+    ),
+    (
         "unknown_command",
         &[("tag", "nomic"), ("commands", "join NAME")],
     ),

@@ -18,7 +18,7 @@ use num_traits::{Signed, Zero};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::players::{PlayerId, Registry};
+use super::players::{Look, PlayerId, Registry};
 use super::{
     Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, Timestamp, human_time, split_verb,
 };
@@ -334,6 +334,17 @@ pub mod rational_text {
     }
 }
 
+/// Whether a name written in a command means the Treasury: "the Treasury" or
+/// "Treasury", in any case and spacing, or a name that looks like either as a
+/// player's name would (`players::Look`: a Cyrillic Т is still the Treasury).
+/// It always means the account: no player may take such a name (`join` and
+/// `rename` refuse it), so `give`, `adjust` and the inventory never have to guess.
+pub fn names_the_treasury(name: &str) -> bool {
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let look = Look::of(&name);
+    look.same_as(&Look::of("Treasury")) || look.same_as(&Look::of("the Treasury"))
+}
+
 impl fmt::Display for Holder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -584,29 +595,33 @@ impl Accounts {
                 currency,
                 recipient,
             } => {
-                let wanted = recipient.to_lowercase();
-                let recipient = players
-                    .active()
-                    .find(|player| player.name.to_lowercase() == wanted)
-                    .ok_or_else(|| {
-                        Refusal(
-                            Sentence::new("accounts_unknown_player")
-                                .arg("name", &recipient)
-                                .arg(
-                                    "players",
-                                    players
-                                        .active()
-                                        .map(|player| player.name.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", "),
-                                ),
-                        )
-                    })?;
-                if recipient.id == me.id {
-                    return Err(Sentence::new("accounts_same_holder").into());
-                }
+                let (to, to_name) = if names_the_treasury(&recipient) {
+                    (Holder::Treasury, "the Treasury".to_owned())
+                } else {
+                    let wanted = recipient.to_lowercase();
+                    let found = players
+                        .active()
+                        .find(|player| player.name.to_lowercase() == wanted)
+                        .ok_or_else(|| {
+                            Refusal(
+                                Sentence::new("accounts_unknown_player")
+                                    .arg("name", &recipient)
+                                    .arg(
+                                        "players",
+                                        players
+                                            .active()
+                                            .map(|player| player.name.as_str())
+                                            .collect::<Vec<_>>()
+                                            .join(", "),
+                                    ),
+                            )
+                        })?;
+                    if found.id == me.id {
+                        return Err(Sentence::new("accounts_same_holder").into());
+                    }
+                    (Holder::Player(found.id), found.name.clone())
+                };
                 let from = Holder::Player(me.id);
-                let to = Holder::Player(recipient.id);
                 let reason = format!("a gift from {} (\"give\" under [{TAG}])", me.name);
                 let event = self.transfer(from, to, &currency, &amount, &reason)?;
                 // The configured name, not the alias the player wrote: `transfer`
@@ -629,7 +644,7 @@ impl Accounts {
                         "accounts_transfer",
                         json!({
                             "from": me.name,
-                            "to": recipient.name,
+                            "to": to_name,
                             "amount": amount,
                             "currency": currency,
                             "reason": reason,
@@ -641,12 +656,16 @@ impl Accounts {
                     sentence: Sentence::new("accounts_given")
                         .arg("amount", amount)
                         .arg("currency", currency)
-                        .arg("to", &recipient.name)
+                        .arg("to", &to_name)
                         .arg("balance", from_balance),
                 })
             }
             Command::Balance => {
                 let balances = self.balances_of(Holder::Player(me.id));
+                // The Treasury's too: it is an account like any other, which
+                // players pay into, and its balance is announced with every
+                // payment anyway.
+                let treasury = self.balances_of(Holder::Treasury);
                 if ctx.public {
                     // Balances are answered privately even when asked on the list.
                     Ok(Done {
@@ -658,6 +677,7 @@ impl Accounts {
                             json!({
                                 "name": me.name,
                                 "balances": balances,
+                                "treasury": treasury,
                                 "at": human_time(ctx.now),
                             }),
                         )],
@@ -667,7 +687,9 @@ impl Accounts {
                     Ok(Done {
                         events: Vec::new(),
                         mail: Vec::new(),
-                        sentence: Sentence::new("accounts_balances").arg("balances", balances),
+                        sentence: Sentence::new("accounts_balances")
+                            .arg("balances", balances)
+                            .arg("treasury", treasury),
                     })
                 }
             }
@@ -842,6 +864,59 @@ mod tests {
             accounts.scores("money"),
             vec![(2, rational("2419/403")), (1, rational("402/403"))]
         );
+    }
+
+    #[test]
+    fn a_player_gives_to_the_treasury_but_never_beyond_what_they_hold() {
+        let mut accounts = Accounts::with_currencies(game_currencies());
+        fund(&mut accounts, 1, "A$", "3");
+        let alice = ctx("alice@example.org", true);
+        let short = run(&mut accounts, "give 5 A$ to the Treasury", &alice).unwrap_err();
+        assert_eq!(short.0.code, "accounts_short");
+        assert_eq!(accounts.balance(Holder::Treasury, "A$"), rational("0"));
+        let done = run(&mut accounts, "give 2 a$ to THE  treasury", &alice).unwrap();
+        assert_eq!(done.mail[0].values["to"], "the Treasury");
+        assert_eq!(done.mail[0].values["to_balance"], "2");
+        assert_eq!(done.sentence.args["to"], "the Treasury");
+        assert!(matches!(
+            done.events[0],
+            Event::Transferred {
+                from: Holder::Player(1),
+                to: Holder::Treasury,
+                ..
+            }
+        ));
+        let done = run(&mut accounts, "give 1 A$ to Treasury", &alice).unwrap();
+        assert_eq!(done.mail[0].values["to_balance"], "3");
+        assert_eq!(accounts.balance(Holder::Treasury, "A$"), rational("3"));
+        assert_eq!(accounts.balance(Holder::Player(1), "A$"), rational("0"));
+        let balances = run(&mut accounts, "balance", &ctx("alice@example.org", false)).unwrap();
+        assert_eq!(
+            balances.sentence.args["treasury"][1],
+            json!({"currency": "A$", "amount": "3"})
+        );
+    }
+
+    #[test]
+    fn the_treasury_is_named_in_any_case_and_look_but_no_other_name_is() {
+        for name in [
+            "the Treasury",
+            "Treasury",
+            "THE TREASURY",
+            " the   treasury ",
+            "Тreasury",
+        ] {
+            assert!(names_the_treasury(name), "{name:?}");
+        }
+        for name in [
+            "Treasurer",
+            "the Treasury's",
+            "a Treasury",
+            "Treasury Bob",
+            "",
+        ] {
+            assert!(!names_the_treasury(name), "{name:?}");
+        }
     }
 
     #[test]

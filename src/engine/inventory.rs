@@ -10,8 +10,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::accounts::names_the_treasury;
 use super::players::{PlayerId, Registry};
-use super::{Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, human_time, split_verb};
+use super::{
+    Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, human_time, split_reason,
+    split_verb,
+};
 
 /// Where an entity is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,42 +112,49 @@ pub fn parse(line: &str) -> Option<Result<Command, NotUnderstood>> {
         "inventory" => Ok(Command::Show {
             name: (!rest.is_empty()).then(|| rest.to_owned()),
         }),
-        "create" => (|| {
-            let (what, reason) = rest.split_once(" because ")?;
-            let (what, description) = match what.split_once(':') {
-                Some((what, description)) => (what, description.trim()),
-                None => (what, ""),
-            };
-            let at = what.to_ascii_lowercase().rfind(" for ")?;
-            let (kind, name) = (what[..at].trim(), what[at + 5..].trim());
-            (!kind.is_empty() && !name.is_empty() && !reason.trim().is_empty()).then(|| {
-                Command::Create {
+        "create" => {
+            let form = "create KIND for PLAYER [: DESCRIPTION] because REASON";
+            split_reason(rest, form).and_then(|(what, reason)| {
+                let (what, description) = match what.split_once(':') {
+                    Some((what, description)) => (what, description.trim()),
+                    None => (what, ""),
+                };
+                let at = what
+                    .to_ascii_lowercase()
+                    .rfind(" for ")
+                    .ok_or_else(|| usage(form))?;
+                let (kind, name) = (what[..at].trim(), what[at + 5..].trim());
+                if kind.is_empty() || name.is_empty() {
+                    return Err(usage(form));
+                }
+                Ok(Command::Create {
                     kind: kind.to_owned(),
                     name: name.to_owned(),
                     description: description.to_owned(),
-                    reason: reason.trim().to_owned(),
-                }
+                    reason,
+                })
             })
-        })()
-        .ok_or_else(|| usage("create KIND for PLAYER [: DESCRIPTION] because REASON")),
-        "transfer" => (|| {
-            let (what, reason) = rest.split_once(" because ")?;
-            let (id, to) = what.split_once(" to ")?;
-            Some(Command::Transfer {
-                id: entity_number(id)?,
-                to: to.trim().to_owned(),
-                reason: reason.trim().to_owned(),
+        }
+        "transfer" => {
+            let form = "transfer #NUMBER to PLAYER because REASON";
+            split_reason(rest, form).and_then(|(what, reason)| {
+                let (id, to) = what.split_once(" to ").ok_or_else(|| usage(form))?;
+                Ok(Command::Transfer {
+                    id: entity_number(id).ok_or_else(|| usage(form))?,
+                    to: to.trim().to_owned(),
+                    reason,
+                })
             })
-        })()
-        .ok_or_else(|| usage("transfer #NUMBER to PLAYER because REASON")),
-        "destroy" => (|| {
-            let (id, reason) = rest.split_once(" because ")?;
-            Some(Command::Destroy {
-                id: entity_number(id)?,
-                reason: reason.trim().to_owned(),
+        }
+        "destroy" => {
+            let form = "destroy #NUMBER because REASON";
+            split_reason(rest, form).and_then(|(id, reason)| {
+                Ok(Command::Destroy {
+                    id: entity_number(id).ok_or_else(|| usage(form))?,
+                    reason,
+                })
             })
-        })()
-        .ok_or_else(|| usage("destroy #NUMBER because REASON")),
+        }
         _ => return None,
     })
 }
@@ -210,8 +221,7 @@ impl Inventory {
                 .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))
         };
         let owner_of = |name: &str| -> Result<Owner, Refusal> {
-            let bare = name.trim().trim_start_matches("the ").trim();
-            if bare.eq_ignore_ascii_case("treasury") {
+            if names_the_treasury(name) {
                 Ok(Owner::Treasury)
             } else {
                 player(name).map(|p| Owner::Player(p.id))

@@ -201,7 +201,78 @@ pub fn split_verb(line: &str) -> (String, &str) {
     }
 }
 
+/// The longest reason an override takes, in characters: a reason is announced to
+/// the whole list and kept in the log for good, so a megabyte of it (a mistake, or
+/// a moderator's mailbox in the wrong hands) is refused rather than broadcast.
+pub const MAX_REASON_CHARS: usize = 1000;
+
+/// Splits an override's `WHAT because REASON` at the first word "because" (any
+/// case, whitespace on both sides), and checks the reason: every override takes
+/// one, so that it stands on its own in the archive. `form` is how the command is
+/// written ("gaol PLAYER because REASON"), named by the refusal when the reason is
+/// missing or empty. The first "because" is the split, so no player's name may
+/// hold the word (`players::Registry` refuses such a name).
+pub fn split_reason<'a>(rest: &'a str, form: &str) -> Result<(&'a str, String), NotUnderstood> {
+    let missing = || NotUnderstood(Sentence::new("reason_required").arg("usage", form));
+    // ASCII lower-casing keeps every byte where it was, so the offsets found in
+    // `lower` are offsets in `rest`, on character boundaries ("because" is ASCII).
+    let lower = rest.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find("because") {
+        let (start, end) = (from + found, from + found + "because".len());
+        let word_starts = start == 0 || lower[..start].ends_with(char::is_whitespace);
+        let word_ends = end == lower.len() || lower[end..].starts_with(char::is_whitespace);
+        if word_starts && word_ends {
+            let reason = rest[end..].split_whitespace().collect::<Vec<_>>().join(" ");
+            if reason.is_empty() {
+                return Err(missing());
+            }
+            let chars = reason.chars().count();
+            if chars > MAX_REASON_CHARS {
+                return Err(NotUnderstood(
+                    Sentence::new("reason_too_long")
+                        .arg("chars", chars)
+                        .arg("max", MAX_REASON_CHARS),
+                ));
+            }
+            return Ok((rest[..start].trim(), reason));
+        }
+        from = end;
+    }
+    Err(missing())
+}
+
 /// Time in a form a player reads: `2026-11-21 23:50 UTC`.
 pub fn human_time(at: Timestamp) -> String {
     at.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overrides_reason_is_split_at_the_first_because_and_must_say_something() {
+        let form = "gaol PLAYER because REASON";
+        assert_eq!(
+            split_reason("Bob  Because he  cheated because twice", form).unwrap(),
+            ("Bob", "he cheated because twice".to_owned())
+        );
+        assert_eq!(
+            split_reason("Becausewhy\tbecause\tasked", form).unwrap(),
+            ("Becausewhy", "asked".to_owned()),
+            "a word containing \"because\" is no split: only the word is"
+        );
+        for missing in ["Bob", "Bob because", "Bob because   ", "Bob becausewhy", ""] {
+            let refused = split_reason(missing, form).unwrap_err().0;
+            assert_eq!(refused.code, "reason_required", "{missing:?}");
+            assert_eq!(refused.args["usage"], form);
+        }
+        let long = format!("Bob because {}", "x".repeat(MAX_REASON_CHARS + 1));
+        let refused = split_reason(&long, form).unwrap_err().0;
+        assert_eq!(refused.code, "reason_too_long");
+        assert_eq!(refused.args["chars"], MAX_REASON_CHARS + 1);
+        let longest = format!("Bob because {}", "x".repeat(MAX_REASON_CHARS));
+        assert!(split_reason(&longest, form).is_ok());
+    }
 }

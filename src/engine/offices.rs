@@ -13,6 +13,7 @@ use super::game::Officers;
 use super::{
     Address, Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, human_time,
     players::{self, Registry},
+    split_reason,
 };
 
 /// The office of the officers who keep the rules (`[officers] rules`).
@@ -74,15 +75,18 @@ pub fn parse(verb: &str, rest: &str) -> Option<Result<Command, NotUnderstood>> {
     if verb != "appoint" && verb != "dismiss" {
         return None;
     }
+    let form = format!("{verb} OFFICE ADDRESS because REASON");
+    let (what, reason) = match split_reason(rest, &form) {
+        Ok(split) => split,
+        Err(refused) => return Some(Err(refused)),
+    };
     let parsed = (|| {
-        let (what, reason) = rest.split_once(" because ")?;
-        let reason = reason.trim();
         let (office, who) = what.trim().rsplit_once(char::is_whitespace)?;
         let office = office.split_whitespace().collect::<Vec<_>>().join(" ");
-        if reason.is_empty() || office.is_empty() {
+        if office.is_empty() {
             return None;
         }
-        let (office, who, reason) = (office, who.trim().to_owned(), reason.to_owned());
+        let who = who.trim().to_owned();
         Some(if verb == "appoint" {
             Command::Appoint {
                 office,

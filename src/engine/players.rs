@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{
     Address, Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, Timestamp, human_time,
-    split_verb,
+    split_reason, split_verb,
 };
 
 pub const TAG: &str = "nomic";
@@ -170,17 +170,36 @@ pub enum Event {
     VacationEnded {
         id: PlayerId,
     },
+    /// A moderator's override, as the four below: `officer` and `reason` are
+    /// recorded from the release that asked every override for a reason (issue
+    /// 21); a log written before holds neither, and reads them as empty.
     Gaoled {
         id: PlayerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        officer: Option<Address>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
     },
     Released {
         id: PlayerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        officer: Option<Address>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
     },
     MarkedInactive {
         id: PlayerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        officer: Option<Address>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
     },
     MarkedActive {
         id: PlayerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        officer: Option<Address>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
     },
     HomeSet {
         id: PlayerId,
@@ -218,19 +237,23 @@ pub enum Command {
     Home {
         name: String,
     },
-    /// A moderator's: put a player in Gaol, or let them out.
+    /// A moderator's: put a player in Gaol, or let them out, with the reason.
     Gaol {
         name: String,
+        reason: String,
     },
     Release {
         name: String,
+        reason: String,
     },
-    /// A moderator's: a player stops or starts counting as active.
+    /// A moderator's: a player stops or starts counting as active, with the reason.
     Deactivate {
         name: String,
+        reason: String,
     },
     Activate {
         name: String,
+        reason: String,
     },
 }
 
@@ -265,11 +288,22 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "back" if rest.is_empty() => Ok(Command::Back),
         "home" if !rest.is_empty() => Ok(Command::Home { name: rest.to_owned() }),
         "home" => Err(usage("home NAME")),
-        "gaol" | "jail" if !rest.is_empty() => Ok(Command::Gaol { name: rest.to_owned() }),
-        "release" if !rest.is_empty() => Ok(Command::Release { name: rest.to_owned() }),
-        "deactivate" if !rest.is_empty() => Ok(Command::Deactivate { name: rest.to_owned() }),
-        "activate" if !rest.is_empty() => Ok(Command::Activate { name: rest.to_owned() }),
-        "gaol" | "jail" | "release" | "deactivate" | "activate" => Err(usage(&format!("{verb} PLAYER"))),
+        "gaol" | "jail" | "release" | "deactivate" | "activate" => {
+            // An override takes a reason, like `adjust` and `as`: without one,
+            // "deactivate Bob because he left" made "Bob because he left" the name.
+            let form = format!("{verb} PLAYER because REASON");
+            let (name, reason) = split_reason(rest, &form)?;
+            if name.is_empty() {
+                return Err(usage(&form));
+            }
+            let name = name.to_owned();
+            Ok(match verb.as_str() {
+                "gaol" | "jail" => Command::Gaol { name, reason },
+                "release" => Command::Release { name, reason },
+                "deactivate" => Command::Deactivate { name, reason },
+                _ => Command::Activate { name, reason },
+            })
+        }
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
@@ -462,10 +496,10 @@ impl Registry {
                 self.with(*id, |p| p.vacation_until = Some(*until))
             }
             Event::VacationEnded { id } => self.with(*id, |p| p.vacation_until = None),
-            Event::Gaoled { id } => self.with(*id, |p| p.in_gaol = true),
-            Event::Released { id } => self.with(*id, |p| p.in_gaol = false),
-            Event::MarkedInactive { id } => self.with(*id, |p| p.inactive = true),
-            Event::MarkedActive { id } => self.with(*id, |p| p.inactive = false),
+            Event::Gaoled { id, .. } => self.with(*id, |p| p.in_gaol = true),
+            Event::Released { id, .. } => self.with(*id, |p| p.in_gaol = false),
+            Event::MarkedInactive { id, .. } => self.with(*id, |p| p.inactive = true),
+            Event::MarkedActive { id, .. } => self.with(*id, |p| p.inactive = false),
             Event::HomeSet { id, home } => self.with(*id, |p| p.home = Some(home.clone())),
             Event::PassphraseSet {
                 address,
@@ -734,16 +768,15 @@ impl Registry {
                     sentence: Sentence::new("home_set").arg("home", home),
                 })
             }
-            Command::Gaol { name }
-            | Command::Release { name }
-            | Command::Deactivate { name }
-            | Command::Activate { name }
+            Command::Gaol { .. }
+            | Command::Release { .. }
+            | Command::Deactivate { .. }
+            | Command::Activate { .. }
                 if !is_moderator =>
             {
-                let _ = name;
                 Err(Sentence::new("moderators_only").into())
             }
-            Command::Gaol { name } => {
+            Command::Gaol { name, reason } => {
                 let player = self.by_name(&name).ok_or_else(|| no_such_player(&name))?;
                 if player.in_gaol {
                     return Err(Sentence::new("already_in_gaol")
@@ -751,13 +784,17 @@ impl Registry {
                         .into());
                 }
                 Ok(announced(
-                    Event::Gaoled { id: player.id },
+                    Event::Gaoled {
+                        id: player.id,
+                        officer: Some(ctx.sender.clone()),
+                        reason: reason.clone(),
+                    },
                     "player_gaoled",
-                    json!({ "name": player.name, "officer": ctx.signature(), "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "officer": ctx.signature(), "reason": reason, "at": human_time(ctx.now) }),
                     Sentence::new("gaoled").arg("name", &player.name),
                 ))
             }
-            Command::Release { name } => {
+            Command::Release { name, reason } => {
                 let player = self.by_name(&name).ok_or_else(|| no_such_player(&name))?;
                 if !player.in_gaol {
                     return Err(Sentence::new("not_in_gaol")
@@ -765,29 +802,49 @@ impl Registry {
                         .into());
                 }
                 Ok(announced(
-                    Event::Released { id: player.id },
+                    Event::Released {
+                        id: player.id,
+                        officer: Some(ctx.sender.clone()),
+                        reason: reason.clone(),
+                    },
                     "player_released",
-                    json!({ "name": player.name, "officer": ctx.signature(), "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "officer": ctx.signature(), "reason": reason, "at": human_time(ctx.now) }),
                     Sentence::new("released").arg("name", &player.name),
                 ))
             }
-            Command::Deactivate { ref name } | Command::Activate { ref name } => {
-                let player = self.by_name(name).ok_or_else(|| no_such_player(name))?;
+            Command::Deactivate {
+                ref name,
+                ref reason,
+            }
+            | Command::Activate {
+                ref name,
+                ref reason,
+            } => {
                 let deactivate = matches!(command, Command::Deactivate { .. });
+                let player = self.by_name(name).ok_or_else(|| no_such_player(name))?;
                 if player.inactive == deactivate {
                     return Err(Sentence::new("standing_unchanged")
                         .arg("name", &player.name)
                         .into());
                 }
+                let (id, officer) = (player.id, Some(ctx.sender.clone()));
                 let event = if deactivate {
-                    Event::MarkedInactive { id: player.id }
+                    Event::MarkedInactive {
+                        id,
+                        officer,
+                        reason: reason.clone(),
+                    }
                 } else {
-                    Event::MarkedActive { id: player.id }
+                    Event::MarkedActive {
+                        id,
+                        officer,
+                        reason: reason.clone(),
+                    }
                 };
                 Ok(announced(
                     event,
                     "player_standing",
-                    json!({ "name": player.name, "active": !deactivate, "officer": ctx.signature(), "at": human_time(ctx.now) }),
+                    json!({ "name": player.name, "active": !deactivate, "officer": ctx.signature(), "reason": reason, "at": human_time(ctx.now) }),
                     Sentence::new("standing_changed")
                         .arg("name", &player.name)
                         .arg("active", !deactivate),
@@ -826,6 +883,26 @@ impl Registry {
             return Err(Sentence::new("bad_name")
                 .arg("name", &name)
                 .arg("max", params.max_name_chars)
+                .into());
+        }
+        // Two names would make a command mean two things: "the Treasury" is an
+        // account (`give 5 A$ to the Treasury`), and "because" starts a
+        // moderator's reason (`gaol NAME because REASON`). Look-alikes of the
+        // Treasury's name are refused as the name itself is.
+        let reserved = if super::accounts::names_the_treasury(&name) {
+            Some("treasury")
+        } else if name
+            .split_whitespace()
+            .any(|word| word.eq_ignore_ascii_case("because"))
+        {
+            Some("because")
+        } else {
+            None
+        };
+        if let Some(reserved) = reserved {
+            return Err(Sentence::new("name_reserved")
+                .arg("name", &name)
+                .arg("reserved", reserved)
                 .into());
         }
         if let Some(other) = self.name_taken_by_other(&name, me) {
@@ -1095,35 +1172,136 @@ mod tests {
         let mut registry = Registry::default();
         run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
         assert_eq!(
-            run(&mut registry, "gaol Alice", &ctx("a@x.org", 1))
-                .unwrap_err()
-                .0
-                .code,
+            run(
+                &mut registry,
+                "gaol Alice because a test",
+                &ctx("a@x.org", 1)
+            )
+            .unwrap_err()
+            .0
+            .code,
             "moderators_only"
         );
-        run(&mut registry, "gaol alice", &ctx("mod@x.org", 1)).unwrap();
+        run(
+            &mut registry,
+            "gaol alice because a test",
+            &ctx("mod@x.org", 1),
+        )
+        .unwrap();
         assert!(registry.players[0].in_gaol);
         assert_eq!(registry.active_at(ctx("", 2).now).count(), 1);
         assert_eq!(
-            run(&mut registry, "gaol Alice", &ctx("mod@x.org", 2))
-                .unwrap_err()
-                .0
-                .code,
+            run(
+                &mut registry,
+                "gaol Alice because again",
+                &ctx("mod@x.org", 2)
+            )
+            .unwrap_err()
+            .0
+            .code,
             "already_in_gaol"
         );
-        run(&mut registry, "release Alice", &ctx("mod@x.org", 3)).unwrap();
+        run(
+            &mut registry,
+            "release Alice because served",
+            &ctx("mod@x.org", 3),
+        )
+        .unwrap();
         assert!(!registry.players[0].in_gaol);
         assert_eq!(
-            run(&mut registry, "gaol Nobody", &ctx("mod@x.org", 3))
-                .unwrap_err()
-                .0
-                .code,
+            run(
+                &mut registry,
+                "gaol Nobody because a test",
+                &ctx("mod@x.org", 3)
+            )
+            .unwrap_err()
+            .0
+            .code,
             "no_such_player"
         );
-        run(&mut registry, "deactivate Alice", &ctx("mod@x.org", 4)).unwrap();
+        run(
+            &mut registry,
+            "deactivate Alice because she is away",
+            &ctx("mod@x.org", 4),
+        )
+        .unwrap();
         assert_eq!(registry.active_at(ctx("", 5).now).count(), 0);
         run(&mut registry, "home The Old Mill", &ctx("a@x.org", 5)).unwrap();
         assert_eq!(registry.players[0].home_name(), "The Old Mill");
+    }
+
+    #[test]
+    fn every_standing_override_takes_a_reason_recorded_in_the_event_and_the_announcement() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        for verb in ["gaol", "jail", "release", "deactivate", "activate"] {
+            for line in [format!("{verb} Alice"), format!("{verb} Alice because ")] {
+                let refused = parse(&line).unwrap_err().0;
+                assert_eq!(refused.code, "reason_required", "{line}");
+                assert_eq!(
+                    refused.args["usage"],
+                    format!("{verb} PLAYER because REASON")
+                );
+            }
+            assert_eq!(
+                parse(&format!("{verb} because x")).unwrap_err().0.code,
+                "usage"
+            );
+        }
+        let mail = run(
+            &mut registry,
+            "deactivate alice Because she has not played for a month",
+            &ctx("mod@x.org", 1),
+        )
+        .unwrap();
+        assert_eq!(mail[0].values["reason"], "she has not played for a month");
+        assert_eq!(mail[0].values["name"], "Alice");
+        let done = registry
+            .apply(
+                parse("gaol Alice because a test").unwrap(),
+                &ctx("mod@x.org", 2),
+                &Params::default(),
+                true,
+            )
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&done.events[0]).unwrap(),
+            json!({"kind": "gaoled", "id": 1, "officer": "mod@x.org", "reason": "a test"})
+        );
+        // A log written before reasons were recorded still reads.
+        let old: Event =
+            serde_json::from_value(json!({"kind": "marked_inactive", "id": 1})).unwrap();
+        assert_eq!(
+            old,
+            Event::MarkedInactive {
+                id: 1,
+                officer: None,
+                reason: String::new()
+            }
+        );
+    }
+
+    #[test]
+    fn no_name_may_be_the_treasurys_or_hold_the_word_because() {
+        let mut registry = Registry::default();
+        for name in [
+            "Treasury",
+            "the treasury",
+            "The  Treasury",
+            "Тreasury",
+            "Bob because",
+            "Eve BECAUSE x",
+        ] {
+            let refused = run(&mut registry, &format!("join {name}"), &ctx("a@x.org", 0))
+                .unwrap_err()
+                .0;
+            assert_eq!(refused.code, "name_reserved", "{name}");
+        }
+        run(&mut registry, "join Treasurer Becauser", &ctx("a@x.org", 0)).unwrap();
+        let refused = run(&mut registry, "rename Treasury", &ctx("a@x.org", 1))
+            .unwrap_err()
+            .0;
+        assert_eq!(refused.args["reserved"], "treasury");
     }
 
     #[test]

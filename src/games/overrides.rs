@@ -13,7 +13,7 @@ use crate::engine::accounts::{self, Holder};
 use crate::engine::game::{SharedEvent, View};
 use crate::engine::{
     Address, Audience, Ctx, LineReport, Mail, NotUnderstood, Refusal, Sentence, Status, Timestamp,
-    human_time, players, random, split_verb,
+    human_time, players, random, split_reason, split_verb,
 };
 
 use super::router::apply_line;
@@ -68,9 +68,11 @@ pub fn parse<G: Registered>(
     match verb.as_str() {
         "as" => Some(parse_on_behalf::<G>(rest, tag)),
         "void" => match parse_void(rest) {
-            Some(void) => Some(Ok(void)),
-            None if game_understood => None,
-            None => Some(Err(usage("void <MESSAGE-ID> because REASON"))),
+            Some(Ok(void)) => Some(Ok(void)),
+            // A game's own `void` (one word or more, then its reason) is the game's.
+            _ if game_understood => None,
+            Some(Err(refused)) => Some(Err(refused)),
+            None => Some(Err(usage(VOID_FORM))),
         },
         "adjust" if G::ACCEPTS_ADJUST => Some(parse_adjust(rest)),
         "binding" if tag == crate::engine::ruleset::TAG => {
@@ -88,40 +90,55 @@ fn parse_on_behalf<G: Registered>(
     rest: &str,
     tag: &str,
 ) -> Result<Command<G::Command>, NotUnderstood> {
-    let usage = || usage("as PLAYER because REASON: COMMAND");
-    let (who, command) = rest.split_once(':').ok_or_else(usage)?;
-    let (name, reason) = who.split_once(" because ").ok_or_else(usage)?;
+    let form = "as PLAYER because REASON: COMMAND";
+    let (who, command) = rest.split_once(':').ok_or_else(|| usage(form))?;
+    let (name, reason) = split_reason(who, form)?;
+    if name.is_empty() {
+        return Err(usage(form));
+    }
     let command = command.trim();
     Ok(Command::OnBehalf {
-        name: name.trim().to_owned(),
-        reason: reason.trim().to_owned(),
+        name: name.to_owned(),
+        reason,
         line: command.to_owned(),
         inner: G::parse(command, tag),
     })
 }
 
-/// `void <ID> because REASON`; `None` when what is voided is no Message-ID (one word).
-fn parse_void<C>(rest: &str) -> Option<Command<C>> {
-    let (id, reason) = rest.split_once(" because ")?;
-    let id = id
-        .trim()
-        .trim_start_matches('<')
-        .trim_end_matches('>')
-        .trim();
-    if id.is_empty() || id.contains(char::is_whitespace) {
-        return None;
+const VOID_FORM: &str = "void <MESSAGE-ID> because REASON";
+
+/// `void <ID> because REASON`; `None` when what is voided is no Message-ID (one
+/// word), `Some(Err)` when a Message-ID comes without a reason, or with one too long.
+fn parse_void<C>(rest: &str) -> Option<Result<Command<C>, NotUnderstood>> {
+    let message_id = |id: &str| {
+        let id = id
+            .trim()
+            .trim_start_matches('<')
+            .trim_end_matches('>')
+            .trim()
+            .to_owned();
+        (!id.is_empty() && !id.contains(char::is_whitespace)).then_some(id)
+    };
+    match split_reason(rest, VOID_FORM) {
+        Ok((id, reason)) => Some(Ok(Command::Void {
+            message_id: message_id(id)?,
+            reason,
+        })),
+        // Only the first word can be the Message-ID of a void without a reason.
+        Err(refused) => {
+            let first = rest.split_whitespace().next()?;
+            message_id(first)?;
+            Some(Err(refused))
+        }
     }
-    Some(Command::Void {
-        message_id: id.to_owned(),
-        reason: reason.trim().to_owned(),
-    })
 }
 
 /// `adjust NAME AMOUNT CURRENCY because REASON`: the reason is required, because
 /// an override is announced with it.
 fn parse_adjust<C>(rest: &str) -> Result<Command<C>, NotUnderstood> {
-    let usage = || usage("adjust PLAYER AMOUNT CURRENCY because REASON");
-    let (what, reason) = rest.split_once(" because ").ok_or_else(usage)?;
+    let form = "adjust PLAYER AMOUNT CURRENCY because REASON";
+    let usage = || usage(form);
+    let (what, reason) = split_reason(rest, form)?;
     let words: Vec<&str> = what.split_whitespace().collect();
     // The amount is the first word that reads as one; the name is before it.
     let at = words
@@ -142,7 +159,7 @@ fn parse_adjust<C>(rest: &str) -> Result<Command<C>, NotUnderstood> {
         name: words[..at].join(" "),
         amount,
         currency: words[amount_end..].join(" "),
-        reason: reason.trim().to_owned(),
+        reason,
     })
 }
 
@@ -387,14 +404,19 @@ fn adjust<G: Registered>(
     if !may {
         return Err(Refusal(Sentence::new("moderators_only")));
     }
-    let player = view
-        .players
-        .by_name(name)
-        .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
+    // "the Treasury" is always the account: no player may be so called.
+    let (holder, holder_name) = if accounts::names_the_treasury(name) {
+        (Holder::Treasury, "the Treasury".to_owned())
+    } else {
+        let player = view
+            .players
+            .by_name(name)
+            .ok_or_else(|| Refusal(Sentence::new("no_such_player").arg("name", name)))?;
+        (Holder::Player(player.id), player.name.clone())
+    };
     let amount_value = accounts::parse_amount(amount)
         .ok_or_else(|| Refusal(Sentence::new("accounts_bad_amount").arg("amount", amount)))?;
     let why = format!("Override by {}: {reason}", ctx.sender);
-    let holder = Holder::Player(player.id);
     let zero = BigRational::from_integer(0.into());
     let event = if amount_value >= zero {
         view.accounts
@@ -427,13 +449,13 @@ fn adjust<G: Registered>(
         players::TAG,
         "override_adjust",
         serde_json::json!({
-            "officer": ctx.signature(), "name": player.name, "amount": amount,
+            "officer": ctx.signature(), "name": holder_name, "amount": amount,
             "currency": configured, "reason": reason, "at": human_time(ctx.now),
             "balance": balance, "negative": negative,
         }),
     );
     let sentence = Sentence::new("adjusted")
-        .arg("name", &player.name)
+        .arg("name", &holder_name)
         .arg("amount", amount)
         .arg("currency", &configured)
         .arg("balance", balance)
@@ -483,6 +505,43 @@ mod tests {
             result: vec![3],
             at: at(0),
         })
+    }
+
+    #[test]
+    fn adjust_reads_the_treasury_as_a_name_and_every_override_wants_its_reason() {
+        match parse_adjust::<()>("the Treasury -6 1/403 money Because a fine") {
+            Ok(Command::Adjust {
+                name,
+                amount,
+                currency,
+                reason,
+            }) => assert_eq!(
+                (
+                    name.as_str(),
+                    amount.as_str(),
+                    currency.as_str(),
+                    reason.as_str()
+                ),
+                ("the Treasury", "-6 1/403", "money", "a fine")
+            ),
+            other => panic!("{other:?}"),
+        }
+        let code = |result: Result<Command<()>, NotUnderstood>| result.unwrap_err().0.code;
+        assert_eq!(code(parse_adjust("Bob 5 A$")), "reason_required");
+        assert_eq!(code(parse_adjust("Bob 5 A$ because ")), "reason_required");
+        assert_eq!(code(parse_adjust("Bob because lots")), "usage");
+        assert!(matches!(
+            parse_void::<()>("<a@x.org>"),
+            Some(Err(NotUnderstood(sentence))) if sentence.code == "reason_required"
+        ));
+        assert!(
+            parse_void::<()>("Alice move because a slip").is_none(),
+            "a game's own void"
+        );
+        assert!(matches!(
+            parse_void::<()>("<a@x.org> BECAUSE a slip"),
+            Some(Ok(Command::Void { message_id, reason })) if message_id == "a@x.org" && reason == "a slip"
+        ));
     }
 
     #[test]

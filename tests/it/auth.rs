@@ -336,7 +336,7 @@ impl Game {
     }
 }
 
-const OFFICER_LINES: &str = "adjust Mallory 100 A$ because I say so\ngaol Alice\nas Alice because she asked: give 10 A$ to Mallory";
+const OFFICER_LINES: &str = "adjust Mallory 100 A$ because I say so\ngaol Alice because I say so\nas Alice because she asked: give 10 A$ to Mallory";
 
 /// The forgery did nothing: no event, the moderator told, the attempt on record.
 fn assert_refused_and_holder_told(game: &Game, events_before: usize, holder: &str) {
@@ -487,12 +487,22 @@ fn dmarc_fail_is_a_forgery_even_for_player_commands() {
 fn the_signed_moderator_and_the_other_officers_keep_their_offices() {
     let mut game = Game::new("dmarc");
     game.deliver(&stamped(&signed(
-        &private(MODERATOR, "[nomic] fix", "real@test", "gaol Alice"),
+        &private(
+            MODERATOR,
+            "[nomic] fix",
+            "real@test",
+            "gaol Alice because a test",
+        ),
         "mod.example",
     )));
     assert!(game.in_gaol("Alice"));
     // dmarc=pass counts as much as an aligned DKIM pass.
-    let release = private(MODERATOR, "[nomic] fix", "real-dmarc@test", "release Alice");
+    let release = private(
+        MODERATOR,
+        "[nomic] fix",
+        "real-dmarc@test",
+        "release Alice because a test",
+    );
     game.deliver(&format!(
         "Authentication-Results: {OURS}; dmarc=pass header.from=mod.example\r\n{release}"
     ));
@@ -768,7 +778,7 @@ fn passphrase_protects_the_moderator_on_a_list_without_dkim() {
         MODERATOR,
         "[nomic] fix",
         "real-none@test",
-        &format!("passphrase: {SECRET}\ngaol Alice"),
+        &format!("passphrase: {SECRET}\ngaol Alice because a test"),
     ));
     assert!(game.in_gaol("Alice"));
     // A moderator clears a player's forgotten passphrase; the player is told.

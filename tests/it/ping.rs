@@ -653,7 +653,7 @@ fn section_ix_gaol_or_vacation_teleports_the_machine_and_the_truth_is_revealed()
     let scholar = game.scholar();
     game.nomic(
         MODERATOR,
-        &format!("gaol {scholar}"),
+        &format!("gaol {scholar} because a test"),
         days(4) + SignedDuration::from_mins(5),
     );
     let moved = game.announced("The Machine That Goes *ping* is now in");

@@ -132,8 +132,13 @@ fn vacation_gaol_and_the_active_players_by_mail() {
                 "[nomic] vacation until 2026-02-10",
                 "",
             ),
-            ("alice@nomic.example", LIST, "[nomic] gaol Bob", ""),
-            (MODERATOR, LIST, "[nomic] gaol Bob", ""),
+            (
+                "alice@nomic.example",
+                LIST,
+                "[nomic] gaol Bob because he cheated",
+                "",
+            ),
+            (MODERATOR, LIST, "[nomic] gaol Bob because he cheated", ""),
         ],
     );
     let public = announcements(&bot);
@@ -525,10 +530,15 @@ fn announcements_name_the_officer_by_name_where_one_is_known() {
             (
                 &format!("Mona Moderator <{MODERATOR}>"),
                 LIST,
-                "[nomic] gaol Bob",
+                "[nomic] gaol Bob because he cheated",
                 "",
             ),
-            (MODERATOR, LIST, "[nomic] release Bob", ""),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic] release Bob because he served his time",
+                "",
+            ),
         ],
     );
     let public = announcements(&bot);
@@ -544,4 +554,300 @@ fn announcements_name_the_officer_by_name_where_one_is_known() {
             .any(|(_, body)| body.contains(&format!("{MODERATOR} released Bob from Gaol"))),
         "with no name, the address: {public:?}"
     );
+}
+
+/// Issue 21, item 12: the Treasury is an account like any other for a moderator's
+/// `adjust` and a player's `give`, announced like any other; a player cannot
+/// overdraw, a forged moderator cannot adjust it, and no player may take its name.
+#[test]
+fn the_treasury_is_an_account_for_adjust_and_give_and_no_player_may_take_its_name() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("alice@nomic.example", LIST, "[nomic] join Alice", ""),
+            (
+                "eve@nomic.example",
+                BOT,
+                "[nomic]",
+                "join the Treasury\njoin TREASURY\njoin Тreasury",
+            ),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "adjust the Treasury 20 A$ because seed money\nadjust Alice 3 A$ because a start",
+            ),
+            (
+                "alice@nomic.example",
+                BOT,
+                "[nomic]",
+                "give 5 A$ to the Treasury",
+            ),
+            (
+                "alice@nomic.example",
+                LIST,
+                "[nomic] give 2 A$ to treasury",
+                "",
+            ),
+            (
+                "alice@nomic.example",
+                BOT,
+                "[nomic]",
+                "adjust the Treasury -100 A$ because I say so",
+            ),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "adjust THE TREASURY -30 A$ because a fine the rules forgot",
+            ),
+            ("alice@nomic.example", BOT, "[nomic]", "balance"),
+        ],
+    );
+    let eve = replies_to(&bot, "eve@nomic.example").join("\n");
+    assert_eq!(
+        eve.matches("cannot be a player's name: it names the Treasury")
+            .count(),
+        3,
+        "{eve}"
+    );
+    let public = announcements(&bot);
+    let seeded = public
+        .iter()
+        .find(|(subject, _)| subject.contains("Override: the Treasury's A$ adjusted by 20"))
+        .unwrap_or_else(|| panic!("{public:#?}"));
+    assert!(
+        seeded.1.contains("The Treasury now has 20 A$") && seeded.1.contains("seed money"),
+        "{seeded:?}"
+    );
+    assert!(
+        public.iter().any(
+            |(subject, body)| subject.contains("Alice gave 2 A$ to the Treasury")
+                && body.contains("the Treasury now has 22 A$")
+        ),
+        "{public:#?}"
+    );
+    let fined = public
+        .iter()
+        .find(|(subject, _)| subject.contains("Override: the Treasury's A$ adjusted by -30"))
+        .unwrap_or_else(|| panic!("{public:#?}"));
+    assert!(fined.1.contains("The Treasury now has -8 A$"), "{fined:?}");
+
+    let alice = replies_to(&bot, "alice@nomic.example").join("\n");
+    // 3 A$ held: the 5 are refused and nothing moves; the forged override too.
+    assert!(alice.contains("you have 3 A$, not enough"), "{alice}");
+    assert!(alice.contains("only a moderator"), "{alice}");
+    assert!(
+        alice.contains("Your balances:\n    0 points\n    1 A$")
+            && alice.contains("The Treasury holds:\n    0 points\n    -8 A$"),
+        "{alice}"
+    );
+    let state = bot.state_json();
+    assert_eq!(
+        crate::support::balance(&state, "Alice", "A$").as_deref(),
+        Some("1")
+    );
+    let accounts: serde_json::Value =
+        serde_json::from_str(&bot.cli_ok(&["state", "accounts", "--json"])).expect("json");
+    assert!(
+        accounts["balances"]
+            .as_array()
+            .expect("balances")
+            .iter()
+            .any(|b| b["holder"] == "treasury" && b["currency"] == "A$" && b["amount"] == "-8"),
+        "{accounts:#}"
+    );
+    assert_eq!(
+        state["players"]["players"].as_array().map(Vec::len),
+        Some(1),
+        "only Alice plays"
+    );
+    let replay = bot.cli_ok(&["replay"]);
+    assert!(replay.contains("equals the live state"), "{replay}");
+}
+
+/// Issue 21, item 13: `deactivate PLAYER because REASON` takes the reason off the
+/// name, as every override does; the reason is in the event and the announcement,
+/// and an override without one is refused with the form it is written in.
+#[test]
+fn every_override_takes_a_reason_recorded_in_the_log_and_announced() {
+    let bot = bot();
+    play(
+        &bot,
+        &[
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "deactivate Bob\ngaol Bob because\nadjust Bob 5 A$ because   \nas Bob because : leave\nvoid <s0@players.test>",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[nomic] deactivate Bob because he has not played for a month",
+                "",
+            ),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                "Activate bob BECAUSE he wrote back\ngaol Bob because he cheated",
+            ),
+        ],
+    );
+    let moderator = replies_to(&bot, MODERATOR).join("\n");
+    for form in [
+        "deactivate PLAYER because REASON",
+        "gaol PLAYER because REASON",
+        "adjust PLAYER AMOUNT CURRENCY because REASON",
+        "as PLAYER because REASON: COMMAND",
+        "void <MESSAGE-ID> because REASON",
+    ] {
+        assert!(
+            moderator.contains(&format!(
+                "an override gives its reason, for the list and the archive. The command is written \"{form}\""
+            )),
+            "{form}: {moderator}"
+        );
+    }
+    let public = announcements(&bot);
+    let standing = public
+        .iter()
+        .find(|(subject, _)| subject == "[nomic] Bob is now inactive")
+        .unwrap_or_else(|| panic!("{public:#?}"));
+    assert!(
+        standing
+            .1
+            .contains("Reason given: he has not played for a month"),
+        "{standing:?}"
+    );
+    assert!(
+        public
+            .iter()
+            .any(|(_, body)| body.contains("Reason given: he wrote back")),
+        "{public:#?}"
+    );
+    assert!(
+        public
+            .iter()
+            .any(|(_, body)| body.contains("put Bob in Gaol")
+                && body.contains("Reason given: he cheated")),
+        "{public:#?}"
+    );
+    let log = bot.log_json();
+    let recorded: Vec<(&str, &str)> = log
+        .iter()
+        .filter_map(|row| {
+            let event = &row["event"];
+            Some((event["kind"].as_str()?, event["reason"].as_str()?))
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("marked_inactive", "he has not played for a month"),
+            ("marked_active", "he wrote back"),
+            ("gaoled", "he cheated"),
+        ],
+        "{log:#?}"
+    );
+    let state = bot.state_json();
+    let bob = &state["players"]["players"][0];
+    assert_eq!(
+        (bob["inactive"].clone(), bob["in_gaol"].clone()),
+        (false.into(), true.into())
+    );
+}
+
+/// Issue 21, item 13: a reason goes to the whole list and stays in the log, so
+/// one longer than `MAX_REASON_CHARS` is refused and never announced; a
+/// megabyte of it is not even read (the answer would pass `max_answer_bytes`).
+#[test]
+fn a_reason_too_long_is_refused_and_never_reaches_the_list() {
+    let bot = bot();
+    let long = "x".repeat(nomicbot::engine::MAX_REASON_CHARS + 1);
+    let megabyte = "y".repeat(1_000_000);
+    play(
+        &bot,
+        &[
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                &format!("gaol Bob because {long}"),
+            ),
+            (
+                MODERATOR,
+                BOT,
+                "[nomic]",
+                &format!("gaol Bob because {megabyte}"),
+            ),
+        ],
+    );
+    let moderator = replies_to(&bot, MODERATOR).join("\n");
+    assert!(
+        moderator.contains("the reason has 1001 characters, and a reason has at most 1000"),
+        "{}",
+        &moderator[..moderator.len().min(2000)]
+    );
+    assert!(
+        announcements(&bot)
+            .iter()
+            .all(|(subject, body)| !subject.contains("Gaol")
+                && !body.contains("xxxx")
+                && !body.contains("yyyy")),
+        "nothing announced"
+    );
+    assert_eq!(bot.state_json()["players"]["players"][0]["in_gaol"], false);
+    let aside = bot.inbox_with_status("aside");
+    assert_eq!(aside.lines().count(), 1, "the megabyte's message: {aside}");
+}
+
+/// Issue 21, item 14: `outbox --json` shows Message-ID and In-Reply-To as they
+/// stand in the headers, angle brackets and all.
+#[test]
+fn cli_outbox_json_shows_message_id_and_in_reply_to_with_angle_brackets() {
+    let bot = bot();
+    play(
+        &bot,
+        &[("alice@nomic.example", BOT, "[nomic] join Alice", "")],
+    );
+    let rows: serde_json::Value =
+        serde_json::from_str(&bot.cli_ok(&["outbox", "--json"])).expect("outbox --json");
+    let rows = rows.as_array().expect("a list");
+    assert!(!rows.is_empty());
+    let header = |row: &serde_json::Value, name: &str| -> Option<String> {
+        row["message"]["headers"]
+            .as_array()?
+            .iter()
+            .find(|h| {
+                h["name"]
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            })
+            .and_then(|h| h["value"].as_str().map(str::to_owned))
+    };
+    for row in rows {
+        let id = header(row, "Message-ID").expect("every message has a Message-ID");
+        assert!(
+            id.starts_with('<') && id.ends_with('>') && !id.contains(' '),
+            "{id}"
+        );
+    }
+    let answer = rows
+        .iter()
+        .find(|row| row["message"]["to"][0] == "alice@nomic.example")
+        .expect("Alice's answer");
+    let first = format!(
+        "<s0-{}@players.test>",
+        at("2026-02-02T10:00:00Z").as_second()
+    );
+    assert_eq!(
+        header(answer, "In-Reply-To").as_deref(),
+        Some(first.as_str())
+    );
+    assert!(header(answer, "References").is_some_and(|r| r.contains(&first)));
 }
