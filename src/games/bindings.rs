@@ -11,7 +11,7 @@ use crate::engine::game::{Effect, Game, SharedEvent, Tx};
 use crate::engine::ruleset::bindings::{self, Binding, Declared, Status};
 use crate::engine::ruleset::{self, Event as RulesetEvent};
 use crate::engine::{Audience, Mail, Timestamp};
-use crate::engine::{Ctx, LineReport, NotUnderstood, Sentence, human_time};
+use crate::engine::{Ctx, LineReport, NotUnderstood, Sentence, human_time, split_reason};
 
 use super::{Outcome, Params, Registered, Visit, World, each_game};
 
@@ -254,11 +254,7 @@ pub fn parse_ruling(rest: &str) -> Result<Ruling, NotUnderstood> {
             "binding RULE keep|off|set NAME VALUE because REASON",
         ))
     };
-    let (what, reason) = rest.split_once(" because ").ok_or_else(usage)?;
-    let reason = reason.trim();
-    if reason.is_empty() {
-        return Err(usage());
-    }
+    let (what, reason) = split_reason(rest, "binding RULE keep|off|set NAME VALUE because REASON")?;
     let words: Vec<&str> = what.split_whitespace().collect();
     let rule = words
         .first()
@@ -273,11 +269,7 @@ pub fn parse_ruling(rest: &str) -> Result<Ruling, NotUnderstood> {
         },
         _ => return Err(usage()),
     };
-    Ok(Ruling {
-        rule,
-        what,
-        reason: reason.to_owned(),
-    })
+    Ok(Ruling { rule, what, reason })
 }
 
 /// Carries out a moderator's ruling: every game that binds the rule follows it

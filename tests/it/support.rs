@@ -340,3 +340,48 @@ pub fn balance(state: &serde_json::Value, name: &str, currency: &str) -> Option<
         .find(|b| b["holder"]["player"] == id && b["currency"] == currency)
         .and_then(|b| b["amount"].as_str().map(str::to_owned))
 }
+
+/// The config with Gnomic's mechanics bound at 10000 past the text's numbers.
+/// A test whose small ruleset numbers its hacks from 301 would otherwise enact
+/// rules under the mechanics' own numbers (hack 304 "amends" nothing: it is a
+/// new rule 304, and the bot holds what 304 drives for a ruling).
+pub fn gnomic_rules_elsewhere(config: &str) -> String {
+    const NAMES: [(&str, u32); 18] = [
+        ("ordinals", 108),
+        ("unanimity", 109),
+        ("against_winner", 204),
+        ("proposal_points", 304),
+        ("threshold", 310),
+        ("newcomer", 325),
+        ("mutable_limit", 332),
+        ("web_mode", 342),
+        ("vowels", 372),
+        ("fees", 373),
+        ("shout", 383),
+        ("obfuscated", 410),
+        ("sacrifice", 390),
+        ("greek", 394),
+        ("meta_amendments", 401),
+        ("votes", 402),
+        ("failed_penalty", 421),
+        ("gnomes", 440),
+    ];
+    let block: String = NAMES
+        .iter()
+        .map(|(name, number)| format!("{name} = {}\n", number + 10_000))
+        .collect();
+    match config.find("[gnomic.rules]") {
+        Some(start) => {
+            let body = start + "[gnomic.rules]".len();
+            let end = config[body..]
+                .find("\n[")
+                .map_or(config.len(), |at| body + at + 1);
+            format!(
+                "{}[gnomic.rules]\n{block}{}",
+                &config[..start],
+                &config[end..]
+            )
+        }
+        None => format!("{config}\n[gnomic.rules]\n{block}"),
+    }
+}

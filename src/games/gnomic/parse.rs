@@ -3,7 +3,7 @@
 //! them). Text work only: whose turn it is and what a hack may change is for
 //! `rules`.
 
-use crate::engine::{NotUnderstood, Sentence, split_verb};
+use crate::engine::{NotUnderstood, Sentence, split_reason, split_verb};
 
 use super::hack;
 use super::{Choice, Command, Condition, Correction, PostedHack, TAG, TurnPost};
@@ -103,19 +103,11 @@ fn correction(verb: &str, rest: &str) -> Option<Result<Command, NotUnderstood>> 
         "ordinal" => "ordinal N because REASON",
         _ => return None,
     };
-    // ASCII lower case keeps every byte where it was, so `at` cuts `rest` too.
-    let lower = rest.to_ascii_lowercase();
-    let Some(at) = lower
-        .find(" because ")
-        .or_else(|| lower.strip_prefix("because ").map(|_| 0))
-    else {
-        return Some(Err(usage(form)));
+    let (what, reason) = match split_reason(rest, form) {
+        Ok(split) => split,
+        Err(refused) => return Some(Err(refused)),
     };
-    let (what, reason) = (
-        rest[..at].trim(),
-        rest[at..].trim_start()["because".len()..].trim(),
-    );
-    if reason.is_empty() || what.is_empty() {
+    if what.is_empty() {
         return Some(Err(usage(form)));
     }
     let correction = match verb {
