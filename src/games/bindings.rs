@@ -315,7 +315,10 @@ pub(super) fn rule(
             BASELINE_WHEN_UNRECORDED,
         );
         let mut after = before.clone();
-        after.text = scratch.ruleset.get(ruling.rule).map(|r| r.text.clone());
+        // A ruling is on the rule's text as it stands (under its new number,
+        // if an amendment gave it one): a later change is decided again.
+        let number = scratch.ruleset.current_number(ruling.rule);
+        after.text = scratch.ruleset.get(number).map(|r| r.text.clone());
         match &ruling.what {
             Ruled::Keep => after.status = Status::Follows,
             Ruled::Off => {

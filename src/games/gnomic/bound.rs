@@ -312,9 +312,8 @@ impl Bound {
     /// reading before the change to what is already under way (the count that
     /// adopted the change); the next count waits for the ruling (`held`).
     pub fn follows(&self, rule: u32) -> bool {
-        self.binding(rule).is_none_or(|b| {
-            matches!(b.status, Status::Follows | Status::Held { .. })
-        })
+        self.binding(rule)
+            .is_none_or(|b| matches!(b.status, Status::Follows | Status::Held { .. }))
     }
 
     /// The rules held for a moderator's ruling, with what changed.

@@ -265,7 +265,21 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
             .map(|s| s.name.clone())
             .collect()
     };
+    // The rules the game follows, and what it does not apply now (issue 22).
+    let bound = super::bound::Bound::of(view, params);
+    let held: Vec<Value> = bound
+        .held()
+        .into_iter()
+        .map(|(rule, why)| json!({"rule": rule, "why": why}))
+        .collect();
+    let not_followed: Vec<Value> = bound
+        .not_followed()
+        .into_iter()
+        .map(|(rule, mechanics, why)| json!({"rule": rule, "mechanics": mechanics, "why": why}))
+        .collect();
     json!({
+        "held": held,
+        "not_followed": not_followed,
         "overlapping": overlapping,
         "exception": {
             "active": state.exception.active(),

@@ -18,6 +18,7 @@ use crate::games::table::Table;
 use crate::games::{GameParams, World};
 
 mod letter;
+mod rules_change;
 
 const MODERATOR: &str = "mod@x.org";
 const ALICE: &str = "alice@x.org";
