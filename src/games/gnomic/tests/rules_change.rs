@@ -341,17 +341,16 @@ fn rule_304_amended_in_its_wording_holds_the_count_until_a_moderator_rules() {
         304
     );
     // Not a player's to rule.
-    let report = table.message(
+    let _ = table.message(
         mins(14),
         BOB,
         true,
         "ruleset",
         &["binding 304 keep because I like it"],
     );
-    let _ = report;
     assert_eq!(table.last[0].status, Status::Refused);
     // The moderator keeps the old reading: the count goes on, by 291.
-    table.message(
+    let _ = table.message(
         mins(15),
         MODERATOR,
         true,
@@ -384,7 +383,7 @@ fn a_moderator_sets_a_held_rules_number_or_switches_it_off() {
         &mut table,
         &rule_304_with("subtracting 291 from", "adding 291 to"),
     );
-    table.message(
+    let _ = table.message(
         mins(5),
         MODERATOR,
         true,
@@ -403,7 +402,7 @@ fn a_moderator_sets_a_held_rules_number_or_switches_it_off() {
     assert!(reasons(&result).contains(&Reason::Adopted { hack: 442 }));
     assert_eq!(result.changes[0].points, 11);
     // Off: no more points from 304.
-    table.message(
+    let _ = table.message(
         mins(20),
         MODERATOR,
         true,
@@ -419,7 +418,7 @@ fn a_moderator_sets_a_held_rules_number_or_switches_it_off() {
     );
     assert!(!reasons(&result).contains(&Reason::Adopted { hack: 443 }));
     // A parameter the rule has not is refused with the names it has.
-    table.message(
+    let _ = table.message(
         mins(40),
         MODERATOR,
         true,
