@@ -149,12 +149,19 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     // The live state keeps no finished history; what was is in the log.
     let history = rebuild(bot)?;
     let world = &history;
-    let value = if private {
+    let mut value = if private {
         world.private_view(bot.params())
     } else {
         world.public_view(bot.params())
     };
+    // What the bot follows of every rule a game binds, and its numbers now.
+    value["bindings"] = crate::engine::ruleset::bindings::report(
+        &world.ruleset,
+        &bot.params().setting.bound,
+        None,
+    );
     let parts = [
+        "bindings",
         "players",
         "accounts",
         "ruleset",

@@ -241,3 +241,62 @@ fn no_game_imports_another_games_internals() {
         found.join("\n")
     );
 }
+
+/// Issue 22's invariant: a game reads its rules' numbers only through its
+/// bindings. Every number a game binds (`Game::bindings`, gathered in the
+/// setting) is the name of a field of its bot.toml section: outside the game's
+/// `bound.rs` (where the bindings overlay them) and its tests, no line of the
+/// game's folder reads `params.NAME` or `params().NAME` (nor the section's
+/// `numbers` and `fees` groups), so no mechanic can take a number its rule no
+/// longer says.
+#[test]
+fn a_game_reads_its_rules_numbers_only_through_its_bindings() {
+    let config = nomicbot::config::Config::parse(nomicbot::config::DEFAULT_CONFIG, ".".into())
+        .expect("the shipped config parses");
+    let lexicon = nomicbot::pipeline::official_dictionary(&config).expect("dictionary");
+    let params = nomicbot::pipeline::game_params(&config, lexicon);
+    let mut checked = 0;
+    let mut found = Vec::new();
+    for declared in params.setting.bound.iter() {
+        let folder = repo_root().join("src/games").join(declared.game);
+        assert!(
+            folder.join("bound.rs").exists(),
+            "{} binds its rules: its bindings live in {}/bound.rs",
+            declared.game,
+            folder.display()
+        );
+        let mut names: Vec<&str> = declared
+            .mechanics
+            .iter()
+            .flat_map(|m| m.parameters.iter().map(|p| p.name))
+            .collect();
+        names.extend(["numbers", "fees"]);
+        for file in rust_files(&folder) {
+            let shown = file
+                .strip_prefix(repo_root())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            if shown.ends_with("bound.rs") || shown.contains("test") {
+                continue;
+            }
+            checked += 1;
+            let text = std::fs::read_to_string(&file).expect("source");
+            for (index, line) in text.lines().enumerate() {
+                for name in &names {
+                    for read in [format!("params.{name}"), format!("params().{name}")] {
+                        if line.contains(&read) {
+                            found.push(format!("{shown}:{}: {}", index + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "no game declares bindings");
+    assert!(
+        found.is_empty(),
+        "rule numbers read around the bindings:\n{}",
+        found.join("\n")
+    );
+}
