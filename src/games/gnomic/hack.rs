@@ -692,6 +692,11 @@ mod tests {
                     name: "New turn".into(),
                     text: "All new.".into(),
                     mutable: true
+                },
+                // 108: the mechanics bound to 325 follow it to 442.
+                Event::Renumbered {
+                    from: 325,
+                    to: 442
                 }
             ]
         );
