@@ -159,6 +159,7 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
         &world.ruleset,
         &bot.params().setting.bound,
         None,
+        bot.params().setting.baseline_when_unrecorded,
     );
     let parts = [
         "bindings",

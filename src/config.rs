@@ -83,6 +83,20 @@ pub struct BotConfig {
     /// none an attempt at a command): `none`, no answer; `short`, one line.
     #[serde(default)]
     pub chatter_answer: ChatterAnswer,
+    /// A game whose bound rules the registry never held: played by the texts
+    /// the bot implements ("baseline"), or not at all until its rules are
+    /// imported ("absent", the strict reading).
+    #[serde(default)]
+    pub unrecorded_rules: UnrecordedRules,
+}
+
+/// `bot.unrecorded_rules`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnrecordedRules {
+    #[default]
+    Baseline,
+    Absent,
 }
 
 /// The answer to chatter in a tagged thread (`bot.chatter_answer`).

@@ -1395,7 +1395,7 @@ pub fn game_params(
     lexicon: std::sync::Arc<dyn crate::engine::dictionary::Lexicon>,
 ) -> games::Params {
     let addresses = |list: &[String]| list.iter().map(|a| Address::new(a)).collect::<Vec<_>>();
-    games::Params::new(
+    let mut params = games::Params::new(
         crate::engine::players::Params {
             alias_confirm_hours: config.players.alias_confirm_hours,
             max_name_chars: config.players.max_name_chars,
@@ -1422,7 +1422,10 @@ pub fn game_params(
         config.calendar.clone(),
         lexicon,
         config.games.clone(),
-    )
+    );
+    params.setting.baseline_when_unrecorded =
+        config.bot.unrecorded_rules == crate::config::UnrecordedRules::Baseline;
+    params
 }
 
 /// The shipped word list (dict/english.txt, from Debian's wamerican: see dict/README.md).

@@ -476,6 +476,10 @@ pub struct Setting {
     /// Every game's mechanics and the rules they follow (`Game::bindings`),
     /// from bot.toml: what `[ruleset] show` and `state` tell of a rule.
     pub bound: Arc<Vec<ruleset::bindings::Declared>>,
+    /// `[bot] unrecorded_rules`: a game whose bound rules the registry never
+    /// held plays by the baseline (true, "baseline") or applies none of them
+    /// (false, "absent").
+    pub baseline_when_unrecorded: bool,
 }
 
 impl Default for Setting {
@@ -485,6 +489,7 @@ impl Default for Setting {
             calendar: Calendar::default(),
             lexicon: Arc::new(NoWords),
             bound: Arc::new(Vec::new()),
+            baseline_when_unrecorded: true,
         }
     }
 }
@@ -525,6 +530,8 @@ pub struct View<'a> {
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
+    /// `Setting::baseline_when_unrecorded`.
+    pub baseline_when_unrecorded: bool,
 }
 
 impl<'a> View<'a> {
@@ -541,6 +548,7 @@ impl<'a> View<'a> {
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),
+            baseline_when_unrecorded: setting.baseline_when_unrecorded,
         }
     }
 

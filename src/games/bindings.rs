@@ -15,11 +15,6 @@ use crate::engine::{Ctx, LineReport, NotUnderstood, Sentence, human_time, split_
 
 use super::{Outcome, Params, Registered, Visit, World, each_game};
 
-/// A bound rule never recorded in the registry is followed by its baseline
-/// until the registry holds (or held) any rule of its game: a bot set up for a
-/// game without its ruleset plays by the texts it implements, not by nothing.
-const BASELINE_WHEN_UNRECORDED: bool = true;
-
 /// Did these effects change the rules themselves (not only their bindings)?
 pub(super) fn touched<E>(effects: &[Effect<E>]) -> bool {
     effects.iter().any(|e| {
@@ -99,7 +94,7 @@ pub(super) fn react(scratch: &mut World, at: Timestamp, params: &Params, outcome
                     &declared,
                     rule,
                     previous.as_ref(),
-                    BASELINE_WHEN_UNRECORDED,
+                    self.params.setting.baseline_when_unrecorded,
                 );
                 let before = previous.unwrap_or_else(|| unrecorded(G::NAME, rule));
                 if before.status == after.status && before.values == after.values {
@@ -312,7 +307,7 @@ pub(super) fn rule(
             declared,
             ruling.rule,
             previous.as_ref(),
-            BASELINE_WHEN_UNRECORDED,
+            params.setting.baseline_when_unrecorded,
         );
         let mut after = before.clone();
         // A ruling is on the rule's text as it stands (under its new number,

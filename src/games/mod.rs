@@ -422,6 +422,7 @@ impl Params {
                 calendar,
                 lexicon,
                 bound: Arc::new(Vec::new()),
+                baseline_when_unrecorded: true,
             },
             games,
         };

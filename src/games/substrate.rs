@@ -196,7 +196,12 @@ impl Game for Rules {
         Ok(match show {
             Some(number) => sentence.arg(
                 "bound",
-                ruleset::bindings::report(tx.view().ruleset, &tx.setting().bound, Some(number)),
+                ruleset::bindings::report(
+                    tx.view().ruleset,
+                    &tx.setting().bound,
+                    Some(number),
+                    tx.setting().baseline_when_unrecorded,
+                ),
             ),
             None => sentence,
         })

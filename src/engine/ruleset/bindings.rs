@@ -338,7 +338,12 @@ fn difference(old: &[String], new: &[String]) -> String {
 /// What the bot follows of every bound rule (of `only`, if given), decided
 /// against the registry as it stands: each game's mechanics, the status and
 /// every bound number with its words. For `[ruleset] show` and `state`.
-pub fn report(ruleset: &Ruleset, bound: &[Declared], only: Option<u32>) -> serde_json::Value {
+pub fn report(
+    ruleset: &Ruleset,
+    bound: &[Declared],
+    only: Option<u32>,
+    baseline_when_unrecorded: bool,
+) -> serde_json::Value {
     let mut out = Vec::new();
     for declared in bound {
         for rule in declared.rules() {
@@ -350,7 +355,7 @@ pub fn report(ruleset: &Ruleset, bound: &[Declared], only: Option<u32>) -> serde
                 declared,
                 rule,
                 ruleset.binding(declared.game, rule),
-                true,
+                baseline_when_unrecorded,
             );
             let values: Vec<serde_json::Value> = declared
                 .parameters_of(rule)

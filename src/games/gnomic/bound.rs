@@ -293,7 +293,7 @@ impl Bound {
                     &declared,
                     rule,
                     view.ruleset.binding(<Gnomic as Game>::NAME, rule),
-                    true,
+                    view.baseline_when_unrecorded,
                 )
             })
             .collect();

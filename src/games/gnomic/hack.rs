@@ -694,10 +694,7 @@ mod tests {
                     mutable: true
                 },
                 // 108: the mechanics bound to 325 follow it to 442.
-                Event::Renumbered {
-                    from: 325,
-                    to: 442
-                }
+                Event::Renumbered { from: 325, to: 442 }
             ]
         );
         let section = parse(&lines(

@@ -464,3 +464,30 @@ fn render_every_binding_mail(table: &Table) {
         assert!(text.starts_with("Subject: "), "{text}");
     }
 }
+
+#[test]
+fn with_unrecorded_rules_absent_a_ruleset_without_gnomics_rules_scores_nothing() {
+    // `[bot] unrecorded_rules = "absent"`: a rule not in the registry is not in
+    // effect, so with none of Gnomic's rules imported 304 gives no points; with
+    // the default ("baseline") the same turn scores by the texts of v73.
+    // "Hm", "Shh.": 304's 10 and 372's 2 × 10.
+    for (baseline, expected) in [(true, 30), (false, 0)] {
+        let mut params = Params::default();
+        params.rules = bound::Rules::default();
+        let rules = vec![rule(205, "Rules take effect.", true)];
+        let mut table = bound_table(params, rules);
+        table.params.setting.baseline_when_unrecorded = baseline;
+        done(
+            &mut table,
+            mins(1),
+            ALICE,
+            true,
+            &["turn", "hack 301 \"Hm\"", "enact", "Shh.", "end"],
+        );
+        for voter in [BOB, CAROL, DAVE] {
+            done(&mut table, mins(2), voter, false, &["vote 301 for"]);
+        }
+        table.run_until(mins(3));
+        assert_eq!(points(&table, "Alice"), expected, "baseline: {baseline}");
+    }
+}
