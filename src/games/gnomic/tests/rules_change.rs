@@ -472,8 +472,8 @@ fn with_unrecorded_rules_absent_a_ruleset_without_gnomics_rules_scores_nothing()
     // the default ("baseline") the same turn scores by the texts of v73.
     // "Hm", "Shh.": 304's 10 and 372's 2 × 10.
     for (baseline, expected) in [(true, 30), (false, 0)] {
-        let mut params = Params::default();
-        params.rules = bound::Rules::default();
+        // The text's numbers: no rule of this ruleset is one of them.
+        let params = Params::default();
         let rules = vec![rule(205, "Rules take effect.", true)];
         let mut table = bound_table(params, rules);
         table.params.setting.baseline_when_unrecorded = baseline;
