@@ -191,7 +191,7 @@ pub fn is_void(rule: &Rule) -> bool {
 }
 
 /// The words and numbers of a text, lower-case, each symbol on its own.
-fn tokens(text: &str) -> Vec<String> {
+pub fn tokens(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut word = String::new();
     for c in text.chars() {

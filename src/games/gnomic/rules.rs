@@ -405,8 +405,8 @@ fn condition_met_for(condition: Option<Condition>, effective: &BTreeMap<u32, boo
     condition.is_none_or(|c| effective.get(&c.hack).copied().unwrap_or(false) == c.adopted)
 }
 
-fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let state = tx.state();
+/// A game is under way: started, and not won (112).
+fn under_way(state: &State) -> Result<(), Refusal> {
     if state.started_at.is_none() {
         return Err(refuse("gnomic_not_started"));
     }
@@ -416,6 +416,12 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
             .arg("points", winner.points)
             .into());
     }
+    Ok(())
+}
+
+fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let state = tx.state();
+    under_way(state)?;
     // 304: "All a player's proposals for a given turn must be stated initially
     // in a single post" to the board (302): mailed to the bot alone, it is no
     // post, and the turn stays the player's to post.
@@ -666,15 +672,7 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
 /// paid at once; mu is the allowance of the turn's post.
 fn state_sacrifice(tx: &mut Tx<'_, Gnomic>, lambda: i64, ctx: &Ctx) -> Result<Sentence, Refusal> {
     let state = tx.state();
-    if state.started_at.is_none() {
-        return Err(refuse("gnomic_not_started"));
-    }
-    if let Some(winner) = &state.winner {
-        return Err(Sentence::new("gnomic_won")
-            .arg("winner", &winner.name)
-            .arg("points", winner.points)
-            .into());
-    }
+    under_way(state)?;
     if !ctx.public {
         return Err(refuse("gnomic_sacrifice_private"));
     }

@@ -195,7 +195,7 @@ pub fn greek_count(text: &str) -> usize {
     // Each letter's class: a letter bound to an earlier one takes its class.
     let mut class: Vec<usize> = (0..found.len()).collect();
     let index = |word: &str| found.iter().position(|letter| *letter == word);
-    let tokens = tokens(text);
+    let tokens = crate::engine::ruleset::bindings::tokens(text);
     for (at, token) in tokens.iter().enumerate() {
         let Some(first) = index(token) else { continue };
         let mut next = at + 1;
@@ -255,30 +255,6 @@ const ARITHMETIC: [&str; 16] = [
     "multiplied",
     "squared",
 ];
-
-/// Lower-case words, numbers and single symbols, in order.
-fn tokens(text: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric()
-            || (c == '.' && word.chars().all(|w| w.is_ascii_digit()) && !word.is_empty())
-        {
-            word.extend(c.to_lowercase());
-            continue;
-        }
-        if !word.is_empty() {
-            tokens.push(std::mem::take(&mut word));
-        }
-        if !c.is_whitespace() {
-            tokens.push(c.to_string());
-        }
-    }
-    if !word.is_empty() {
-        tokens.push(word);
-    }
-    tokens
-}
 
 /// Rule 394: with gamma distinct Greek letters used numerically (at least three),
 /// the bonus is floor(sigma × 2^gamma / 100); with gamma > 7, 2 × sigma.
@@ -498,6 +474,18 @@ mod tests {
         assert_eq!(greek_bonus(&n, 20, 3), 1);
         assert_eq!(greek_bonus(&n, 20, 7), 25);
         assert_eq!(greek_bonus(&n, 20, 8), 40);
+    }
+
+    #[test]
+    fn rule_394_two_letters_bound_to_the_same_value_count_once() {
+        // "If two letters are bound by the rule to stand for the same numerical
+        // value, then only one of them counts."
+        assert_eq!(greek_count("Let alpha be 1 and beta be 2."), 2);
+        assert_eq!(greek_count("alpha = beta."), 1);
+        assert_eq!(greek_count("Alpha is the same as Beta, and gamma equals delta"), 2);
+        // An expression binds nothing: "Mu is upsilon + 1 modulo 9".
+        assert_eq!(greek_count("Mu is upsilon + 1 modulo 9."), 2);
+        assert_eq!(greek_count("pi is 3.14"), 1);
     }
 
     #[test]
