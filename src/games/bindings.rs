@@ -30,6 +30,7 @@ fn unrecorded(game: &str, rule: u32) -> Binding {
         status: Status::Follows,
         text: None,
         values: Vec::new(),
+        acknowledged: Vec::new(),
     }
 }
 
@@ -310,6 +311,11 @@ pub(super) fn rule(
             params.setting.baseline_when_unrecorded,
         );
         let mut after = before.clone();
+        // The ruling covers the enactments that use the rule's terms so far.
+        after.acknowledged = bindings::touching(&scratch.ruleset, declared, ruling.rule)
+            .into_iter()
+            .map(|(number, _)| number)
+            .collect();
         // A ruling is on the rule's text as it stands (under its new number,
         // if an amendment gave it one): a later change is decided again.
         let number = scratch.ruleset.current_number(ruling.rule);

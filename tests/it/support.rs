@@ -346,7 +346,10 @@ pub fn balance(state: &serde_json::Value, name: &str, currency: &str) -> Option<
 /// rules under the mechanics' own numbers (hack 304 "amends" nothing: it is a
 /// new rule 304, and the bot holds what 304 drives for a ruling).
 pub fn gnomic_rules_elsewhere(config: &str) -> String {
-    const NAMES: [(&str, u32); 18] = [
+    const NAMES: [(&str, u32); 21] = [
+        ("simple_majority", 392),
+        ("integers", 407),
+        ("nomenclature", 434),
         ("ordinals", 108),
         ("unanimity", 109),
         ("against_winner", 204),

@@ -89,6 +89,10 @@ pub struct Binding {
     /// Bound numbers that differ from their starting values, by parameter name.
     #[serde(default)]
     pub values: Vec<(String, i64)>,
+    /// The rules enacted or amended since the baseline that use a term this
+    /// rule defines, which a moderator has ruled on: no longer a reason to hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledged: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,12 +128,84 @@ pub fn decide(
     previous: Option<&Binding>,
     baseline_when_unrecorded: bool,
 ) -> Binding {
+    let own = decide_text(ruleset, declared, rule, previous, baseline_when_unrecorded);
+    if own.status != Status::Follows {
+        return own;
+    }
+    // An enactment that uses a term this rule defines may change what the
+    // mechanic means: held until a moderator has seen it.
+    let acknowledged = previous.map(|p| p.acknowledged.as_slice()).unwrap_or(&[]);
+    let unseen: Vec<(u32, String)> = touching(ruleset, declared, rule)
+        .into_iter()
+        .filter(|(number, _)| !acknowledged.contains(number))
+        .collect();
+    match unseen.first() {
+        None => own,
+        Some((number, term)) => Binding {
+            status: Status::Held {
+                difference: format!(
+                    "rule {number}, enacted or amended since, uses the term \"{term}\", which rule {} defines{}",
+                    ruleset.current_number(rule),
+                    if unseen.len() > 1 {
+                        format!(" (and {} more such rules)", unseen.len() - 1)
+                    } else {
+                        String::new()
+                    }
+                ),
+            },
+            ..own
+        },
+    }
+}
+
+/// The rules in effect, enacted or amended since the ruleset was imported and
+/// bound by no mechanic of the game, that use a term rule `rule` defines (the
+/// glossary's reading), with that term.
+pub fn touching(ruleset: &Ruleset, declared: &Declared, rule: u32) -> Vec<(u32, String)> {
+    let number = ruleset.current_number(rule);
+    let bound: Vec<u32> = declared
+        .rules()
+        .into_iter()
+        .map(|r| ruleset.current_number(r))
+        .collect();
+    let mut found: Vec<(u32, String)> = Vec::new();
+    for term in ruleset.terms_defined_in(number) {
+        for user in &term.used_in {
+            let changed_since_import = ruleset
+                .changes
+                .iter()
+                .rev()
+                .find(|c| c.number == *user)
+                .is_some_and(|c| c.kind != super::ChangeKind::Imported);
+            if *user != number
+                && !bound.contains(user)
+                && changed_since_import
+                && !found.iter().any(|(n, _)| n == user)
+            {
+                found.push((*user, term.term.clone()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// What the rule's own text gives (see `decide`).
+fn decide_text(
+    ruleset: &Ruleset,
+    declared: &Declared,
+    rule: u32,
+    previous: Option<&Binding>,
+    baseline_when_unrecorded: bool,
+) -> Binding {
+    let acknowledged = previous.map(|p| p.acknowledged.clone()).unwrap_or_default();
     let binding = |status: Status, text: Option<String>, values: Vec<(String, i64)>| Binding {
         game: declared.game.to_owned(),
         rule,
         status,
         text,
         values,
+        acknowledged: acknowledged.clone(),
     };
     let number = ruleset.current_number(rule);
     let Some(current) = ruleset.get(number) else {
@@ -160,14 +236,11 @@ pub fn decide(
             Vec::new(),
         );
     }
-    // A moderator's ruling (or a hold) on this very text stands until it changes.
+    // A moderator's ruling (or a hold on its text) on this very text stands
+    // until the text changes.
     if let Some(previous) = previous
         && previous.text.as_deref() == Some(current.text.as_str())
-        && matches!(
-            previous.status,
-            Status::Held { .. } | Status::Off { .. } | Status::Follows
-        )
-        && previous.text.is_some()
+        && !previous.status_from_others()
     {
         return previous.clone();
     }
@@ -386,6 +459,13 @@ pub fn report(
         }
     }
     serde_json::Value::Array(out)
+}
+
+impl Binding {
+    /// Held for another rule's enactment, not for its own text.
+    fn status_from_others(&self) -> bool {
+        matches!(&self.status, Status::Held { difference } if difference.contains("enacted or amended since"))
+    }
 }
 
 impl Ruleset {

@@ -40,6 +40,9 @@ pub struct Rules {
     pub votes: u32,
     pub failed_penalty: u32,
     pub gnomes: u32,
+    pub simple_majority: u32,
+    pub integers: u32,
+    pub nomenclature: u32,
 }
 
 impl Default for Rules {
@@ -63,6 +66,9 @@ impl Default for Rules {
             votes: 402,
             failed_penalty: 421,
             gnomes: 440,
+            simple_majority: 392,
+            integers: 407,
+            nomenclature: 434,
         }
     }
 }
@@ -92,6 +98,9 @@ impl Rules {
             votes: d.votes + offset,
             failed_penalty: d.failed_penalty + offset,
             gnomes: d.gnomes + offset,
+            simple_majority: d.simple_majority + offset,
+            integers: d.integers + offset,
+            nomenclature: d.nomenclature + offset,
         }
     }
 }
@@ -260,6 +269,21 @@ pub fn declared(params: &Params) -> Declared {
             "the penalty of a failed hack",
             (r.failed_penalty, d.failed_penalty),
             vec![p("penalty_offset", "omicron-291", n.penalty_offset)],
+        ),
+        mechanic(
+            "a tie adopts (simple majority)",
+            (r.simple_majority, d.simple_majority),
+            vec![],
+        ),
+        mechanic(
+            "rounding to the nearest integer",
+            (r.integers, d.integers),
+            vec![],
+        ),
+        mechanic(
+            "what is a proposal, a meta-amendment, a hack",
+            (r.nomenclature, d.nomenclature),
+            vec![],
         ),
         mechanic(
             "the Voting Gnomes",

@@ -1279,7 +1279,11 @@ fn counted_votes(
         against: count(Choice::Against) + gnome_count(scoring::GnomeChoice::Against),
         abstain: count(Choice::Abstain) + gnome_count(scoring::GnomeChoice::Abstain),
     };
-    let by_vote = by_vote_of(proposal, &tally);
+    let by_vote = by_vote_of(
+        proposal,
+        &tally,
+        bound.follows(bound.rules().simple_majority),
+    );
     CountedVotes {
         votes,
         gnomes,
@@ -1444,11 +1448,11 @@ fn score_update(
 
 /// Whether the vote alone adopts a hack (322, 392; 109: "unanimous among the
 /// eligible voters": every one for).
-fn by_vote_of(proposal: &Proposal, tally: &Tally) -> bool {
+fn by_vote_of(proposal: &Proposal, tally: &Tally, ties_adopt: bool) -> bool {
     if proposal.unanimity {
         tally.against == 0 && tally.abstain == 0
     } else {
-        tally.adopted()
+        tally.adopted_when(ties_adopt)
     }
 }
 

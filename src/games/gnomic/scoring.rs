@@ -73,7 +73,16 @@ impl Tally {
     /// 322: "adopted only if the majority of non-abstaining eligible voters vote in
     /// its favour"; 392: an equal number for and against is a simple majority.
     pub fn adopted(&self) -> bool {
-        self.favour >= self.against
+        self.adopted_when(true)
+    }
+
+    /// 322 alone (392 not in effect): a tie is no majority.
+    pub fn adopted_when(&self, ties_adopt: bool) -> bool {
+        if ties_adopt {
+            self.favour >= self.against
+        } else {
+            self.favour > self.against
+        }
     }
 }
 
@@ -482,7 +491,10 @@ mod tests {
         // value, then only one of them counts."
         assert_eq!(greek_count("Let alpha be 1 and beta be 2."), 2);
         assert_eq!(greek_count("alpha = beta."), 1);
-        assert_eq!(greek_count("Alpha is the same as Beta, and gamma equals delta"), 2);
+        assert_eq!(
+            greek_count("Alpha is the same as Beta, and gamma equals delta"),
+            2
+        );
         // An expression binds nothing: "Mu is upsilon + 1 modulo 9".
         assert_eq!(greek_count("Mu is upsilon + 1 modulo 9."), 2);
         assert_eq!(greek_count("pi is 3.14"), 1);

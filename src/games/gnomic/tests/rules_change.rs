@@ -491,3 +491,62 @@ fn with_unrecorded_rules_absent_a_ruleset_without_gnomics_rules_scores_nothing()
         assert_eq!(points(&table, "Alice"), expected, "baseline: {baseline}");
     }
 }
+
+#[test]
+fn an_enactment_using_a_term_a_bound_rule_defines_is_held_for_the_moderators() {
+    // 434 defines "proposal"; a new rule that uses the word may change what
+    // the bot computes of proposals: the moderators are asked, the next count
+    // waits, and a ruling lets it go on.
+    let mut table = v73(4);
+    let mark = table.mail.len();
+    play(
+        &mut table,
+        1,
+        ALICE,
+        &[
+            "turn",
+            "hack 441 \"Short\"",
+            "enact",
+            "A proposal of more than ten words earns nothing.",
+            "end",
+        ],
+        all_for,
+    );
+    let said = binding_mail(&table, mark);
+    assert_eq!(said["changes"][0]["rule"], 434);
+    assert_eq!(said["changes"][0]["what"], "held");
+    assert!(
+        said["changes"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("rule 441")
+    );
+    assert!(
+        table.mail[mark..]
+            .iter()
+            .any(|m| m.template == "bindings_held")
+    );
+    done(
+        &mut table,
+        mins(10),
+        BOB,
+        true,
+        &["turn", "hack 442 \"Quiet\"", "enact", "Be quiet.", "end"],
+    );
+    for voter in [ALICE, CAROL, DAVE] {
+        done(&mut table, mins(11), voter, false, &["vote 442 for"]);
+    }
+    table.run_until(mins(12));
+    assert!(state(&table).open.as_ref().is_some_and(|t| t.held));
+    let _ = table.message(
+        mins(13),
+        MODERATOR,
+        true,
+        "ruleset",
+        &["binding 434 keep because 441 only adds a condition the Judge can apply"],
+    );
+    assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
+    table.run_until(mins(14));
+    assert_eq!(last_result(&table).turn, 2);
+    assert_replays(&table);
+}
