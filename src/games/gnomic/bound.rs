@@ -351,6 +351,19 @@ impl Bound {
             .collect()
     }
 
+    /// The rules the game follows now, by their current numbers (for `status`).
+    pub fn followed(&self, view: &View<'_>) -> Vec<u32> {
+        let mut rules: Vec<u32> = self
+            .decided
+            .iter()
+            .filter(|b| b.status == Status::Follows)
+            .map(|b| view.ruleset.current_number(b.rule))
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    }
+
     /// The rules not followed, with why (for `status`).
     pub fn not_followed(&self) -> Vec<(u32, Vec<&'static str>, String)> {
         self.decided

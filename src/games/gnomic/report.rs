@@ -278,6 +278,7 @@ pub fn status(state: &State, view: &View<'_>, params: &Params, now: Timestamp) -
         .map(|(rule, mechanics, why)| json!({"rule": rule, "mechanics": mechanics, "why": why}))
         .collect();
     json!({
+        "follows": bound.followed(view),
         "held": held,
         "not_followed": not_followed,
         "overlapping": overlapping,
