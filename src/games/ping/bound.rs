@@ -172,9 +172,8 @@ impl Bound {
     /// (a number the rule gives out of range keeps the configured one).
     pub fn numbers(&self) -> Params {
         let mut n = self.params.clone();
-        let days = |name, start: u32| {
-            u32::try_from(self.value(name, i64::from(start))).unwrap_or(start)
-        };
+        let days =
+            |name, start: u32| u32::try_from(self.value(name, i64::from(start))).unwrap_or(start);
         n.quack_days = days("quack_days", n.quack_days);
         n.silent_days = days("silent_days", n.silent_days);
         n.pinging_days = days("pinging_days", n.pinging_days);
@@ -198,7 +197,10 @@ mod tests {
     #[test]
     fn every_bound_number_stands_in_the_baseline_in_its_words() {
         let text = baseline();
-        assert!(text.starts_with("I. There exists the unique entity"), "{text}");
+        assert!(
+            text.starts_with("I. There exists the unique entity"),
+            "{text}"
+        );
         assert!(text.ends_with("determine and report its new location."));
         let params = Params::default();
         for parameter in declared(&params).parameters_of(params.rule) {
@@ -220,7 +222,12 @@ mod tests {
                 "reveal_after_pings",
                 40,
             ),
-            ("no more than twelve words", "no more than ten words", "max_words", 10),
+            (
+                "no more than twelve words",
+                "no more than ten words",
+                "max_words",
+                10,
+            ),
             ("cost A$15", "cost A$12", "premium_consonant", 12),
         ] {
             let amended = text.replacen(from, to, 1);

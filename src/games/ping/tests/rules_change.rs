@@ -21,8 +21,22 @@ fn day(n: i64) -> Timestamp {
 /// days from tomorrow.
 fn pinging() -> Table {
     let mut table = with_1209();
-    run(&mut table, minutes(1), MODERATOR, true, "place Alice because it begins").unwrap();
-    run(&mut table, minutes(2), ALICE, false, &format!("truth {CLAUSE}")).unwrap();
+    run(
+        &mut table,
+        minutes(1),
+        MODERATOR,
+        true,
+        "place Alice because it begins",
+    )
+    .unwrap();
+    run(
+        &mut table,
+        minutes(2),
+        ALICE,
+        false,
+        &format!("truth {CLAUSE}"),
+    )
+    .unwrap();
     run(&mut table, minutes(3), ALICE, false, "form day is odd").unwrap();
     table
 }
@@ -40,7 +54,11 @@ fn with_1209() -> Table {
         mutable: true,
         note: String::new(),
     };
-    let done = table.world.ruleset.import(vec![rule], minutes(-10)).unwrap();
+    let done = table
+        .world
+        .ruleset
+        .import(vec![rule], minutes(-10))
+        .unwrap();
     let events: Vec<GameEvent> = done.events.into_iter().map(GameEvent::Ruleset).collect();
     table.record(minutes(-10), &events);
     table
@@ -108,7 +126,13 @@ fn rule_1209_repealed_ends_the_machine_its_truth_kept_secret() {
     run(&mut table, day(4), BOB, true, "guess the day is even").unwrap();
     let fined = table.world.shared.accounts.clone();
     let mark = table.mail.len();
-    let _ = table.message(day(4) + SignedDuration::from_mins(1), MODERATOR, true, "ruleset", &["repeal 1209"]);
+    let _ = table.message(
+        day(4) + SignedDuration::from_mins(1),
+        MODERATOR,
+        true,
+        "ruleset",
+        &["repeal 1209"],
+    );
     assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
     // The list is told what stopped, and what became of the Machine.
     let said = found(&table.mail[mark..], "bindings_changed");
@@ -122,7 +146,10 @@ fn rule_1209_repealed_ends_the_machine_its_truth_kept_secret() {
     // No Machine, no term, no Scholar; the truth joins those uttered, unrevealed.
     let state = table.state::<Ping>();
     assert!(state.term.is_none());
-    assert_eq!(state.ended.as_ref().map(|e| e.why.as_str()), Some("repealed"));
+    assert_eq!(
+        state.ended.as_ref().map(|e| e.why.as_str()),
+        Some("repealed")
+    );
     assert_eq!(state.uttered.len(), 1);
     assert!(!state.uttered[0].revealed);
     // The fine paid stays paid.
@@ -148,7 +175,10 @@ fn rule_1209_repealed_ends_the_machine_its_truth_kept_secret() {
         );
     }
     // `status` says so.
-    assert_eq!(run(&mut table, day(12), BOB, true, "status"), Ok("ping_status".into()));
+    assert_eq!(
+        run(&mut table, day(12), BOB, true, "status"),
+        Ok("ping_status".into())
+    );
     assert_eq!(table.last[0].sentence.args["machine"]["ended"], "repealed");
     assert_secret_kept(&table);
     render_every_ending_and_binding_mail(&table);
@@ -173,7 +203,9 @@ fn render_every_ending_and_binding_mail(table: &Table) {
         let text = env
             .get_template(&mail.template)
             .unwrap()
-            .render(minijinja::Value::from(minijinja::value::Serde(&mail.values)))
+            .render(minijinja::Value::from(minijinja::value::Serde(
+                &mail.values,
+            )))
             .unwrap_or_else(|e| panic!("{}: {e:#}", mail.template));
         assert!(text.starts_with("Subject: "), "{text}");
         assert!(!text.to_lowercase().contains(SECRET), "{text}");
@@ -202,7 +234,14 @@ fn rule_1209_amended_in_a_number_applies_the_new_number_from_then_on() {
     assert_eq!(change["values"][0]["now"], 20);
     assert!(!templates(&table.mail[mark..]).contains(&"bindings_held"));
     // Carol's wrong guess now costs A$ 20; the Machine goes on pinging.
-    run(&mut table, day(2) + SignedDuration::from_mins(2), CAROL, true, "guess today is a day").unwrap();
+    run(
+        &mut table,
+        day(2) + SignedDuration::from_mins(2),
+        CAROL,
+        true,
+        "guess today is a day",
+    )
+    .unwrap();
     assert_eq!(table.last[0].sentence.args["fine"], 20);
     let before = pings(&table);
     table.run_until(day(6));
@@ -211,8 +250,11 @@ fn rule_1209_amended_in_a_number_applies_the_new_number_from_then_on() {
     amend(
         &mut table,
         day(6),
-        &baseline_with("a fine of A$ 10", "a fine of A$ 20")
-            .replacen("has gone *ping* thirty times", "has gone *ping* forty times", 1),
+        &baseline_with("a fine of A$ 10", "a fine of A$ 20").replacen(
+            "has gone *ping* thirty times",
+            "has gone *ping* forty times",
+            1,
+        ),
     );
     let values = &table
         .world
@@ -220,8 +262,14 @@ fn rule_1209_amended_in_a_number_applies_the_new_number_from_then_on() {
         .binding("ping", 1209)
         .expect("decided")
         .values;
-    assert!(values.contains(&("guess_fine".to_owned(), 20)), "{values:?}");
-    assert!(values.contains(&("reveal_after_pings".to_owned(), 40)), "{values:?}");
+    assert!(
+        values.contains(&("guess_fine".to_owned(), 20)),
+        "{values:?}"
+    );
+    assert!(
+        values.contains(&("reveal_after_pings".to_owned(), 40)),
+        "{values:?}"
+    );
     assert_secret_kept(&table);
     assert_replays(&table);
 }
@@ -261,11 +309,20 @@ fn rule_1209_amended_otherwise_is_held_until_a_moderator_keeps_it() {
         run(&mut table, day(6), BOB, true, "guess the day is even"),
         Err("ping_rule_held".into())
     );
-    assert_eq!(run(&mut table, day(6), BOB, true, "status"), Ok("ping_status".into()));
+    assert_eq!(
+        run(&mut table, day(6), BOB, true, "status"),
+        Ok("ping_status".into())
+    );
     assert_eq!(table.last[0].sentence.args["machine"]["held"], true);
     render_every_ending_and_binding_mail(&table);
     // Not a player's to rule.
-    let _ = table.message(day(6), BOB, true, "ruleset", &["binding 1209 keep because I like it"]);
+    let _ = table.message(
+        day(6),
+        BOB,
+        true,
+        "ruleset",
+        &["binding 1209 keep because I like it"],
+    );
     assert_eq!(table.last[0].status, Status::Refused);
     // The moderator keeps it: the Machine goes on.
     let _ = table.message(
@@ -277,7 +334,14 @@ fn rule_1209_amended_otherwise_is_held_until_a_moderator_keeps_it() {
     );
     assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
     assert!(table.state::<Ping>().held_since.is_none());
-    run(&mut table, day(6) + SignedDuration::from_mins(2), BOB, true, "guess the day is even").unwrap();
+    run(
+        &mut table,
+        day(6) + SignedDuration::from_mins(2),
+        BOB,
+        true,
+        "guess the day is even",
+    )
+    .unwrap();
     table.run_until(day(10));
     assert!(pings(&table) > before);
     assert_secret_kept(&table);
@@ -287,22 +351,43 @@ fn rule_1209_amended_otherwise_is_held_until_a_moderator_keeps_it() {
 #[test]
 fn while_rule_1209_is_held_the_scholars_seven_days_do_not_run() {
     let mut table = with_1209();
-    run(&mut table, minutes(1), MODERATOR, true, "place Alice because it begins").unwrap();
+    run(
+        &mut table,
+        minutes(1),
+        MODERATOR,
+        true,
+        "place Alice because it begins",
+    )
+    .unwrap();
     let quack_at = table.state::<Ping>().term.as_ref().unwrap().quack_at;
-    amend(&mut table, day(1), &baseline_with("the Machine randomly teleports", "the Machine teleports"));
+    amend(
+        &mut table,
+        day(1),
+        &baseline_with("the Machine randomly teleports", "the Machine teleports"),
+    );
     // Three days held: no quack at the seventh day, and no truth taken.
     table.run_until(day(4));
     assert_eq!(
         run(&mut table, day(4), ALICE, false, &format!("truth {CLAUSE}")),
         Err("ping_rule_held".into())
     );
-    let _ = table.message(day(4), MODERATOR, true, "ruleset", &["binding 1209 keep because random or not, it teleports"]);
+    let _ = table.message(
+        day(4),
+        MODERATOR,
+        true,
+        "ruleset",
+        &["binding 1209 keep because random or not, it teleports"],
+    );
     assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
     let moved = table.state::<Ping>().term.as_ref().unwrap().quack_at;
     assert_eq!(moved, quack_at + SignedDuration::from_hours(3 * 24));
     table.run_until(quack_at + SignedDuration::from_hours(24));
     assert_eq!(
-        table.state::<Ping>().term.as_ref().map(|t| t.scholar_name.as_str()),
+        table
+            .state::<Ping>()
+            .term
+            .as_ref()
+            .map(|t| t.scholar_name.as_str()),
         Some("Alice")
     );
     assert_replays(&table);
