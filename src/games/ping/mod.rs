@@ -21,6 +21,7 @@
 //! are not bestowed here: a correct guess records that a Boon is due
 //! (`Event::BoonDue`) and hands it to `[boons]` on the shared schedule.
 
+pub mod bound;
 pub mod dates;
 pub mod notice;
 mod parse;
@@ -50,6 +51,10 @@ pub struct Ping;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
+    /// The rule the Machine follows (1209 in the text): the bot stops when it
+    /// leaves effect, takes new numbers when an amendment changes only the
+    /// numbers below, and waits for a moderator's ruling on any other change.
+    pub rule: u32,
     /// §III: "Within seven days of a player receiving this title [...] he is
     /// deemed to be a quack".
     pub quack_days: u32,
@@ -91,6 +96,7 @@ impl Default for Params {
     fn default() -> Params {
         let limits = truth::Limits::default();
         Params {
+            rule: bound::RULE,
             quack_days: 7,
             max_words: limits.max_words,
             silent_days: 7,
@@ -151,6 +157,22 @@ pub struct Machine {
     /// carried out at the deadline `ping:now` of the same instant.
     #[serde(default)]
     pub teleport_due: Option<Reason>,
+    /// Since when rule 1209 is held for a moderator's ruling (or switched off):
+    /// nothing of the rule runs until it is followed again.
+    #[serde(default)]
+    pub held_since: Option<Timestamp>,
+    /// Rule 1209 left effect: the Machine is no more.
+    #[serde(default)]
+    pub ended: Option<Ended>,
+}
+
+/// How the Machine ceased to exist.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ended {
+    pub rule: u32,
+    /// "repealed", "void", "not in the ruleset".
+    pub why: String,
+    pub at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -346,6 +368,22 @@ pub enum Event {
     TeleportDue {
         reason: Reason,
     },
+    /// Rule `rule` changed otherwise than in its numbers (or a moderator
+    /// switched it off): the Machine waits for a ruling.
+    Held {
+        rule: u32,
+    },
+    /// The ruling is made: the Machine goes on, and the Scholar's seven days
+    /// to announce the truth are moved on by the time held.
+    Resumed {
+        rule: u32,
+    },
+    /// Rule `rule` left effect (`why`: repealed, void, not in the ruleset):
+    /// the Machine ceases to exist, its term ends, and its truth stays secret.
+    Ended {
+        rule: u32,
+        why: String,
+    },
 }
 
 /// One command line, read.
@@ -407,6 +445,7 @@ impl Machine {
             } => {
                 self.end_term();
                 self.teleport_due = None;
+                self.ended = None;
                 self.term = Some(Term {
                     scholar: *to,
                     scholar_name: name.clone(),
@@ -531,6 +570,33 @@ impl Machine {
                 }
             }
             Event::TeleportDue { reason } => self.teleport_due = Some(reason.clone()),
+            Event::Held { .. } => {
+                if self.held_since.is_none() {
+                    self.held_since = Some(at);
+                }
+            }
+            Event::Resumed { .. } => {
+                let Some(since) = self.held_since.take() else {
+                    return;
+                };
+                if let Some(term) = &mut self.term
+                    && term.truth.as_ref().is_none_or(|t| t.announced_at.is_none())
+                {
+                    let held = at.duration_since(since);
+                    term.quack_at = term.quack_at.checked_add(held).unwrap_or(term.quack_at);
+                }
+            }
+            Event::Ended { rule, why } => {
+                self.end_term();
+                self.teleport_due = None;
+                self.owed_reveals.clear();
+                self.held_since = None;
+                self.ended = Some(Ended {
+                    rule: *rule,
+                    why: why.clone(),
+                    at,
+                });
+            }
         }
     }
 
@@ -595,6 +661,15 @@ impl Game for Ping {
 
     fn standing_changed(tx: &mut Tx<'_, Ping>, change: &Standing) {
         rules::standing_changed(tx, change);
+    }
+
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
+    }
+
+    /// Rule 1209 was decided again: the Machine ends, waits or goes on.
+    fn bindings_changed(tx: &mut Tx<'_, Ping>, _rules: &[u32]) {
+        rules::bindings_changed(tx);
     }
 
     /// The truth and its form are the Scholar's secret: the list sees the truth

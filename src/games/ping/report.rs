@@ -37,6 +37,7 @@ pub fn moved(
         "at": human_time(at),
         "quack_at": human_time(quack_at),
         "quack_days": params.quack_days,
+        "reveal_after": params.reveal_after_pings,
     })
 }
 
@@ -46,6 +47,9 @@ pub fn status(state: &Machine, players: &Registry, params: &Params) -> Value {
     let term = state.term.as_ref();
     let magic = state.magic_letters();
     json!({
+        "rule": params.rule,
+        "ended": state.ended.as_ref().map(|e| e.why.as_str()),
+        "held": state.held_since.is_some(),
         "placed": term.is_some(),
         "scholar": term.map(|t| t.scholar_name.as_str()),
         "home": term.map(|t| t.home.as_str()),

@@ -15,8 +15,9 @@ use crate::engine::game::{SharedEvent, Standing, Tx};
 use crate::engine::players::Player;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
+use super::bound::{Bound, Following};
 use super::{
-    Command, Event, Machine, Ping, Reason, TAG, Term, Truth, dates, notice, report, truth,
+    Command, Event, Machine, Params, Ping, Reason, TAG, Term, Truth, dates, notice, report, truth,
 };
 
 type PingTx<'a> = Tx<'a, Ping>;
@@ -31,6 +32,9 @@ const QUACK: &str = "ping:quack";
 const DAY: &str = "ping:day";
 
 pub(super) fn apply(tx: &mut PingTx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    if !matches!(command, Command::Status) {
+        applied(tx)?;
+    }
     let sentence = match command {
         Command::Place { name, because } => place(tx, &name, &because, ctx),
         Command::Truth { text } => give_truth(tx, &text, ctx),
@@ -48,11 +52,98 @@ pub(super) fn apply(tx: &mut PingTx<'_>, command: Command, ctx: &Ctx) -> Result<
         }
         Command::Status => Ok(Sentence::new("ping_status").arg(
             "machine",
-            report::status(tx.state(), tx.view().players, tx.params()),
+            report::status(tx.state(), tx.view().players, &numbers(tx)),
         )),
     }?;
     reschedule(tx);
     Ok(sentence)
+}
+
+/// The numbers of rule 1209 as it now stands (`bound`): every number the game
+/// uses from the text is read here, never from the configuration directly.
+fn numbers(tx: &PingTx<'_>) -> Params {
+    Bound::of(&tx.view(), tx.params()).numbers()
+}
+
+// ---- Rule 1209 as it changes ----
+
+/// Whether the bot applies rule 1209 now: a command that applies it is refused
+/// while the rule is out of effect, held for a ruling or switched off.
+fn applied(tx: &PingTx<'_>) -> Result<(), Refusal> {
+    let bound = Bound::of(&tx.view(), tx.params());
+    match bound.following() {
+        Following::Follows => Ok(()),
+        Following::Stopped { why } => Err(Sentence::new("ping_rule_stopped")
+            .arg("rule", bound.rule())
+            .arg("why", why)
+            .into()),
+        Following::Held => Err(Sentence::new("ping_rule_held")
+            .arg("rule", bound.rule())
+            .into()),
+        Following::Off { reason } => Err(Sentence::new("ping_rule_off")
+            .arg("rule", bound.rule())
+            .arg("reason", reason)
+            .into()),
+    }
+}
+
+/// What the bot follows of rule 1209 changed (`Game::bindings_changed`): out
+/// of effect, the Machine ends; held or switched off, it waits; followed again,
+/// it goes on, its deadlines as the state needs them. An amendment of a number
+/// alone needs nothing here: the number is read from the binding when used.
+pub(super) fn bindings_changed(tx: &mut PingTx<'_>) {
+    let bound = Bound::of(&tx.view(), tx.params());
+    let rule = bound.rule();
+    match bound.following() {
+        Following::Stopped { why } => end(tx, rule, &why),
+        Following::Held | Following::Off { .. } => {
+            if tx.state().held_since.is_none() && tx.state().ended.is_none() {
+                tx.record(Event::Held { rule });
+            }
+        }
+        Following::Follows => {
+            if tx.state().held_since.is_some() {
+                tx.record(Event::Resumed { rule });
+            }
+        }
+    }
+    reschedule(tx);
+}
+
+/// Rule 1209 left effect: the Machine ceases to exist (§I made it exist). Its
+/// term ends; the truth stays the Scholar's secret (no rule in effect reveals
+/// it), and so do truths owed after a vacation; Boons already due stay due
+/// (rule 1211 bestows them), and fines and premiums paid stay paid. The list is
+/// told, once, when there was a Machine to end.
+fn end(tx: &mut PingTx<'_>, rule: u32, why: &str) {
+    if tx.state().ended.is_some() {
+        return;
+    }
+    let before = tx.state().clone();
+    tx.record(Event::Ended {
+        rule,
+        why: why.to_owned(),
+    });
+    if before == Machine::default() {
+        return;
+    }
+    let term = before.term.as_ref();
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "ping_ended",
+        json!({
+            "rule": rule,
+            "why": why,
+            "scholar": term.map(|t| t.scholar_name.as_str()),
+            "home": term.map(|t| t.home.as_str()),
+            "announced": before.announced().is_some(),
+            "pings": term.map_or(0, |t| t.pings.len()),
+            "owed_reveals": before.owed_reveals.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
+            "boons_due": before.boons_due.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
+            "at": human_time(tx.at()),
+        }),
+    ));
 }
 
 // ---- §I, §II: the Machine, its Home and its Scholar ----
@@ -110,7 +201,7 @@ fn move_to(
     reason: Reason,
     draw: Option<serde_json::Value>,
 ) -> Result<(), Refusal> {
-    let quack_at = days_after(tx, tx.params().quack_days)?;
+    let quack_at = days_after(tx, numbers(tx).quack_days)?;
     let previous = tx.state().term.clone();
     tx.record(Event::Moved {
         to: player.id,
@@ -126,7 +217,7 @@ fn move_to(
         draw,
         tx.at(),
         quack_at,
-        tx.params(),
+        &numbers(tx),
     );
     tx.mail(Mail::new(Audience::List, TAG, "ping_moved", values));
     Ok(())
@@ -197,7 +288,7 @@ fn teleport(tx: &mut PingTx<'_>, entropy: [u8; 32], reason: Reason) {
             None,
             tx.at(),
             tx.at(),
-            tx.params(),
+            &numbers(tx),
         );
         tx.mail(Mail::new(Audience::List, TAG, "ping_moved", values));
         return;
@@ -304,6 +395,7 @@ fn reveal(tx: &mut PingTx<'_>, scholar: &str, clause: &str, why: &str) {
             "scholar": scholar,
             "truth": truth::sentence(clause),
             "why": why,
+            "pings": numbers(tx).reveal_after_pings,
         }),
     ));
 }
@@ -334,7 +426,7 @@ fn give_truth(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Re
         .iter()
         .map(|u| u.clause.clone())
         .collect();
-    truth::check(&clause, &tx.params().limits(), known, &uttered).map_err(|error| {
+    truth::check(&clause, &numbers(tx).limits(), known, &uttered).map_err(|error| {
         Refusal(Sentence::new("ping_truth_invalid").arg("why", error.to_string()))
     })?;
     tx.record(Event::TruthGiven {
@@ -366,7 +458,7 @@ fn give_form(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Ref
         Some(_) => today,
         None => today.tomorrow().unwrap_or(today),
     };
-    let params = tx.params();
+    let params = numbers(tx);
     dates::check(
         &expr,
         from,
@@ -433,7 +525,7 @@ fn announce_ping(tx: &mut PingTx<'_>, on: Option<Date>, ctx: &Ctx) -> Result<Sen
             .arg("first", first.to_string())
             .into());
     }
-    let late_days = i64::from(tx.params().late_days);
+    let late_days = i64::from(numbers(tx).late_days);
     let days_late = i64::from((today - date).get_days());
     if days_late > late_days {
         return Err(Sentence::new("ping_too_late")
@@ -487,7 +579,7 @@ fn ping(tx: &mut PingTx<'_>, date: Date, late: bool, entropy: [u8; 32]) -> u32 {
             "notice": notice::notice(date, n),
         }),
     ));
-    if n >= tx.params().reveal_after_pings {
+    if n >= numbers(tx).reveal_after_pings {
         // §VIII: the undisguised truth, and then the Machine teleports.
         if let Some(truth) = term.truth.filter(|t| !t.revealed) {
             reveal(tx, &term.scholar_name, &truth.clause, "thirty_pings");
@@ -595,7 +687,7 @@ fn guess(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Refusal
         .map(|l| l.as_str())
         .unwrap_or_default()
         .to_owned();
-    let fine = tx.params().guess_fine;
+    let fine = numbers(tx).guess_fine;
     let charged = fine > 0
         && charge(
             tx,
@@ -686,7 +778,7 @@ fn magic_letter(tx: &mut PingTx<'_>, letter: char, ctx: &Ctx) -> Result<Sentence
             .arg("letter", letter.to_string())
             .into());
     }
-    let need = tx.params().magic_after_pings;
+    let need = numbers(tx).magic_after_pings;
     let pings = u32::try_from(term.pings.len()).unwrap_or(u32::MAX);
     let since = pings - term.magic.last().map_or(0, |m| m.after_pings.min(pings));
     if pings < need || since < need {
@@ -701,7 +793,7 @@ fn magic_letter(tx: &mut PingTx<'_>, letter: char, ctx: &Ctx) -> Result<Sentence
         player: player.id,
         name: player.name.clone(),
     });
-    let premium = truth::premium(letter, &tx.params().limits());
+    let premium = truth::premium(letter, &numbers(tx).limits());
     let premium_u32 = u32::try_from(premium).unwrap_or(0);
     let charged = premium_u32 > 0
         && charge(
@@ -838,6 +930,10 @@ pub(super) fn standing_changed(tx: &mut PingTx<'_>, change: &Standing) {
 /// entropy, the disguised truth, a quack, the day's ping by the form, the
 /// reveals owed by Scholars back from vacation.
 pub(super) fn catch_up(tx: &mut PingTx<'_>, entropy: [u8; 32]) {
+    if applied(tx).is_err() {
+        reschedule(tx);
+        return;
+    }
     if let Some(reason) = tx.state().teleport_due.clone() {
         teleport(tx, entropy, reason);
     }
@@ -872,6 +968,8 @@ pub(super) fn catch_up(tx: &mut PingTx<'_>, entropy: [u8; 32]) {
 /// Keeps the game's deadlines as the state needs them, changing the schedule
 /// only where it differs.
 fn reschedule(tx: &mut PingTx<'_>) {
+    // Nothing of the rule runs while it is out of effect, held or off.
+    let running = applied(tx).is_ok();
     let state = tx.state();
     let at = tx.at();
     let now_due = state.teleport_due.is_some()
@@ -886,6 +984,11 @@ fn reschedule(tx: &mut PingTx<'_>) {
     let day = (by_form || !state.owed_reveals.is_empty())
         .then(|| tx.view().calendar.day_of(at).ok().map(|d| d.end))
         .flatten();
+    let (now_due, quack, day) = if running {
+        (now_due, quack, day)
+    } else {
+        (false, None, None)
+    };
     let wanted = [
         (
             NOW,

@@ -17,6 +17,8 @@ use crate::engine::{Address, Audience, Mail, Status, players};
 use crate::games::table::Table;
 use crate::games::{GameParams, World};
 
+mod rules_change;
+
 const MODERATOR: &str = "mod@x.org";
 const ALICE: &str = "alice@x.org";
 const BOB: &str = "bob@x.org";
