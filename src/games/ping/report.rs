@@ -17,7 +17,7 @@ pub fn moved(
     draw: Option<Value>,
     at: Timestamp,
     quack_at: Timestamp,
-    params: &Params,
+    numbers: &Params,
 ) -> Value {
     let (placed_by, because, grounds) = match reason {
         Reason::Placed { by, because } => (Some(by.as_str()), Some(because.as_str()), None),
@@ -36,18 +36,18 @@ pub fn moved(
         "draw": draw,
         "at": human_time(at),
         "quack_at": human_time(quack_at),
-        "quack_days": params.quack_days,
-        "reveal_after": params.reveal_after_pings,
+        "quack_days": numbers.quack_days,
+        "reveal_after": numbers.reveal_after_pings,
     })
 }
 
 /// `status`: where the Machine is, the disguised truth, the pings, the guesses
 /// and the Magic Letters of the term. Never the truth.
-pub fn status(state: &Machine, players: &Registry, params: &Params) -> Value {
+pub fn status(state: &Machine, players: &Registry, numbers: &Params) -> Value {
     let term = state.term.as_ref();
     let magic = state.magic_letters();
     json!({
-        "rule": params.rule,
+        "rule": numbers.rule,
         "ended": state.ended.as_ref().map(|e| e.why.as_str()),
         "held": state.held_since.is_some(),
         "placed": term.is_some(),
@@ -62,7 +62,7 @@ pub fn status(state: &Machine, players: &Registry, params: &Params) -> Value {
             .map(|truth| truth::disguised(&truth.clause, &magic)),
         "by_form": state.announced().is_some_and(|t| t.form.is_some()),
         "pings": term.map_or(0, |t| t.pings.len()),
-        "reveal_after": params.reveal_after_pings,
+        "reveal_after": numbers.reveal_after_pings,
         "last_ping": term.and_then(|t| t.pings.last()).map(|p| p.date.to_string()),
         "guesses": term.map(|t| t.guesses.iter().map(|g| json!({
             "name": g.name,

@@ -458,13 +458,13 @@ fn give_form(tx: &mut PingTx<'_>, text: &str, ctx: &Ctx) -> Result<Sentence, Ref
         Some(_) => today,
         None => today.tomorrow().unwrap_or(today),
     };
-    let params = numbers(tx);
+    let bound = numbers(tx);
     dates::check(
         &expr,
         from,
-        params.horizon_days,
-        params.silent_days,
-        params.pinging_days,
+        bound.horizon_days,
+        bound.silent_days,
+        bound.pinging_days,
     )
     .map_err(|e| Refusal(Sentence::new("ping_form_invalid").arg("why", e.to_string())))?;
     tx.record(Event::FormGiven {
