@@ -22,14 +22,12 @@ pub const RULE: u32 = 1211;
 
 const PAGE: &str = include_str!("../../../rules/ackanomic-1209-1250.txt");
 
-/// Rule 1211/3's text as the page gives it (its header "Rule 1211/3" read as
-/// "Rule 1211"): the baseline.
-pub fn baseline() -> &'static str {
-    static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let page: Vec<String> = PAGE
-            .lines()
-            .map(|line| match line.strip_prefix("Rule ").and_then(|r| r.split_once('/')) {
+/// The page with each header "Rule 1211/3" read as "Rule 1211" (the revision
+/// after the slash is history, not a number the registry keeps).
+pub fn page() -> String {
+    PAGE.lines()
+        .map(
+            |line| match line.strip_prefix("Rule ").and_then(|r| r.split_once('/')) {
                 Some((number, revision))
                     if number.chars().all(|c| c.is_ascii_digit())
                         && revision.chars().all(|c| c.is_ascii_digit()) =>
@@ -37,9 +35,17 @@ pub fn baseline() -> &'static str {
                     format!("Rule {number}")
                 }
                 _ => line.to_owned(),
-            })
-            .collect();
-        crate::engine::ruleset::parse_ruleset(&page.join("\n"))
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Rule 1211/3's text as the page gives it: the baseline.
+pub fn baseline() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        crate::engine::ruleset::parse_ruleset(&page())
             .ok()
             .and_then(|rules| rules.into_iter().find(|r| r.number == RULE))
             .map(|r| r.text)
