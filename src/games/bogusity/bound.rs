@@ -145,7 +145,9 @@ impl Bound {
             Status::Follows => Now::Follows,
             Status::Held { difference } => Now::Held(difference.clone()),
             Status::Stopped { why } => Now::Stopped(why.clone()),
-            Status::Off { reason } => Now::Stopped(format!("switched off by a moderator: {reason}")),
+            Status::Off { reason } => {
+                Now::Stopped(format!("switched off by a moderator: {reason}"))
+            }
         }
     }
 
@@ -160,10 +162,11 @@ impl Bound {
     /// bot.toml's `[bogusity]` with §8's numbers as the rule now says them.
     pub fn params(&self) -> Params {
         let mut params = self.params.clone();
-        params.call_days = u32::try_from(self.value("call_days", i64::from(params.call_days.get())))
-            .ok()
-            .and_then(NonZeroU32::new)
-            .unwrap_or(params.call_days);
+        params.call_days =
+            u32::try_from(self.value("call_days", i64::from(params.call_days.get())))
+                .ok()
+                .and_then(NonZeroU32::new)
+                .unwrap_or(params.call_days);
         params.bogus_penalty =
             u32::try_from(self.value("bogus_penalty", i64::from(params.bogus_penalty)))
                 .unwrap_or(params.bogus_penalty);

@@ -28,9 +28,7 @@ pub(super) fn in_effect(tx: &BogusityTx<'_>) -> Result<(), Refusal> {
             .into());
     }
     if tx.state().held_since.is_some() {
-        return Err(Sentence::new("bogusity_rule_held")
-            .arg("rule", rule)
-            .into());
+        return Err(Sentence::new("bogusity_rule_held").arg("rule", rule).into());
     }
     Ok(())
 }

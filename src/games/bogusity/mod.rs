@@ -22,9 +22,9 @@
 //! closes at the deadline `bogusity:N` on the shared schedule.
 
 pub mod bound;
+mod changes;
 mod parse;
 mod report;
-mod changes;
 mod rules;
 mod sample;
 #[cfg(test)]
@@ -345,13 +345,11 @@ impl Descriptions {
 
     /// The descriptions whose hearing is open (called, not closed), in order.
     pub fn open_hearings(&self) -> impl Iterator<Item = &Description> {
-        self.descriptions
-            .iter()
-            .filter(|d| {
-                d.hearing
-                    .as_ref()
-                    .is_some_and(|h| h.finding.is_none() && !h.abandoned)
-            })
+        self.descriptions.iter().filter(|d| {
+            d.hearing
+                .as_ref()
+                .is_some_and(|h| h.finding.is_none() && !h.abandoned)
+        })
     }
 
     fn next_number(&self) -> u32 {

@@ -26,15 +26,17 @@ const PAGE: &str = include_str!("../../../rules/ackanomic-1209-1250.txt");
 /// after the slash is history, not a number the registry keeps).
 pub fn page() -> String {
     PAGE.lines()
-        .map(|line| match line.strip_prefix("Rule ").map(|r| r.split_once('/')) {
-            Some(Some((number, revision)))
-                if number.chars().all(|c| c.is_ascii_digit())
-                    && revision.chars().all(|c| c.is_ascii_digit()) =>
-            {
-                format!("Rule {number}")
-            }
-            _ => line.to_owned(),
-        })
+        .map(
+            |line| match line.strip_prefix("Rule ").map(|r| r.split_once('/')) {
+                Some(Some((number, revision)))
+                    if number.chars().all(|c| c.is_ascii_digit())
+                        && revision.chars().all(|c| c.is_ascii_digit()) =>
+                {
+                    format!("Rule {number}")
+                }
+                _ => line.to_owned(),
+            },
+        )
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -100,7 +102,11 @@ pub fn declared(params: &Params) -> Declared {
                         "has 3 days to choose",
                         days(params.choose_days),
                     ),
-                    p("choose_days", "if three days pass", days(params.choose_days)),
+                    p(
+                        "choose_days",
+                        "if three days pass",
+                        days(params.choose_days),
+                    ),
                 ],
             ),
             mechanic("the random method's weights (§4, §9)", weights),
@@ -178,7 +184,9 @@ impl Bound {
             Status::Follows => Now::Follows,
             Status::Held { difference } => Now::Held(difference.clone()),
             Status::Stopped { why } => Now::Stopped(why.clone()),
-            Status::Off { reason } => Now::Stopped(format!("switched off by a moderator: {reason}")),
+            Status::Off { reason } => {
+                Now::Stopped(format!("switched off by a moderator: {reason}"))
+            }
         }
     }
 
@@ -249,7 +257,10 @@ mod tests {
     fn every_bound_number_stands_in_the_baseline_and_is_read_when_amended() {
         let declared = declared(&Params::default());
         let baseline = declared.baseline_of(RULE).unwrap();
-        assert!(baseline.contains("Boons may either be bestowed"), "{baseline}");
+        assert!(
+            baseline.contains("Boons may either be bestowed"),
+            "{baseline}"
+        );
         for parameter in declared.parameters_of(RULE) {
             assert!(baseline.contains(parameter.words), "{}", parameter.words);
             let amended = baseline.replacen(parameter.words, &other(parameter.words), 1);

@@ -149,18 +149,28 @@ fn rule_1211_repealed_ends_the_boons_those_on_their_way_lapse_and_what_was_creat
     // What was created stays; nothing of the rule is applied any more.
     assert_eq!(owned(&table, 2).len(), 1);
     assert_eq!(
-        boons(&mut table, hours(4), MODERATOR, "bestow Carol because a test"),
+        boons(
+            &mut table,
+            hours(4),
+            MODERATOR,
+            "bestow Carol because a test"
+        ),
         Err("boons_rule_ended".into())
     );
     assert_eq!(
         boons(&mut table, hours(4), ALICE, "choose c"),
         Err("boons_rule_ended".into())
     );
-    assert_eq!(boons(&mut table, hours(4), ALICE, "status"), Ok("boons_status".into()));
+    assert_eq!(
+        boons(&mut table, hours(4), ALICE, "status"),
+        Ok("boons_status".into())
+    );
     let mark = table.mail.len();
     table.run_until(hours(1000));
     assert!(
-        !templates(&table.mail[mark..]).iter().any(|t| t.starts_with("boons")),
+        !templates(&table.mail[mark..])
+            .iter()
+            .any(|t| t.starts_with("boons")),
         "{:?}",
         templates(&table.mail[mark..])
     );
@@ -290,7 +300,12 @@ fn rule_1211_amended_otherwise_holds_the_boons_until_a_moderator_keeps_it() {
         Err("boons_rule_held".into())
     );
     assert_eq!(
-        boons(&mut table, hours(11), MODERATOR, "bestow Bob because a test"),
+        boons(
+            &mut table,
+            hours(11),
+            MODERATOR,
+            "bestow Bob because a test"
+        ),
         Err("boons_rule_held".into())
     );
     table.run_until(hours(100));
