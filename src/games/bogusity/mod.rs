@@ -21,6 +21,8 @@
 //! Identifiers: descriptions are numbered from 1; the hearing on description N
 //! closes at the deadline `bogusity:N` on the shared schedule.
 
+pub mod bound;
+mod changes;
 mod parse;
 mod report;
 mod rules;
@@ -52,6 +54,10 @@ pub struct Bogusity;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
+    /// The number of the rule of the Boons of the Ancients in the registry:
+    /// the hearings follow it as it changes (`bound`), and end when it leaves
+    /// effect.
+    pub rule: u32,
     /// "within three days of a description [...] being posted".
     pub call_days: NonZeroU32,
     /// How long a hearing takes responses. The text names no period (docs/rulings.md).
@@ -68,6 +74,7 @@ impl Default for Params {
     fn default() -> Params {
         let three = NonZeroU32::new(3).unwrap_or(NonZeroU32::MIN);
         Params {
+            rule: bound::RULE,
             call_days: three,
             hearing_days: three,
             bogus_penalty: 11,
@@ -82,6 +89,16 @@ impl Default for Params {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Descriptions {
     pub descriptions: Vec<Description>,
+    /// Rule 1211 is held for a moderator's ruling since then: the hearings'
+    /// clocks stand still, and what other games hand over waits in `deferred`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_since: Option<Timestamp>,
+    /// Deadlines of other games' making that fired while the rule was held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferred: Vec<Deadline>,
+    /// Rule 1211 left effect (why): the hearings have ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 /// The description of a Must Describe Boon, as a player posted it.
@@ -117,6 +134,10 @@ pub struct Hearing {
     pub finding: Option<Finding>,
     /// When it closed: its deadline, or a moderator's override before it.
     pub closed_at: Option<Timestamp>,
+    /// Rule 1211 left effect while it was open: it closed without a result,
+    /// and no one lost points by it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandoned: bool,
 }
 
 /// One response as given.
@@ -169,6 +190,19 @@ pub enum Event {
     },
     /// The penalty, if any, is the accounts transfer recorded in the same step.
     HearingClosed { number: u32, finding: Finding },
+    /// Rule 1211 changed otherwise than in its numbers: the hearings' clocks
+    /// stand still until a moderator rules (issue 22).
+    Held { rule: u32, difference: String },
+    /// A deadline another game set for this one fired while the rule was held.
+    Deferred { deadline: Deadline },
+    /// A moderator ruled: every period still running when the hold began (a
+    /// call's three days, a hearing's) runs again with the time it had left.
+    Resumed,
+    /// Rule 1211 left effect: the hearings have ended, the open ones without a
+    /// result.
+    Ended { rule: u32, why: String },
+    /// Rule 1211 is in effect again.
+    Restarted,
 }
 
 /// One command line, read.
@@ -234,6 +268,7 @@ impl Descriptions {
                         responses: Vec::new(),
                         finding: None,
                         closed_at: None,
+                        abandoned: false,
                     });
                 }
             }
@@ -258,6 +293,41 @@ impl Descriptions {
                     hearing.closed_at = Some(at);
                 }
             }
+            Event::Held { .. } => {
+                self.held_since.get_or_insert(at);
+            }
+            Event::Deferred { deadline } => self.deferred.push(deadline.clone()),
+            Event::Resumed => {
+                if let Some(since) = self.held_since.take() {
+                    for description in &mut self.descriptions {
+                        description.call_until = stretched(description.call_until, since, at);
+                        if let Some(hearing) = description
+                            .hearing
+                            .as_mut()
+                            .filter(|h| h.finding.is_none() && !h.abandoned)
+                        {
+                            hearing.closes_at = stretched(hearing.closes_at, since, at);
+                        }
+                    }
+                }
+                self.deferred.clear();
+            }
+            Event::Ended { why, .. } => {
+                for description in &mut self.descriptions {
+                    if let Some(hearing) = description
+                        .hearing
+                        .as_mut()
+                        .filter(|h| h.finding.is_none() && !h.abandoned)
+                    {
+                        hearing.abandoned = true;
+                        hearing.closed_at = Some(at);
+                    }
+                }
+                self.ended = Some(why.clone());
+                self.held_since = None;
+                self.deferred.clear();
+            }
+            Event::Restarted => self.ended = None,
         }
     }
 
@@ -275,9 +345,11 @@ impl Descriptions {
 
     /// The descriptions whose hearing is open (called, not closed), in order.
     pub fn open_hearings(&self) -> impl Iterator<Item = &Description> {
-        self.descriptions
-            .iter()
-            .filter(|d| d.hearing.as_ref().is_some_and(|h| h.finding.is_none()))
+        self.descriptions.iter().filter(|d| {
+            d.hearing
+                .as_ref()
+                .is_some_and(|h| h.finding.is_none() && !h.abandoned)
+        })
     }
 
     fn next_number(&self) -> u32 {
@@ -288,6 +360,15 @@ impl Descriptions {
             .unwrap_or(0)
             + 1
     }
+}
+
+/// A period still running when a hold began at `since`, resumed at `at` with
+/// the time it had left then; one that had run out before is left as it was.
+fn stretched(clock: Timestamp, since: Timestamp, at: Timestamp) -> Timestamp {
+    if clock <= since {
+        return clock;
+    }
+    at.checked_add(clock.duration_since(since)).unwrap_or(clock)
 }
 
 /// The deadline of the hearing on description `number`.
@@ -377,6 +458,9 @@ impl Game for Bogusity {
     }
 
     fn apply(tx: &mut Tx<'_, Bogusity>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+        if !matches!(command, Command::Status) {
+            changes::in_effect(tx)?;
+        }
         match command {
             Command::Describe { boon, text } => describe(tx, boon, text, ctx),
             Command::Call { number } => call(tx, number, ctx),
@@ -404,13 +488,41 @@ impl Game for Bogusity {
     /// Also takes up a description another game posts for a player: a
     /// deadline `bogusity:describe:TAG:N` it owns, its `who` the describer and
     /// its `what` "BOON: TEXT".
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
+    }
+
+    fn bindings_changed(tx: &mut Tx<'_, Bogusity>, _rules: &[u32]) {
+        changes::rule_changed(tx);
+    }
+
     fn on_deadline(tx: &mut Tx<'_, Bogusity>, deadline: &Deadline, _tick: &Tick) {
+        // Rule 1211 has left effect: nothing of it happens any more.
+        if tx.state().ended.is_some() {
+            return;
+        }
+        // Held: a hearing's clock stands still (set again, moved, at the
+        // ruling); a description another game hands over waits for it.
+        if tx.state().held_since.is_some() {
+            if hearing_of_deadline(&deadline.id).is_none() {
+                tx.record(Event::Deferred {
+                    deadline: deadline.clone(),
+                });
+            }
+            return;
+        }
         if let Some(number) = hearing_of_deadline(&deadline.id) {
             close(tx, number, None);
         } else if let Some(origin) = handed_description(&deadline.id) {
             posted_for(tx, deadline, origin);
         }
     }
+}
+
+/// bot.toml's `[bogusity]` with §8's numbers as rule 1211 now says them:
+/// every number of the rule is read here (`bound`).
+fn numbers(tx: &Tx<'_, Bogusity>) -> Params {
+    bound::Bound::of(&tx.view(), tx.params()).params()
 }
 
 fn describe(
@@ -458,7 +570,7 @@ fn post(
     player: &crate::engine::players::Player,
     origin: Option<String>,
 ) -> Result<(u32, Timestamp), Refusal> {
-    let call_until = days_after(tx, tx.at(), tx.params().call_days)?;
+    let call_until = days_after(tx, tx.at(), numbers(tx).call_days)?;
     let number = tx.state().next_number();
     tx.record(Event::Described {
         number,
@@ -475,7 +587,7 @@ fn post(
             Audience::List,
             TAG,
             "bogusity_described",
-            report::described(description, tx.params()),
+            report::described(description, &numbers(tx)),
         ));
     }
     Ok((number, call_until))
@@ -509,7 +621,7 @@ fn call(tx: &mut Tx<'_, Bogusity>, number: u32, ctx: &Ctx) -> Result<Sentence, R
             Audience::List,
             TAG,
             "bogusity_called",
-            report::called(&description, tx.params()),
+            report::called(&description, &numbers(tx)),
         ));
         notify(tx, &description, "called");
     }
@@ -604,7 +716,7 @@ fn close(
     let hearing = description
         .hearing
         .as_ref()
-        .filter(|h| h.finding.is_none())?;
+        .filter(|h| h.finding.is_none() && !h.abandoned)?;
     let finding = rules::result(hearing, forced);
     tx.record(Event::HearingClosed {
         number,
@@ -617,7 +729,7 @@ fn close(
         if finding.found_bogus { "bogus" } else { "cool" },
     );
     let penalty = if finding.found_bogus {
-        rules::the_describer_loses_points(&description, tx.view().accounts, tx.params())
+        rules::the_describer_loses_points(&description, tx.view().accounts, &numbers(tx))
     } else {
         Ok(None)
     };
@@ -644,7 +756,7 @@ fn close(
             &penalty,
             &balance,
             tx.at(),
-            tx.params(),
+            &numbers(tx),
         ),
     ));
     Some(finding)

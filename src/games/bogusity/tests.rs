@@ -780,6 +780,13 @@ fn every_sentence_has_a_wording() {
         keep(&table);
     }
     sentences.push(Sentence::new("bogusity_out_of_range").arg("days", 3));
+    // Rule 1211 held or out of effect (tests/rules_change.rs plays them).
+    sentences.push(Sentence::new("bogusity_rule_held").arg("rule", 1211));
+    sentences.push(
+        Sentence::new("bogusity_rule_ended")
+            .arg("rule", 1211)
+            .arg("why", "repealed"),
+    );
     let codes: Vec<&str> = sentences.iter().map(|s| s.code.as_str()).collect();
     let wordings = include_str!("../../../templates/sentences/bogusity.txt");
     for line in wordings.lines() {
@@ -811,3 +818,5 @@ fn every_sentence_has_a_wording() {
         assert!(!text.trim().is_empty(), "{}", sentence.code);
     }
 }
+
+mod rules_change;

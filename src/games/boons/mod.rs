@@ -23,6 +23,7 @@
 //! Identifiers: bestowals are numbered from 1; their deadlines are
 //! `boons:choose:N`, `boons:describe:N`, `boons:create:N`.
 
+pub mod bound;
 pub mod list;
 mod parse;
 mod rules;
@@ -52,6 +53,9 @@ pub struct Boons;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
+    /// The number of the rule of the Boons of the Ancients in the registry: the
+    /// game follows it as it changes (`bound`), and ends when it leaves effect.
+    pub rule: u32,
     /// §3: "the player [...] has 3 days to choose a Boon".
     pub choose_days: NonZeroU32,
     /// §6: "the player has 3 days to post a description of the Boon".
@@ -76,6 +80,7 @@ impl Default for Params {
     fn default() -> Params {
         let days = |n| NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
         Params {
+            rule: bound::RULE,
             choose_days: days(3),
             describe_days: days(3),
             create_days: days(7),
@@ -116,6 +121,16 @@ pub struct State {
     /// order, over bot.toml's (`list::kinds_in_force`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinds_set: Vec<Kind>,
+    /// Rule 1211 is held for a moderator's ruling since then: its clocks stand
+    /// still, and what other games hand over waits in `deferred`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_since: Option<Timestamp>,
+    /// Deadlines of other games' making that fired while the rule was held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferred: Vec<Deadline>,
+    /// Rule 1211 left effect (why): the game has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 /// A Boon fallen due to a player, on its way.
@@ -172,6 +187,9 @@ pub enum Lapse {
     NothingToDraw,
     /// The player left the nomic before the Boon was created.
     PlayerLeft,
+    /// Rule 1211 left effect (repealed, void, absent, or switched off by a
+    /// moderator) before the Boon was created (docs/rulings.md).
+    RuleEnded,
     /// §9 a, b: every particular kind of its entity is at its instance limit
     /// when it is created ("such that no instance limits are exceeded"). Only
     /// a Boon created after a delay meets this: one created at once is not
@@ -188,6 +206,7 @@ impl Lapse {
             Lapse::NothingToDraw => "nothing_to_draw",
             Lapse::PlayerLeft => "player_left",
             Lapse::NoLawfulKind => "no_lawful_kind",
+            Lapse::RuleEnded => "rule_ended",
         }
     }
 }
@@ -243,6 +262,19 @@ pub enum Event {
         officer: String,
         because: String,
     },
+    /// Rule 1211 changed otherwise than in its numbers: its clocks stand
+    /// still until a moderator rules (issue 22).
+    Held { rule: u32, difference: String },
+    /// A deadline another game set for this one fired while the rule was held.
+    Deferred { deadline: Deadline },
+    /// A moderator ruled: every clock still running when the hold began runs
+    /// again with the time it had left then.
+    Resumed,
+    /// Rule 1211 left effect: the game has ended (its Boons on their way have
+    /// lapsed, in `Lapsed` events of the same step).
+    Ended { rule: u32, why: String },
+    /// Rule 1211 is in effect again: Boons may fall due anew.
+    Restarted,
 }
 
 /// One command line, read.
@@ -379,6 +411,31 @@ impl State {
                     }],
                 );
             }
+            Event::Held { .. } => {
+                self.held_since.get_or_insert(at);
+            }
+            Event::Deferred { deadline } => self.deferred.push(deadline.clone()),
+            Event::Resumed => {
+                if let Some(since) = self.held_since.take() {
+                    for bestowal in &mut self.pending {
+                        match &mut bestowal.stage {
+                            Stage::Choosing { until } | Stage::Describing { until, .. } => {
+                                *until = stretched(*until, since, at);
+                            }
+                            Stage::Described { create_at, .. } => {
+                                *create_at = stretched(*create_at, since, at);
+                            }
+                        }
+                    }
+                }
+                self.deferred.clear();
+            }
+            Event::Ended { why, .. } => {
+                self.ended = Some(why.clone());
+                self.held_since = None;
+                self.deferred.clear();
+            }
+            Event::Restarted => self.ended = None,
         }
     }
 
@@ -386,6 +443,15 @@ impl State {
     pub fn of_player(&self, player: PlayerId) -> impl Iterator<Item = &Bestowal> {
         self.pending.iter().filter(move |b| b.player == player)
     }
+}
+
+/// A clock still running when a hold began at `since`, resumed at `at` with
+/// the time it had left then; one that had run out before is left as it was.
+pub fn stretched(clock: Timestamp, since: Timestamp, at: Timestamp) -> Timestamp {
+    if clock <= since {
+        return clock;
+    }
+    at.checked_add(clock.duration_since(since)).unwrap_or(clock)
 }
 
 impl Game for Boons {
@@ -401,6 +467,12 @@ impl Game for Boons {
     }
 
     fn apply(tx: &mut Tx<'_, Boons>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+        if matches!(
+            command,
+            Command::Bestow { .. } | Command::Choose { .. } | Command::Describe { .. }
+        ) {
+            rules::in_effect(tx)?;
+        }
         match command {
             Command::Bestow {
                 name,
@@ -439,6 +511,14 @@ impl Game for Boons {
 
     fn standing_changed(tx: &mut Tx<'_, Boons>, change: &Standing) {
         rules::standing_changed(tx, change);
+    }
+
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
+    }
+
+    fn bindings_changed(tx: &mut Tx<'_, Boons>, _rules: &[u32]) {
+        rules::rule_changed(tx);
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {

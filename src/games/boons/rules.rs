@@ -14,6 +14,7 @@ use crate::engine::inventory::{self, Owner};
 use crate::engine::players::Player;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
+use super::bound::{Bound, Now};
 use super::list::{self, Boon, Kind, Lawful};
 use super::{Bestowal, Boons, Event, Lapse, Method, Params, Stage, State, TAG};
 use crate::engine::game::View;
@@ -71,6 +72,12 @@ fn the_sender(tx: &BoonsTx<'_>, ctx: &Ctx) -> Result<Player, Refusal> {
         .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))
 }
 
+/// bot.toml's `[boons]` with rule 1211's numbers as the rule now says them:
+/// every number of the rule is read here (`bound`).
+fn numbers(tx: &BoonsTx<'_>) -> Params {
+    Bound::of(&tx.view(), tx.params()).params()
+}
+
 /// §9 a, b: the particular kinds in force, bot.toml's with a moderator's.
 fn kinds(tx: &BoonsTx<'_>) -> Vec<Kind> {
     list::kinds_in_force(&tx.params().kinds, &tx.state().kinds_set)
@@ -120,7 +127,7 @@ fn fall_due(
     entropy: [u8; 32],
 ) -> Result<u32, Refusal> {
     let number = tx.state().last_number + 1;
-    let choose_days = tx.params().choose_days.get();
+    let choose_days = numbers(tx).choose_days.get();
     let until = match method {
         Method::Deterministic => {
             Some(days_after(tx, tx.at(), choose_days).ok_or_else(|| out_of_range(choose_days))?)
@@ -148,7 +155,7 @@ fn fall_due(
                     remind: true,
                 },
             );
-            let choices: Vec<_> = tx.params().list.iter().map(boon_json).collect();
+            let choices: Vec<_> = numbers(tx).list.iter().map(boon_json).collect();
             tx.mail(Mail::new(
                 Audience::List,
                 TAG,
@@ -171,7 +178,7 @@ fn fall_due(
 /// its weight over the sum. The draw is made in the running random period, or in
 /// one opened for it whose seed is published at once, so anyone can check it.
 fn draw_and_take(tx: &mut BoonsTx<'_>, number: u32, entropy: [u8; 32]) {
-    let list = tx.params().list.clone();
+    let list = numbers(tx).list;
     // §9 a, b: a Boon whose every particular kind is at its instance limit
     // cannot be bestowed "such that no instance limits are exceeded", and §1
     // says a Boon is bestowed: it is not drawn (its number counts 0), which is
@@ -285,7 +292,7 @@ pub(super) fn choose(
     if ctx.now >= until {
         return Err(too_late(&bestowal, until));
     }
-    let boon = list::named(&tx.params().list, name)
+    let boon = list::named(&numbers(tx).list, name)
         .cloned()
         .ok_or_else(|| {
             Refusal(
@@ -385,7 +392,8 @@ fn take(
     let Some(bestowal) = tx.state().get(number).cloned() else {
         return;
     };
-    let describe_days = tx.params().describe_days.get();
+    let numbers = numbers(tx);
+    let describe_days = numbers.describe_days.get();
     let until = if boon.must_describe() {
         match days_after(tx, tx.at(), describe_days) {
             Some(until) => Some(until),
@@ -407,7 +415,7 @@ fn take(
             "number": number, "player": bestowal.name, "method": bestowal.method.word(),
             "because": bestowal.because, "boon": boon_json(boon), "draw": draw,
             "at": human_time(tx.at()), "describe_until": until.map(human_time),
-            "describe_days": describe_days, "create_days": tx.params().create_days.get(),
+            "describe_days": describe_days, "create_days": numbers.create_days.get(),
         }),
     ));
     match until {
@@ -446,7 +454,7 @@ pub(super) fn describe(
     if ctx.now >= *until {
         return Err(too_late(&bestowal, *until));
     }
-    let create_days = tx.params().create_days.get();
+    let create_days = numbers(tx).create_days.get();
     let create_at =
         days_after(tx, ctx.now, create_days).ok_or_else(|| out_of_range(create_days))?;
     tx.record(Event::Described {
@@ -501,10 +509,21 @@ fn create(tx: &mut BoonsTx<'_>, number: u32, description: &str, entropy: [u8; 32
     let Some(bestowal) = tx.state().get(number).cloned() else {
         return;
     };
-    let boon = match &bestowal.stage {
+    let mut boon = match &bestowal.stage {
         Stage::Describing { boon, .. } | Stage::Described { boon, .. } => boon.clone(),
         Stage::Choosing { .. } => return,
     };
+    // (d)'s A$ as the rule says it at the creation, not at the choice.
+    let bound = Bound::of(&tx.view(), tx.params());
+    if let Some(now) = bound
+        .params()
+        .list
+        .iter()
+        .find(|b| b.key == boon.key && b.entity == boon.entity)
+    {
+        boon.from_treasury = now.from_treasury;
+    }
+    let trinket_value = boon.from_treasury.map(|a| bound.trinket_value(a));
     let Some(player) = tx
         .view()
         .players
@@ -567,7 +586,10 @@ fn create(tx: &mut BoonsTx<'_>, number: u32, description: &str, entropy: [u8; 32
             tx.view().inventory.get(goose.id).cloned()
         }
         None => {
-            let new = boon.entity(player.id, &description);
+            let mut new = boon.entity(player.id, &description);
+            if let Some(value) = trinket_value {
+                new.value = Some(format!("A${value}"));
+            }
             match tx.view().inventory.create(new, &reason) {
                 Some(event) => {
                     let id = match &event {
@@ -675,6 +697,20 @@ pub(super) fn on_deadline(tx: &mut BoonsTx<'_>, deadline: &Deadline, tick: &Tick
     };
     let mut parts = rest.split(':');
     let verb = parts.next().unwrap_or_default();
+    // Rule 1211 has left effect: nothing of it happens any more.
+    if tx.state().ended.is_some() {
+        return;
+    }
+    // Held: the game's own clocks stand still (they are set again, moved, at
+    // the ruling); what another game hands over waits for it.
+    if tx.state().held_since.is_some() {
+        if !OWN_CLOCKS.contains(&verb) {
+            tx.record(Event::Deferred {
+                deadline: deadline.clone(),
+            });
+        }
+        return;
+    }
     if verb == "due" {
         return due_by_rule(tx, deadline, parts.next(), tick.entropy);
     }
@@ -731,6 +767,9 @@ pub(super) fn on_deadline(tx: &mut BoonsTx<'_>, deadline: &Deadline, tick: &Tick
         _ => {}
     }
 }
+
+/// The deadlines the game sets itself, from its state.
+const OWN_CLOCKS: [&str; 3] = ["choose", "describe", "create"];
 
 /// A Boon another rule bestows, set on the schedule by that rule's game:
 /// `boons:due:METHOD:…`, `who` the player, `what` the reason.
@@ -904,4 +943,153 @@ fn pending_json(b: &Bestowal) -> serde_json::Value {
         "number": b.number, "player": b.name, "method": b.method.word(),
         "stage": stage, "boon": boon, "until": until, "description": description,
     })
+}
+
+// ---- Issue 22: rule 1211 changes ----
+
+/// Refuses a command that applies rule 1211 while it is held or has left
+/// effect, with a sentence saying which.
+pub(super) fn in_effect(tx: &BoonsTx<'_>) -> Result<(), Refusal> {
+    let rule = tx.params().rule;
+    if let Some(why) = &tx.state().ended {
+        return Err(Sentence::new("boons_rule_ended")
+            .arg("rule", rule)
+            .arg("why", why)
+            .into());
+    }
+    if tx.state().held_since.is_some() {
+        return Err(Sentence::new("boons_rule_held").arg("rule", rule).into());
+    }
+    Ok(())
+}
+
+/// What the bot follows of rule 1211 changed: the game ends when the rule left
+/// effect, its clocks stand still while it is held, and run again (with the
+/// time they had left) when a moderator rules or the rule is followed again.
+pub(super) fn rule_changed(tx: &mut BoonsTx<'_>) {
+    let rule = tx.params().rule;
+    let now = Bound::of(&tx.view(), tx.params()).now();
+    match now {
+        Now::Stopped(why) => {
+            if tx.state().ended.is_none() {
+                end(tx, rule, &why);
+            }
+        }
+        Now::Held(difference) => {
+            if tx.state().ended.is_none() && tx.state().held_since.is_none() {
+                tx.record(Event::Held {
+                    rule,
+                    difference: difference.clone(),
+                });
+                announce(tx, "held", rule, Some(&difference), json!([]));
+            }
+        }
+        Now::Follows => {
+            if tx.state().ended.is_some() {
+                tx.record(Event::Restarted);
+                announce(tx, "restarted", rule, None, json!([]));
+            } else if tx.state().held_since.is_some() {
+                resume(tx, rule);
+            }
+        }
+    }
+}
+
+/// docs/rulings.md: every Boon on its way lapses (no Boon is bestowed by a rule
+/// no longer in effect), its clocks cancelled; what was created stays.
+fn end(tx: &mut BoonsTx<'_>, rule: u32, why: &str) {
+    let numbers: Vec<u32> = tx.state().pending.iter().map(|b| b.number).collect();
+    for number in &numbers {
+        lapse(tx, *number, Lapse::RuleEnded);
+    }
+    tx.record(Event::Ended {
+        rule,
+        why: why.to_owned(),
+    });
+    announce(tx, "ended", rule, Some(why), json!(numbers));
+}
+
+/// The ruling came: each clock of the game still running when the hold began
+/// is set again with the time it had left; what other games handed over
+/// during the hold fires now.
+fn resume(tx: &mut BoonsTx<'_>, rule: u32) {
+    let deferred = tx.state().deferred.clone();
+    let Some(since) = tx.state().held_since else {
+        return;
+    };
+    tx.record(Event::Resumed);
+    let mut moved = Vec::new();
+    for bestowal in tx.state().pending.clone() {
+        let (what, at, who, text) = match &bestowal.stage {
+            Stage::Choosing { until } if bestowal.method == Method::Deterministic => (
+                "choose",
+                *until,
+                Some(bestowal.player),
+                format!(
+                    "your choice of a Boon of the Ancients (Boon {})",
+                    bestowal.number
+                ),
+            ),
+            Stage::Describing { until, .. } => (
+                "describe",
+                *until,
+                Some(bestowal.player),
+                format!(
+                    "your description of Boon of the Ancients {}",
+                    bestowal.number
+                ),
+            ),
+            Stage::Described { create_at, .. } => (
+                "create",
+                *create_at,
+                None,
+                format!("the creation of Boon of the Ancients {}", bestowal.number),
+            ),
+            Stage::Choosing { .. } => continue,
+        };
+        // A clock that ran out before the hold was handled then.
+        if at <= since {
+            continue;
+        }
+        schedule(
+            tx,
+            Deadline {
+                id: deadline_id(what, bestowal.number),
+                at,
+                owner: TAG.to_owned(),
+                who,
+                what: text,
+                remind: who.is_some(),
+            },
+        );
+        moved.push(json!({"number": bestowal.number, "what": what, "until": human_time(at)}));
+    }
+    for deadline in deferred {
+        schedule(
+            tx,
+            Deadline {
+                at: tx.at(),
+                ..deadline
+            },
+        );
+    }
+    announce(tx, "resumed", rule, None, json!(moved));
+}
+
+fn announce(
+    tx: &mut BoonsTx<'_>,
+    what: &str,
+    rule: u32,
+    why: Option<&str>,
+    boons: serde_json::Value,
+) {
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "boons_rule_changed",
+        json!({
+            "what": what, "rule": rule, "why": why, "boons": boons,
+            "at": human_time(tx.at()),
+        }),
+    ));
 }

@@ -1050,3 +1050,5 @@ fn rule_1211_9a_bot_toml_kinds_and_their_limits() {
         [kind("Otzma Card", "the fool", Some(2))]
     );
 }
+
+mod rules_change;
