@@ -132,7 +132,7 @@ impl Bound {
             &declared,
             params.rule,
             view.ruleset.binding(<Bogusity as Game>::NAME, params.rule),
-            true,
+            view.baseline_when_unrecorded,
         );
         Bound {
             binding,

@@ -29,7 +29,7 @@ fn responses() -> [&'static str; 2] {
 }
 
 /// `bogusity_described`: a description was posted.
-pub fn described(description: &Description, params: &Params) -> Value {
+pub fn described(description: &Description, numbers: &Params) -> Value {
     json!({
         "number": description.number,
         "boon": description.boon,
@@ -37,13 +37,13 @@ pub fn described(description: &Description, params: &Params) -> Value {
         "describer": description.describer_name,
         "at": human_time(description.posted_at),
         "call_until": human_time(description.call_until),
-        "call_days": params.call_days.get(),
+        "call_days": numbers.call_days.get(),
         "refereed": description.origin.is_some(),
     })
 }
 
 /// `bogusity_called`: a hearing was called.
-pub fn called(description: &Description, params: &Params) -> Value {
+pub fn called(description: &Description, numbers: &Params) -> Value {
     let hearing = description.hearing.as_ref();
     json!({
         "number": description.number,
@@ -54,11 +54,11 @@ pub fn called(description: &Description, params: &Params) -> Value {
         "called_by": hearing.map(|h| h.called_by_name.as_str()),
         "at": hearing.map(|h| human_time(h.called_at)),
         "closes_at": hearing.map(|h| human_time(h.closes_at)),
-        "hearing_days": params.hearing_days.get(),
+        "hearing_days": numbers.hearing_days.get(),
         "responses": responses(),
-        "loose": params.loose_responses,
-        "penalty": params.bogus_penalty,
-        "currency": params.currency,
+        "loose": numbers.loose_responses,
+        "penalty": numbers.bogus_penalty,
+        "currency": numbers.currency,
     })
 }
 
@@ -71,7 +71,7 @@ pub fn result(
     penalty: &Penalty,
     balance: &BigRational,
     at: Timestamp,
-    params: &Params,
+    numbers: &Params,
 ) -> Value {
     let counted: Vec<Value> = rules::last_responses(hearing)
         .into_iter()
@@ -95,8 +95,8 @@ pub fn result(
         "forced": finding.closed_by.is_some(),
         "officer": finding.closed_by,
         "reason": finding.reason,
-        "penalty": params.bogus_penalty,
-        "currency": params.currency,
+        "penalty": numbers.bogus_penalty,
+        "currency": numbers.currency,
         "charged": *penalty == Penalty::Charged,
         "penalty_error": match penalty {
             Penalty::Failed(code) => Some(code.as_str()),

@@ -177,17 +177,17 @@ pub fn last_responses(hearing: &Hearing) -> Vec<&Given> {
 pub fn the_describer_loses_points(
     description: &Description,
     accounts: &Accounts,
-    params: &Params,
+    numbers: &Params,
 ) -> Result<Option<accounts::Event>, Refusal> {
-    if params.bogus_penalty == 0 {
+    if numbers.bogus_penalty == 0 {
         return Ok(None);
     }
     accounts
         .charge(
             Holder::Player(description.describer),
             Holder::Nowhere,
-            &params.currency,
-            &BigRational::from_integer(params.bogus_penalty.into()),
+            &numbers.currency,
+            &BigRational::from_integer(numbers.bogus_penalty.into()),
             &format!(
                 "Bogusity Hearing (rule 1211 §8): description {} ({}) found to be Bogus",
                 description.number, description.boon

@@ -171,7 +171,7 @@ impl Bound {
             &declared,
             params.rule,
             view.ruleset.binding(<Boons as Game>::NAME, params.rule),
-            true,
+            view.baseline_when_unrecorded,
         );
         Bound {
             binding,
