@@ -151,7 +151,11 @@ pub fn declared(params: &Params) -> Declared {
             parameters: vec![
                 p("notify_by_nday", "and no later than nday 2", notify),
                 p("notify_by_nday", "no later than nday 2 showing", notify),
-                p("notify_by_nday", "the required notifications by nday 2", notify),
+                p(
+                    "notify_by_nday",
+                    "the required notifications by nday 2",
+                    notify,
+                ),
                 p(
                     "moderator_censure",
                     "ey shall lose 20 points",

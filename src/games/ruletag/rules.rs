@@ -984,11 +984,10 @@ pub(super) fn bindings_changed(tx: &mut Tx<'_>) {
     if let Some(why) = bound.game_stopped() {
         let rule = bound.rules().rule_tag;
         let lapsed = state.actions.len();
-        let standings = state.public_view().view(
-            tx.view().players,
-            tx.view().accounts,
-            &bound.params(),
-        );
+        let standings =
+            state
+                .public_view()
+                .view(tx.view().players, tx.view().accounts, &bound.params());
         tx.record(Event::Ended {
             nweek,
             rule,

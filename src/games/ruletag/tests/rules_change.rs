@@ -68,11 +68,7 @@ fn started() -> Table {
     table.record(before, &events);
     let rules = crate::engine::ruleset::parse_ruleset_with(PROPOSAL, 1001).unwrap();
     let done = table.world.ruleset.import(rules, before).unwrap();
-    let imported: Vec<_> = done
-        .events
-        .into_iter()
-        .map(games::Event::Ruleset)
-        .collect();
+    let imported: Vec<_> = done.events.into_iter().map(games::Event::Ruleset).collect();
     table.record(before, &imported);
     for (minute, from, line) in [
         (0, MODERATOR, "start"),
@@ -83,7 +79,12 @@ fn started() -> Table {
         (5, BOB, "move from null to 101"),
     ] {
         table.send(nweek_0(minute), from, false, TAG, line);
-        assert_eq!(table.last[0].status, Status::Done, "{line}: {:?}", table.last);
+        assert_eq!(
+            table.last[0].status,
+            Status::Done,
+            "{line}: {:?}",
+            table.last
+        );
     }
     table
 }
@@ -132,7 +133,10 @@ fn assert_replays(table: &Table) {
     assert_eq!(replayed.ruleset, table.world.ruleset);
     assert_eq!(replayed.games.ruletag, table.world.games.ruletag);
     // The currencies are configuration, not events: the balances replay.
-    assert_eq!(replayed.shared.accounts.balances, table.world.shared.accounts.balances);
+    assert_eq!(
+        replayed.shared.accounts.balances,
+        table.world.shared.accounts.balances
+    );
 }
 
 #[test]
@@ -145,16 +149,28 @@ fn rule_tag_repealed_ends_the_game_points_stand_the_nweek_lapses_and_commands_ar
     assert!(sent.contains(&"bindings_changed".to_owned()), "{sent:?}");
     assert!(sent.contains(&"ruletag_ended".to_owned()), "{sent:?}");
     let ended = state(&table).ended.clone().expect("the game ended");
-    assert_eq!((ended.rule, ended.why.as_str(), ended.nweek), (1002, "repealed", 0));
+    assert_eq!(
+        (ended.rule, ended.why.as_str(), ended.nweek),
+        (1002, "repealed", 0)
+    );
     assert!(!state(&table).is_running());
-    assert!(state(&table).actions.is_empty(), "the nweek's actions lapse");
+    assert!(
+        state(&table).actions.is_empty(),
+        "the nweek's actions lapse"
+    );
     // The board stays as the record.
     assert_eq!(state(&table).object(BALL).unwrap().rtl, Some(103));
     // Every command but status and start is refused, saying why.
     table.send(nweek_0(11), BOB, false, TAG, "element fire");
     assert_eq!(table.last[0].status, Status::Refused);
     assert_eq!(table.last[0].sentence.code, "ruletag_ended");
-    table.send(nweek_0(12), MODERATOR, true, TAG, "relocate ball to 101 because x");
+    table.send(
+        nweek_0(12),
+        MODERATOR,
+        true,
+        TAG,
+        "relocate ball to 101 because x",
+    );
     assert_eq!(table.last[0].sentence.code, "ruletag_ended");
     // No new game while the rule is gone.
     table.send(nweek_0(13), MODERATOR, true, TAG, "start");
@@ -210,7 +226,10 @@ fn rule_tag_otherwise_amended_is_held_until_a_moderator_keeps_it() {
         .iter()
         .find(|m| m.template == "bindings_held")
         .expect("the moderators are asked");
-    assert_eq!(held_mail.to, crate::engine::Audience::Address(Address::new(MODERATOR)));
+    assert_eq!(
+        held_mail.to,
+        crate::engine::Audience::Address(Address::new(MODERATOR))
+    );
     assert_eq!(held_mail.values["held"][0]["rule"], 1002);
     // A player's action is refused, saying it is held.
     table.send(nweek_0(11), BOB, false, TAG, "element fire");
@@ -237,13 +256,22 @@ fn rule_tag_otherwise_amended_is_held_until_a_moderator_keeps_it() {
     let mark = table.mail.len();
     table.run_until(later + jiff::SignedDuration::from_mins(1));
     let sent = templates_since(&table, mark);
-    assert!(sent.contains(&"ruletag_notification_results".to_owned()), "{sent:?}");
+    assert!(
+        sent.contains(&"ruletag_notification_results".to_owned()),
+        "{sent:?}"
+    );
     assert_eq!(state(&table).nweek, 1);
     assert_eq!(score_change(&table, "Alice"), 15);
     assert_eq!(score_change(&table, "Bob"), -15);
     assert!(!state(&table).last_report.as_ref().unwrap().late);
     // Actions are taken again.
-    table.send(later + jiff::SignedDuration::from_mins(2), BOB, false, TAG, "element fire");
+    table.send(
+        later + jiff::SignedDuration::from_mins(2),
+        BOB,
+        false,
+        TAG,
+        "element fire",
+    );
     assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
     assert_replays(&table);
 }
