@@ -56,6 +56,18 @@ impl Game for RuleTag {
         }
     }
 
+    /// The proposal's five rules, each number of them the game uses bound to
+    /// its words (`bound`).
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        super::bound::declared(params)
+    }
+
+    /// Rule "Rule Tag" left effect: the game ends; a held turn resumes once
+    /// nothing is held.
+    fn bindings_changed(tx: &mut Tx<'_, RuleTag>, _rules: &[u32]) {
+        rules::bindings_changed(tx);
+    }
+
     /// An action sent privately stays secret until the end of its nweek; on the
     /// list it is public.
     fn secrecy(command: &Command, ctx: &Ctx) -> Secrecy {

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::players::PlayerId;
 use crate::engine::{Address, Timestamp};
 
+mod bound;
 pub mod game;
 mod parse;
 mod report;
@@ -35,6 +36,7 @@ mod sample;
 mod tests;
 mod turn;
 
+pub use bound::Rules;
 pub use parse::{object_name, parse};
 
 pub const TAG: &str = "rule tag";
@@ -92,6 +94,9 @@ pub struct Params {
     /// The Rule Tag Moderator's address; when empty, the holder of the office in
     /// `[officers.offices]`, else the first of `bot.moderators`.
     pub moderator: Option<String>,
+    /// `[ruletag.rules]`: the numbers of the proposal's five rules in the
+    /// registry, which the game follows as they change (`bound`).
+    pub rules: Rules,
 }
 
 impl Default for Params {
@@ -113,6 +118,7 @@ impl Default for Params {
             rto_never_on_null: false,
             invalid_terms: vec!["Object".into(), "Game Object".into(), "Player".into()],
             moderator: None,
+            rules: Rules::default(),
         }
     }
 }
@@ -318,6 +324,29 @@ pub struct RuleTag {
     /// This nweek's counted actions: at most one of each type per player.
     pub actions: Vec<Declared>,
     pub last_report: Option<Report>,
+    /// The game is over: rule "Rule Tag" left effect.
+    #[serde(default)]
+    pub ended: Option<Ended>,
+    /// The turn of this nweek waits for a moderator's ruling on a rule of the
+    /// game changed otherwise than in its numbers.
+    #[serde(default)]
+    pub held: Option<i64>,
+    /// The turn of this nweek was held and resumed: its notifications are not
+    /// late by the wait (no censure).
+    #[serde(default)]
+    pub resumed: Option<i64>,
+}
+
+/// How the game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ended {
+    pub at: Timestamp,
+    /// The nweek that was running; its actions lapsed unprocessed.
+    pub nweek: i64,
+    /// Rule "Rule Tag"'s number.
+    pub rule: u32,
+    /// Repealed, void, not in the ruleset, switched off.
+    pub why: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -374,6 +403,22 @@ pub enum Event {
         standings: BTreeMap<PlayerId, Standing>,
         objects: Vec<Rto>,
         report: Report,
+    },
+    /// Rule "Rule Tag" left effect: the game is over (docs/rulings.md).
+    Ended {
+        nweek: i64,
+        rule: u32,
+        why: String,
+    },
+    /// The end of nweek `nweek` came while a rule of the game was held: the
+    /// turn waits for a moderator's ruling.
+    TurnHeld {
+        nweek: i64,
+        rules: Vec<u32>,
+    },
+    /// No rule of the game is held any more: the held turn is processed now.
+    TurnResumed {
+        nweek: i64,
     },
 }
 
@@ -454,6 +499,13 @@ impl RuleTag {
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         match event {
             Event::Started { nweek, objects } => {
+                // A game started again after its rule came back begins afresh.
+                if self.ended.take().is_some() {
+                    self.standings.clear();
+                    self.last_report = None;
+                }
+                self.held = None;
+                self.resumed = None;
                 self.started_at = Some(at);
                 self.nweek = *nweek;
                 self.objects = objects.clone();
@@ -520,12 +572,31 @@ impl RuleTag {
                 self.actions.retain(|d| d.nweek > report.nweek);
                 self.nweek = report.nweek + 1;
                 self.last_report = Some(report.clone());
+                self.held = None;
+                self.resumed = None;
+            }
+            Event::Ended { nweek, rule, why } => {
+                self.ended = Some(Ended {
+                    at,
+                    nweek: *nweek,
+                    rule: *rule,
+                    why: why.clone(),
+                });
+                self.actions.clear();
+                self.held = None;
+                self.resumed = None;
+            }
+            Event::TurnHeld { nweek, .. } => self.held = Some(*nweek),
+            Event::TurnResumed { nweek } => {
+                self.held = None;
+                self.resumed = Some(*nweek);
             }
         }
     }
 
+    /// Started, and not ended by its rule leaving effect.
     pub fn is_running(&self) -> bool {
-        self.started_at.is_some()
+        self.started_at.is_some() && self.ended.is_none()
     }
 
     pub fn standing(&self, player: PlayerId) -> Standing {

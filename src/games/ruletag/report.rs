@@ -75,14 +75,25 @@ impl RuleTag {
                 value
             })
             .collect();
-        json!({
+        let mut shown = json!({
             "running": self.is_running(),
             "nweek": self.nweek,
             "players": standings,
             "objects": objects,
             "actions": actions,
             "last_report": self.last_report,
-        })
+        });
+        // Only when it happened: the game's rule left effect, or a turn waits.
+        if let Some(ended) = &self.ended {
+            shown["ended"] = json!({
+                "at": human_time(ended.at), "nweek": ended.nweek,
+                "rule": ended.rule, "why": ended.why,
+            });
+        }
+        if let Some(nweek) = self.held {
+            shown["held"] = json!(nweek);
+        }
+        shown
     }
 
     pub(super) fn override_mail(&self, ctx: &Ctx, what: serde_json::Value, reason: &str) -> Mail {

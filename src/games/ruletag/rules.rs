@@ -7,6 +7,7 @@
 use num_rational::BigRational;
 use serde_json::json;
 
+use super::bound::Bound;
 use super::turn::Turn;
 use super::{
     Action, ActionKind, BALL, Command, Declared, Event, GOAL, OFFICE, Params, Rtl, Rto, RuleTag,
@@ -156,7 +157,33 @@ pub(super) fn draw_rule(
 /// Carries out one command, recording into `tx` as it goes; on a refusal the
 /// router drops the transaction with whatever it holds (a draw already made).
 pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let params = tx.params();
+    // The numbers as the game's rules now say (`bound`), not as bot.toml does.
+    let bound = Bound::of(&tx.view(), tx.params());
+    let bound_params = bound.params();
+    let params = &bound_params;
+    if let Some(ended) = &tx.state().ended
+        && !matches!(command, Command::Status | Command::Start)
+    {
+        return Err(Refusal(
+            Sentence::new("ruletag_ended")
+                .arg("rule", ended.rule)
+                .arg("why", &ended.why)
+                .arg("at", human_time(ended.at)),
+        ));
+    }
+    if matches!(command, Command::Act(_) | Command::Move { .. }) {
+        let held: Vec<u32> = bound.held().into_iter().map(|(rule, _)| rule).collect();
+        if !held.is_empty() {
+            return Err(Refusal(Sentence::new("ruletag_held").arg("rules", held)));
+        }
+        if matches!(command, Command::Act(Action::Element { .. })) && !bound.steps().elements {
+            return Err(Refusal(
+                Sentence::new("ruletag_rule_stopped")
+                    .arg("rule", "Elements")
+                    .arg("number", bound.rules().elements),
+            ));
+        }
+    }
     let officer_only = matches!(
         command,
         Command::Start
@@ -171,7 +198,16 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
         return Err(Refusal(Sentence::new("office_only").arg("office", OFFICE)));
     }
     match command {
-        Command::Start => start(tx, ctx),
+        Command::Start => {
+            if let Some(why) = bound.game_stopped() {
+                return Err(Refusal(
+                    Sentence::new("ruletag_rule_not_in_effect")
+                        .arg("rule", bound.rules().rule_tag)
+                        .arg("why", why),
+                ));
+            }
+            start(tx, params, ctx)
+        }
         Command::Status => {
             let view = tx.view();
             Ok(Sentence::new("ruletag_status").arg(
@@ -181,7 +217,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
                     .view(view.players, view.accounts, params),
             ))
         }
-        Command::Act(action) => act(tx, action, ctx),
+        Command::Act(action) => act(tx, params, action, ctx),
         Command::Move { from, to, term } => {
             let (state, view) = (tx.state(), tx.view());
             let (player, _) = state.gate(false, ctx, view, params)?;
@@ -193,6 +229,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
                 .map(|t| view.ruleset.term(&t).map_or(t, |known| known.term.clone()));
             act(
                 tx,
+                params,
                 Action::Move {
                     from: current,
                     to,
@@ -257,7 +294,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
 
 /// A moderator starts the game: the RTOs get random (non-null) starting RTLs,
 /// two different rules, and the end of this nweek is scheduled.
-fn start(tx: &mut Tx<'_>, ctx: &Ctx) -> Result<Sentence, Refusal> {
+fn start(tx: &mut Tx<'_>, params: &Params, ctx: &Ctx) -> Result<Sentence, Refusal> {
     if tx.state().is_running() {
         return Err(refused("ruletag_already_started"));
     }
@@ -267,7 +304,7 @@ fn start(tx: &mut Tx<'_>, ctx: &Ctx) -> Result<Sentence, Refusal> {
             Sentence::new("ruletag_too_few_rules").arg("count", rules.len()),
         ));
     }
-    let (calendar, params) = (&tx.setting().calendar, tx.params());
+    let calendar = &tx.setting().calendar;
     let cycle = cycle(calendar, params)?;
     let position = calendar
         .cycle_position(cycle, ctx.now)
@@ -368,8 +405,8 @@ impl RuleTag {
     }
 }
 
-fn act(tx: &mut Tx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+fn act(tx: &mut Tx<'_>, params: &Params, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let (state, view) = (tx.state(), tx.view());
     let (player, times) =
         state.gate(matches!(action, Action::Element { .. }), ctx, view, params)?;
     let standing = state.standing(player.id);
@@ -802,12 +839,44 @@ pub(super) fn end_of_nweek(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     if !state.is_running() || nweek != state.nweek {
         return;
     }
-    let Ok(times) = times(&tx.setting().calendar, tx.params(), nweek) else {
+    // "after passed proposals have been enacted into the rules": the turn runs
+    // by the game's rules as they stand now; one held waits for a ruling.
+    let bound = Bound::of(&tx.view(), tx.params());
+    let held: Vec<u32> = bound.held().into_iter().map(|(rule, _)| rule).collect();
+    if !held.is_empty() {
+        if state.held != Some(nweek) {
+            tx.record(Event::TurnHeld {
+                nweek,
+                rules: held.clone(),
+            });
+            let values = json!({"nweek": nweek, "rules": held, "at": human_time(tx.at())});
+            tx.mail(Mail::new(Audience::List, TAG, "ruletag_turn_held", values));
+        }
         return;
+    }
+    let params = bound.params();
+    let Ok(times) = times(&tx.setting().calendar, &params, nweek) else {
+        return;
+    };
+    // A turn held for a ruling is not late by the wait: the moderator could
+    // not post before it.
+    let caught_up_at = if state.resumed == Some(nweek) {
+        times.process_at
+    } else {
+        tick.caught_up_at
     };
     // The mail goes out now: after a downtime that is later than the turn.
     let posted = tick.caught_up_at.max(tx.at());
-    let mut turn = Turn::new(tx, tick.entropy, nweek, &times, tick.caught_up_at, posted);
+    let mut turn = Turn::new(
+        tx,
+        &params,
+        bound.steps(),
+        tick.entropy,
+        nweek,
+        &times,
+        caught_up_at,
+        posted,
+    );
     turn.run(&times);
     turn.end_period();
     turn.finish(&times);
@@ -822,7 +891,12 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     if !state.is_running() || nweek != state.nweek || tx.view().random.current.is_some() {
         return;
     }
-    let Ok(times) = times(&tx.setting().calendar, tx.params(), nweek) else {
+    let bound = Bound::of(&tx.view(), tx.params());
+    if !bound.held().is_empty() {
+        return;
+    }
+    let params = bound.params();
+    let Ok(times) = times(&tx.setting().calendar, &params, nweek) else {
         return;
     };
     let view = tx.view();
@@ -846,6 +920,8 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     let draws = {
         let mut turn = Turn::new(
             &mut scratch,
+            &params,
+            bound.steps(),
             tick.entropy,
             nweek,
             &times,
@@ -892,4 +968,47 @@ fn linking_names(ruleset: &Ruleset, params: &Params, from: u32, to: u32) -> Vec<
 
 pub(super) fn times_after(calendar: &Calendar, params: &Params, nweek: i64) -> Option<Times> {
     times(calendar, params, nweek).ok()
+}
+
+/// The bindings of the game's rules changed (`Game::bindings_changed`): when
+/// rule "Rule Tag" left effect the game ends (its nweek's actions lapse, points
+/// already won or lost stand, the board stays as the record); when no rule of
+/// the game is held any more, a turn held for a ruling is processed at once.
+pub(super) fn bindings_changed(tx: &mut Tx<'_>) {
+    let state = tx.state();
+    if !state.is_running() {
+        return;
+    }
+    let bound = Bound::of(&tx.view(), tx.params());
+    let nweek = state.nweek;
+    if let Some(why) = bound.game_stopped() {
+        let rule = bound.rules().rule_tag;
+        let lapsed = state.actions.len();
+        let standings =
+            state
+                .public_view()
+                .view(tx.view().players, tx.view().accounts, &bound.params());
+        tx.record(Event::Ended {
+            nweek,
+            rule,
+            why: why.clone(),
+        });
+        for id in [draws_deadline_id(nweek), end_deadline_id(nweek)] {
+            tx.record_shared(SharedEvent::Schedule(calendar::Event::Cancelled { id }));
+        }
+        let values = json!({
+            "rule": rule, "why": why, "at": human_time(tx.at()), "nweek": nweek,
+            "lapsed": lapsed, "state": standings,
+        });
+        tx.mail(Mail::new(Audience::List, TAG, "ruletag_ended", values));
+        return;
+    }
+    if state.held == Some(nweek) && bound.held().is_empty() {
+        tx.record(Event::TurnResumed { nweek });
+        // Due at once: the draws' commitment first, the turn a second later.
+        let at = tx.at() + jiff::SignedDuration::from_secs(COMMIT_AHEAD_SECONDS);
+        for deadline in end_deadlines(nweek, at) {
+            tx.record_shared(deadline);
+        }
+    }
 }

@@ -284,3 +284,5 @@ fn item7_a_turn_that_draws_nothing_publishes_no_random_period() {
     );
     assert!(table.world.shared.random.current.is_none());
 }
+
+mod rules_change;

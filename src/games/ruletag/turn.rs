@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
+use super::bound::Steps;
 use super::rules::{Times, Tx, draw_rule, points, points_of};
 use super::{
     Action, ActionKind, BALL, Declared, Element, GOAL, Params, Report, Rtl, Rto, Standing, TAG,
@@ -22,7 +23,10 @@ use crate::engine::players::PlayerId;
 /// One turn's processing: the transaction it records into, and its own record.
 pub(super) struct Turn<'t, 'a> {
     pub(super) tx: &'t mut Tx<'a>,
-    pub(super) params: &'a Params,
+    /// The numbers as the game's rules now say (`bound`).
+    pub(super) params: &'t Params,
+    /// The steps whose rules are followed.
+    steps: Steps,
     pub(super) nweek: i64,
     /// The deadline's moment: the turn's time in every event.
     pub(super) now: Timestamp,
@@ -47,15 +51,17 @@ pub(super) struct Turn<'t, 'a> {
 impl<'t, 'a> Turn<'t, 'a> {
     /// `caught_up_at` is the real time of this run: the notifications are late
     /// when it is past the limit of `times`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         tx: &'t mut Tx<'a>,
+        params: &'t Params,
+        steps: Steps,
         entropy: [u8; 32],
         nweek: i64,
         times: &Times,
         caught_up_at: Timestamp,
         posted: Timestamp,
     ) -> Turn<'t, 'a> {
-        let params = tx.params();
         let view = tx.view();
         let playing: Vec<PlayerId> = view.players.active().map(|p| p.id).collect();
         let moderator = game::moderator(view.officers, params)
@@ -75,6 +81,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         Turn {
             tx,
             params,
+            steps,
             nweek,
             now,
             posted,
@@ -243,14 +250,18 @@ impl<'t, 'a> Turn<'t, 'a> {
             }
         }
 
-        // "Basketball Resolve".
-        self.basketball(params);
+        // "Basketball Resolve" (while rule "rule tag basketball" is followed).
+        if self.steps.basketball {
+            self.basketball(params);
+        }
 
         // "Grab Actions".
         self.grabs(params);
 
-        // "Elemental Tag Resolve".
-        self.elemental(params);
+        // "Elemental Tag Resolve" (while rule "Elements" is followed).
+        if self.steps.elements {
+            self.elemental(params);
+        }
 
         // "Penalties".
         for id in moved_to_null {
@@ -310,7 +321,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         self.rehome_objects();
 
         // Rule "rule tag moderation": Award, and Censure when late (`Turn::new`).
-        if let Some(moderator) = self.moderator {
+        if let Some(moderator) = self.moderator.filter(|_| self.steps.moderation) {
             if self.transfer(
                 Holder::Nowhere,
                 Holder::Player(moderator),
