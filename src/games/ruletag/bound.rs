@@ -216,7 +216,7 @@ impl Bound {
                     &declared,
                     rule,
                     view.ruleset.binding(<RuleTag as Game>::NAME, rule),
-                    true,
+                    view.baseline_when_unrecorded,
                 )
             })
             .collect();

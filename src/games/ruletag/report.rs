@@ -44,7 +44,7 @@ impl RuleTag {
         &self,
         players: &Registry,
         accounts: &Accounts,
-        params: &Params,
+        numbers: &Params,
     ) -> serde_json::Value {
         let name = |id: PlayerId| players.by_id(id).map(|p| p.name.clone());
         let standings: Vec<serde_json::Value> = players
@@ -55,7 +55,7 @@ impl RuleTag {
                     "name": p.name,
                     "element": standing.element.as_str(),
                     "rtl": standing.rtl,
-                    "points": accounts::amount_text(&accounts.balance(Holder::Player(p.id), &params.currency)),
+                    "points": accounts::amount_text(&accounts.balance(Holder::Player(p.id), &numbers.currency)),
                 })
             })
             .collect();
@@ -118,8 +118,8 @@ impl Turn<'_, '_> {
             "at": human_time(self.posted),
             "processed": human_time(self.now),
             "moderator": self.moderator.map(|id| self.name(id)),
-            "award": self.params.moderator_award,
-            "censure": self.params.moderator_censure,
+            "award": self.numbers.moderator_award,
+            "censure": self.numbers.moderator_censure,
             "late": self.report.late,
             "notify_by": human_time(times.notify_by),
             "next_close": next.map(|t| human_time(t.actions_close)),
@@ -128,7 +128,7 @@ impl Turn<'_, '_> {
     }
 
     fn next_times(&self) -> Option<Times> {
-        times_after(&self.tx.setting().calendar, self.params, self.nweek + 1)
+        times_after(&self.tx.setting().calendar, self.numbers, self.nweek + 1)
     }
 
     /// Notification 1: the valid actions and the standings as the turn begins. It
@@ -203,7 +203,7 @@ impl Turn<'_, '_> {
             .iter()
             .map(|o| json!({"name": o.name, "rtl": rtl_text(o.rtl), "holder": name_of(o.holder)}))
             .collect();
-        let currency = &self.params.currency;
+        let currency = &self.numbers.currency;
         let balances = self.tx.view().accounts;
         self.report.score_changes = self
             .playing

@@ -44,14 +44,14 @@ pub(super) struct Times {
     pub(super) notify_by: Timestamp,
 }
 
-fn cycle<'a>(calendar: &'a Calendar, params: &Params) -> Result<&'a Cycle, Refusal> {
+fn cycle<'a>(calendar: &'a Calendar, numbers: &Params) -> Result<&'a Cycle, Refusal> {
     calendar
-        .cycle(&params.cycle)
-        .ok_or_else(|| Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &params.cycle)))
+        .cycle(&numbers.cycle)
+        .ok_or_else(|| Refusal(Sentence::new("ruletag_no_cycle").arg("cycle", &numbers.cycle)))
 }
 
-fn times(calendar: &Calendar, params: &Params, nweek: i64) -> Result<Times, Refusal> {
-    let cycle = cycle(calendar, params)?;
+fn times(calendar: &Calendar, numbers: &Params, nweek: i64) -> Result<Times, Refusal> {
+    let cycle = cycle(calendar, numbers)?;
     let bad = |e: calendar::CalendarError| {
         Refusal(Sentence::new("ruletag_calendar").arg("error", e.to_string()))
     };
@@ -60,20 +60,20 @@ fn times(calendar: &Calendar, params: &Params, nweek: i64) -> Result<Times, Refu
         .unit_end(
             cycle,
             nweek,
-            params.actions_close_after_nday.min(cycle.units),
+            numbers.actions_close_after_nday.min(cycle.units),
         )
         .map_err(bad)?;
     let end = calendar.unit_end(cycle, nweek, cycle.units).map_err(bad)?;
     let process_at = end
         .checked_add(jiff::SignedDuration::from_hours(i64::from(
-            params.process_delay_hours,
+            numbers.process_delay_hours,
         )))
         .map_err(|_| bad(calendar::CalendarError::OutOfRange))?;
     let notify_by = calendar
         .unit_end(
             cycle,
             nweek + 1,
-            params.notify_by_nday.clamp(1, cycle.units),
+            numbers.notify_by_nday.clamp(1, cycle.units),
         )
         .map_err(bad)?;
     Ok(Times {
@@ -160,7 +160,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
     // The numbers as the game's rules now say (`bound`), not as bot.toml does.
     let bound = Bound::of(&tx.view(), tx.params());
     let bound_params = bound.params();
-    let params = &bound_params;
+    let numbers = &bound_params;
     if let Some(ended) = &tx.state().ended
         && !matches!(command, Command::Status | Command::Start)
     {
@@ -194,7 +194,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
             | Command::Give { .. }
             | Command::Term { .. }
     );
-    if officer_only && !game::RuleTag::is_officer(&tx.setting().officers, params, &ctx.sender) {
+    if officer_only && !game::RuleTag::is_officer(&tx.setting().officers, numbers, &ctx.sender) {
         return Err(Refusal(Sentence::new("office_only").arg("office", OFFICE)));
     }
     match command {
@@ -206,7 +206,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
                         .arg("why", why),
                 ));
             }
-            start(tx, params, ctx)
+            start(tx, numbers, ctx)
         }
         Command::Status => {
             let view = tx.view();
@@ -214,22 +214,22 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
                 "state",
                 tx.state()
                     .public_view()
-                    .view(view.players, view.accounts, params),
+                    .view(view.players, view.accounts, numbers),
             ))
         }
-        Command::Act(action) => act(tx, params, action, ctx),
+        Command::Act(action) => act(tx, numbers, action, ctx),
         Command::Move { from, to, term } => {
             let (state, view) = (tx.state(), tx.view());
-            let (player, _) = state.gate(false, ctx, view, params)?;
+            let (player, _) = state.gate(false, ctx, view, numbers)?;
             let current = state.standing(player.id).rtl;
-            check_move(view.ruleset, params, current, from, to, term.as_deref())?;
+            check_move(view.ruleset, numbers, current, from, to, term.as_deref())?;
             // The term as the glossary writes it, not as the player typed it.
             let term = term
                 .filter(|_| current.is_some() && to.is_some())
                 .map(|t| view.ruleset.term(&t).map_or(t, |known| known.term.clone()));
             act(
                 tx,
-                params,
+                numbers,
                 Action::Move {
                     from: current,
                     to,
@@ -294,7 +294,7 @@ pub(super) fn apply(tx: &mut Tx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
 
 /// A moderator starts the game: the RTOs get random (non-null) starting RTLs,
 /// two different rules, and the end of this nweek is scheduled.
-fn start(tx: &mut Tx<'_>, params: &Params, ctx: &Ctx) -> Result<Sentence, Refusal> {
+fn start(tx: &mut Tx<'_>, numbers: &Params, ctx: &Ctx) -> Result<Sentence, Refusal> {
     if tx.state().is_running() {
         return Err(refused("ruletag_already_started"));
     }
@@ -305,12 +305,12 @@ fn start(tx: &mut Tx<'_>, params: &Params, ctx: &Ctx) -> Result<Sentence, Refusa
         ));
     }
     let calendar = &tx.setting().calendar;
-    let cycle = cycle(calendar, params)?;
+    let cycle = cycle(calendar, numbers)?;
     let position = calendar
         .cycle_position(cycle, ctx.now)
         .map_err(|e| Refusal(Sentence::new("ruletag_calendar").arg("error", e.to_string())))?;
     let nweek = position.cycle_index;
-    let times = times(calendar, params, nweek)?;
+    let times = times(calendar, numbers, nweek)?;
     let refuse = |e: DrawError| Refusal(e.sentence());
     let ball =
         draw_rule(tx, ctx.entropy, &rules, "starting RTL of the rule tag ball").map_err(refuse)?;
@@ -344,7 +344,7 @@ fn start(tx: &mut Tx<'_>, params: &Params, ctx: &Ctx) -> Result<Sentence, Refusa
         "actions_close": human_time(times.actions_close),
         "process_at": human_time(times.process_at),
         "closed_already": ctx.now >= times.actions_close,
-        "moderator": game::moderator(&tx.setting().officers, params),
+        "moderator": game::moderator(&tx.setting().officers, numbers),
     });
     tx.mail(Mail::new(Audience::List, TAG, "ruletag_started", values));
     Ok(Sentence::new("ruletag_started")
@@ -360,7 +360,7 @@ impl RuleTag {
         element: bool,
         ctx: &Ctx,
         view: View<'v>,
-        params: &Params,
+        numbers: &Params,
     ) -> Result<(&'v Player, Times), Refusal> {
         if !self.is_running() {
             return Err(refused("ruletag_not_started"));
@@ -368,10 +368,10 @@ impl RuleTag {
         let player = view.players.active_by_address(&ctx.sender).ok_or_else(|| {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
-        let times = times(view.calendar, params, self.nweek)?;
+        let times = times(view.calendar, numbers, self.nweek)?;
         // While a processing delay runs, the next nweek has begun but its actions
         // cannot be judged yet: they start from where this turn leaves everyone.
-        let cycle = cycle(view.calendar, params)?;
+        let cycle = cycle(view.calendar, numbers)?;
         let now_in = view
             .calendar
             .cycle_position(cycle, ctx.now)
@@ -405,12 +405,12 @@ impl RuleTag {
     }
 }
 
-fn act(tx: &mut Tx<'_>, params: &Params, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
+fn act(tx: &mut Tx<'_>, numbers: &Params, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
     let (state, view) = (tx.state(), tx.view());
     let (player, times) =
-        state.gate(matches!(action, Action::Element { .. }), ctx, view, params)?;
+        state.gate(matches!(action, Action::Element { .. }), ctx, view, numbers)?;
     let standing = state.standing(player.id);
-    let moderator = game::moderator(view.officers, params);
+    let moderator = game::moderator(view.officers, numbers);
     let is_moderator = moderator.as_ref() == Some(&player.address)
         || moderator.as_ref().is_some_and(|m| player.has_address(m));
     // Rule "rule tag moderation" 1): the moderator makes no rule tag action but a
@@ -447,7 +447,7 @@ fn act(tx: &mut Tx<'_>, params: &Params, action: Action, ctx: &Ctx) -> Result<Se
             }
             let have = view
                 .accounts
-                .balance(Holder::Player(player.id), &params.currency);
+                .balance(Holder::Player(player.id), &numbers.currency);
             if points_of(&have) < *points {
                 return Err(Refusal(
                     Sentence::new("ruletag_grab_more_than_held")
@@ -503,7 +503,7 @@ fn act(tx: &mut Tx<'_>, params: &Params, action: Action, ctx: &Ctx) -> Result<Se
 /// Move validity, clause by clause; each refusal names the clause it fails.
 fn check_move(
     ruleset: &Ruleset,
-    params: &Params,
+    numbers: &Params,
     current: Rtl,
     shown: Option<Rtl>,
     to: Rtl,
@@ -556,10 +556,10 @@ fn check_move(
             Sentence::new("ruletag_move_needs_term")
                 .arg("from", current)
                 .arg("to", to)
-                .arg("terms", linking_names(ruleset, params, current, to)),
+                .arg("terms", linking_names(ruleset, numbers, current, to)),
         ));
     };
-    if params
+    if numbers
         .invalid_terms
         .iter()
         .any(|invalid| invalid.eq_ignore_ascii_case(term.trim()))
@@ -572,7 +572,7 @@ fn check_move(
         return Err(Refusal(
             Sentence::new("ruletag_unknown_term")
                 .arg("term", term)
-                .arg("terms", linking_names(ruleset, params, current, to)),
+                .arg("terms", linking_names(ruleset, numbers, current, to)),
         ));
     };
     // (ii) a rule that defines one of the game terms used in the current RTL rule;
@@ -589,7 +589,7 @@ fn check_move(
                 .arg("to", to)
                 .arg("defined_in", &known.defined_in)
                 .arg("used_in", &known.used_in)
-                .arg("terms", linking_names(ruleset, params, current, to)),
+                .arg("terms", linking_names(ruleset, numbers, current, to)),
         ))
     }
 }
@@ -691,7 +691,7 @@ fn place(
     reason: &str,
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
-    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+    let (state, view, numbers) = (tx.state(), tx.view(), tx.params());
     if !state.is_running() {
         return Err(refused("ruletag_not_started"));
     }
@@ -711,7 +711,7 @@ fn place(
         .collect();
     // Under `rto_never_on_null` an RTO does not follow its holder to null: it
     // falls where it was, unpossessed.
-    let falls = rtl.is_none() && params.rto_never_on_null;
+    let falls = rtl.is_none() && numbers.rto_never_on_null;
     let carried: Vec<&str> = held.iter().map(|o| o.name.as_str()).collect();
     let mail = state.override_mail(
         ctx,
@@ -791,7 +791,7 @@ fn give(
     reason: &str,
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
-    let (state, view, params) = (tx.state(), tx.view(), tx.params());
+    let (state, view, numbers) = (tx.state(), tx.view(), tx.params());
     if !state.is_running() {
         return Err(refused("ruletag_not_started"));
     }
@@ -800,7 +800,7 @@ fn give(
         .ok_or_else(|| state.no_such_object(object))?;
     let player = named_player(view, name)?;
     let rtl = state.standing(player.id).rtl;
-    if rtl.is_none() && params.rto_never_on_null {
+    if rtl.is_none() && numbers.rto_never_on_null {
         return Err(Refusal(
             Sentence::new("ruletag_give_on_null")
                 .arg("name", &player.name)
@@ -854,8 +854,8 @@ pub(super) fn end_of_nweek(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
         }
         return;
     }
-    let params = bound.params();
-    let Ok(times) = times(&tx.setting().calendar, &params, nweek) else {
+    let numbers = bound.params();
+    let Ok(times) = times(&tx.setting().calendar, &numbers, nweek) else {
         return;
     };
     // A turn held for a ruling is not late by the wait: the moderator could
@@ -869,7 +869,7 @@ pub(super) fn end_of_nweek(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     let posted = tick.caught_up_at.max(tx.at());
     let mut turn = Turn::new(
         tx,
-        &params,
+        &numbers,
         bound.steps(),
         tick.entropy,
         nweek,
@@ -895,8 +895,8 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     if !bound.held().is_empty() {
         return;
     }
-    let params = bound.params();
-    let Ok(times) = times(&tx.setting().calendar, &params, nweek) else {
+    let numbers = bound.params();
+    let Ok(times) = times(&tx.setting().calendar, &numbers, nweek) else {
         return;
     };
     let view = tx.view();
@@ -920,7 +920,7 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
     let draws = {
         let mut turn = Turn::new(
             &mut scratch,
-            &params,
+            &numbers,
             bound.steps(),
             tick.entropy,
             nweek,
@@ -952,13 +952,13 @@ pub(super) fn points_of(amount: &BigRational) -> i64 {
     amount.floor().to_integer().try_into().unwrap_or(i64::MAX)
 }
 
-fn linking_names(ruleset: &Ruleset, params: &Params, from: u32, to: u32) -> Vec<String> {
+fn linking_names(ruleset: &Ruleset, numbers: &Params, from: u32, to: u32) -> Vec<String> {
     ruleset
         .linking_terms(from, to)
         .into_iter()
         .map(|t| t.term.clone())
         .filter(|t| {
-            !params
+            !numbers
                 .invalid_terms
                 .iter()
                 .any(|invalid| invalid.eq_ignore_ascii_case(t))
@@ -966,8 +966,8 @@ fn linking_names(ruleset: &Ruleset, params: &Params, from: u32, to: u32) -> Vec<
         .collect()
 }
 
-pub(super) fn times_after(calendar: &Calendar, params: &Params, nweek: i64) -> Option<Times> {
-    times(calendar, params, nweek).ok()
+pub(super) fn times_after(calendar: &Calendar, numbers: &Params, nweek: i64) -> Option<Times> {
+    times(calendar, numbers, nweek).ok()
 }
 
 /// The bindings of the game's rules changed (`Game::bindings_changed`): when

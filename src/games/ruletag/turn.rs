@@ -24,7 +24,7 @@ use crate::engine::players::PlayerId;
 pub(super) struct Turn<'t, 'a> {
     pub(super) tx: &'t mut Tx<'a>,
     /// The numbers as the game's rules now say (`bound`).
-    pub(super) params: &'t Params,
+    pub(super) numbers: &'t Params,
     /// The steps whose rules are followed.
     steps: Steps,
     pub(super) nweek: i64,
@@ -54,7 +54,7 @@ impl<'t, 'a> Turn<'t, 'a> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         tx: &'t mut Tx<'a>,
-        params: &'t Params,
+        numbers: &'t Params,
         steps: Steps,
         entropy: [u8; 32],
         nweek: i64,
@@ -64,7 +64,7 @@ impl<'t, 'a> Turn<'t, 'a> {
     ) -> Turn<'t, 'a> {
         let view = tx.view();
         let playing: Vec<PlayerId> = view.players.active().map(|p| p.id).collect();
-        let moderator = game::moderator(view.officers, params)
+        let moderator = game::moderator(view.officers, numbers)
             .and_then(|address| view.players.active_by_address(&address))
             .map(|p| p.id);
         let game = tx.state();
@@ -80,7 +80,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         let now = tx.at();
         Turn {
             tx,
-            params,
+            numbers,
             steps,
             nweek,
             now,
@@ -149,7 +149,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         let charged = self.tx.view().accounts.charge(
             from,
             to,
-            &self.params.currency,
+            &self.numbers.currency,
             &points(amount),
             reason,
         );
@@ -194,7 +194,7 @@ impl<'t, 'a> Turn<'t, 'a> {
     }
 
     pub(super) fn run(&mut self, times: &Times) {
-        let params = self.params;
+        let numbers = self.numbers;
         // A holder who left the nomic holds nothing: the RTO stays where it is.
         for index in 0..self.objects.len() {
             if let Some(holder) = self.objects[index].holder
@@ -252,15 +252,15 @@ impl<'t, 'a> Turn<'t, 'a> {
 
         // "Basketball Resolve" (while rule "rule tag basketball" is followed).
         if self.steps.basketball {
-            self.basketball(params);
+            self.basketball(numbers);
         }
 
         // "Grab Actions".
-        self.grabs(params);
+        self.grabs(numbers);
 
         // "Elemental Tag Resolve" (while rule "Elements" is followed).
         if self.steps.elements {
-            self.elemental(params);
+            self.elemental(numbers);
         }
 
         // "Penalties".
@@ -268,15 +268,15 @@ impl<'t, 'a> Turn<'t, 'a> {
             // The moderator does not pay for moving to null. The null-RTL protection
             // does not cover this penalty: see docs/rulings.md.
             if Some(id) == self.moderator {
-                let values = json!({"name": self.name(id), "points": params.null_move_penalty});
+                let values = json!({"name": self.name(id), "points": numbers.null_move_penalty});
                 self.change("Penalties", "moderator_free", values);
             } else {
-                let values = json!({"name": self.name(id), "points": params.null_move_penalty});
+                let values = json!({"name": self.name(id), "points": numbers.null_move_penalty});
                 self.change("Penalties", "moved_to_null", values);
                 self.pay(
                     Holder::Player(id),
                     Holder::Nowhere,
-                    params.null_move_penalty,
+                    numbers.null_move_penalty,
                     "Rule Tag: Penalties, moved to null",
                 );
             }
@@ -295,23 +295,22 @@ impl<'t, 'a> Turn<'t, 'a> {
             let Some(rule) = self.rtl(id) else { continue };
             let ruleset = self.tx.view().ruleset;
             if !ruleset.exists(rule) {
-                let values =
-                    json!({"name": self.name(id), "rtl": rule, "points": params.rule_gone_penalty});
+                let values = json!({"name": self.name(id), "rtl": rule, "points": numbers.rule_gone_penalty});
                 self.change("Penalties", "rule_gone", values);
                 self.pay(
                     Holder::Player(id),
                     Holder::Nowhere,
-                    params.rule_gone_penalty,
+                    numbers.rule_gone_penalty,
                     "Rule Tag: Penalties, RTL rule no longer exists",
                 );
                 self.move_player(id, None, "Penalties");
             } else if ruleset.changed_between(rule, since, self.now) && self.may_lose(id) {
-                let values = json!({"name": self.name(id), "rtl": rule, "points": params.rule_changed_penalty});
+                let values = json!({"name": self.name(id), "rtl": rule, "points": numbers.rule_changed_penalty});
                 self.change("Penalties", "rule_changed", values);
                 self.pay(
                     Holder::Player(id),
                     Holder::Nowhere,
-                    params.rule_changed_penalty,
+                    numbers.rule_changed_penalty,
                     "Rule Tag: Penalties, RTL rule changed",
                 );
             }
@@ -325,22 +324,22 @@ impl<'t, 'a> Turn<'t, 'a> {
             if self.transfer(
                 Holder::Nowhere,
                 Holder::Player(moderator),
-                params.moderator_award,
+                numbers.moderator_award,
                 "Rule Tag moderation: Award",
             ) {
                 self.moderation
-                    .push(json!({"what": "award", "change": params.moderator_award}));
+                    .push(json!({"what": "award", "change": numbers.moderator_award}));
             }
             if self.report.late
                 && self.transfer(
                     Holder::Player(moderator),
                     Holder::Nowhere,
-                    params.moderator_censure,
+                    numbers.moderator_censure,
                     "Rule Tag moderation: Censure, notifications late",
                 )
             {
                 self.moderation
-                    .push(json!({"what": "censure", "change": -params.moderator_censure}));
+                    .push(json!({"what": "censure", "change": -numbers.moderator_censure}));
             }
         }
     }
@@ -351,7 +350,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         let values = json!({"name": self.name(id), "from": rtl_text(from), "to": rtl_text(to)});
         self.change(step, "moved", values);
         let name = self.name(id);
-        let falls = to.is_none() && self.params.rto_never_on_null;
+        let falls = to.is_none() && self.numbers.rto_never_on_null;
         for rto in self.objects.iter_mut().filter(|o| o.holder == Some(id)) {
             rto.rtl = to;
             if falls {
@@ -370,7 +369,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         }
     }
 
-    fn basketball(&mut self, params: &Params) {
+    fn basketball(&mut self, numbers: &Params) {
         let ball = self.objects.iter().find(|o| o.name == BALL).cloned();
         let goal = self.objects.iter().find(|o| o.name == GOAL).cloned();
         let (Some(ball), Some(goal)) = (ball, goal) else {
@@ -379,16 +378,16 @@ impl<'t, 'a> Turn<'t, 'a> {
         let Some(holder) = ball.holder else { return };
         // Read literally, null is a location like any other: the holder of the ball
         // who also holds the goal scores there too.
-        let off_the_board = ball.rtl.is_none() && params.rto_never_on_null;
+        let off_the_board = ball.rtl.is_none() && numbers.rto_never_on_null;
         if off_the_board || self.rtl(holder) != goal.rtl || !self.playing.contains(&holder) {
             return;
         }
-        let values = json!({"name": self.name(holder), "rtl": rtl_text(goal.rtl), "points": params.basket_points});
+        let values = json!({"name": self.name(holder), "rtl": rtl_text(goal.rtl), "points": numbers.basket_points});
         self.change("Basketball Resolve", "scored", values);
         self.pay(
             Holder::Nowhere,
             Holder::Player(holder),
-            params.basket_points,
+            numbers.basket_points,
             "Rule Tag basketball: the ball on the goal's RTL",
         );
         // Both objects become unpossessed and go to two different (non-null) RTLs.
@@ -412,7 +411,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         }
     }
 
-    fn grabs(&mut self, params: &Params) {
+    fn grabs(&mut self, numbers: &Params) {
         let grabs = self.actions_of(ActionKind::Grab);
         // Firstly, grabs where the player and the RTO have different RTLs are invalid.
         let mut valid: Vec<(PlayerId, String, i64)> = Vec::new();
@@ -428,7 +427,7 @@ impl<'t, 'a> Turn<'t, 'a> {
             let player_rtl = self.rtl(declared.player);
             // An RTO dropped on null may be grabbed there, unless RTOs are never
             // on null.
-            let on_board = object_rtl.is_some() || !params.rto_never_on_null;
+            let on_board = object_rtl.is_some() || !numbers.rto_never_on_null;
             if on_board && object_rtl == player_rtl {
                 valid.push((declared.player, object, points));
             } else {
@@ -445,7 +444,7 @@ impl<'t, 'a> Turn<'t, 'a> {
                 .map(|(player, _, points)| (*player, *points))
                 .collect();
             let holder = self.objects[index].holder;
-            if bids.is_empty() && !(params.drop_possessed_without_grab && holder.is_some()) {
+            if bids.is_empty() && !(numbers.drop_possessed_without_grab && holder.is_some()) {
                 continue;
             }
             // (i) If the RTO is in possession, it is dropped, and nothing else happens.
@@ -478,7 +477,7 @@ impl<'t, 'a> Turn<'t, 'a> {
                     };
                     let has = winner.map(|id| {
                         let accounts = self.tx.view().accounts;
-                        points_of(&accounts.balance(Holder::Player(id), &params.currency))
+                        points_of(&accounts.balance(Holder::Player(id), &numbers.currency))
                     });
                     match (winner, has) {
                         (Some(id), Some(has)) if has >= top => {
@@ -507,7 +506,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         }
     }
 
-    fn elemental(&mut self, params: &Params) {
+    fn elemental(&mut self, numbers: &Params) {
         let on_board: Vec<(PlayerId, u32, Element)> = self
             .playing
             .iter()
@@ -535,13 +534,13 @@ impl<'t, 'a> Turn<'t, 'a> {
                     "winner": self.name(winner), "loser": self.name(loser), "rtl": rtl_a,
                     "winner_element": self.standings[&winner].element.as_str(),
                     "loser_element": self.standings[&loser].element.as_str(),
-                    "points": params.elemental_points,
+                    "points": numbers.elemental_points,
                 });
                 self.change("Elemental Tag Resolve", "elemental", values);
                 self.pay(
                     Holder::Player(loser),
                     Holder::Player(winner),
-                    params.elemental_points,
+                    numbers.elemental_points,
                     "Rule Tag: Elemental Tag Resolve",
                 );
             }
@@ -553,7 +552,7 @@ impl<'t, 'a> Turn<'t, 'a> {
         for index in 0..self.objects.len() {
             let rto = &self.objects[index];
             let stranded = match rto.rtl {
-                None => self.params.rto_never_on_null,
+                None => self.numbers.rto_never_on_null,
                 Some(rule) => !self.tx.view().ruleset.exists(rule),
             };
             if !stranded {
