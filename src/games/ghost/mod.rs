@@ -49,6 +49,8 @@ mod tests_issue12;
 mod tests_protest;
 #[cfg(test)]
 mod tests_referee;
+#[cfg(test)]
+mod tests_rules_change;
 
 pub use parse::{is_bare_play, parse};
 pub use report::summary;
