@@ -22,6 +22,12 @@ fn v73(players: usize) -> Table {
         Arc::new(NoWords),
         GameParams {
             gnomic: params,
+            // Rule 103 of this page is Gnomic's, not Ghost's (Ackanomic's):
+            // Ghost is bound where the page has no rule.
+            ghosts: crate::games::ghost::Params {
+                rule: 10_103,
+                ..Default::default()
+            },
             ..GameParams::default()
         },
     );
