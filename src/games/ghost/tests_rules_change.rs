@@ -6,8 +6,8 @@
 use super::bound::baseline;
 use super::tests::{GhostTable, address, hours, render};
 use super::*;
-use crate::engine::{Audience, Mail, Status};
 use crate::engine::ruleset::bindings::Status as Binding;
+use crate::engine::{Audience, Mail, Status};
 use crate::games;
 
 /// Rita referees; Alice, Bob and Carol play; `mod@x.org` is a moderator and
@@ -102,7 +102,10 @@ fn rule_103_repealed_ends_every_running_game_with_no_winner_and_nothing_paid() {
     assert_eq!(news[0].values["game"]["stopped"], "repealed");
     assert_eq!(news[0].values["game"]["over"], true);
     let text = render(&news[0]);
-    assert!(text.contains("no one wins, no one loses, and nothing is paid"), "{text}");
+    assert!(
+        text.contains("no one wins, no one loses, and nothing is paid"),
+        "{text}"
+    );
     // Over: no winner, nothing paid, no clock left.
     let inst = g.inst(1);
     assert!(inst.is_over());
@@ -120,7 +123,10 @@ fn rule_103_repealed_ends_every_running_game_with_no_winner_and_nothing_paid() {
         g.run("Rita", hours(6), "start with Alice, Bob"),
         Err("ghost_rule_stopped".to_owned())
     );
-    assert!(g.run_as("Alice", true, hours(6), Some(1), "history").is_ok());
+    assert!(
+        g.run_as("Alice", true, hours(6), Some(1), "history")
+            .is_ok()
+    );
     // Enacted again with another text: not the rule the bot implements, held.
     let other = amended("Player 1 shall\nplay first", "Player 2 shall\nplay first");
     ruleset(&mut g, hours(7), "enact 103 Ghost", Some(&other));
@@ -148,7 +154,10 @@ fn rule_103_one_of_its_numbers_amended_applies_from_then_on() {
     let mail = ruleset(&mut g, hours(1), "amend 103", Some(&five));
     let said = with(&mail, "bindings_changed");
     assert_eq!(said[0].values["changes"][0]["what"], "numbers");
-    assert_eq!(said[0].values["changes"][0]["values"][0]["name"], "turn_days");
+    assert_eq!(
+        said[0].values["changes"][0]["values"][0]["name"],
+        "turn_days"
+    );
     assert_eq!(said[0].values["changes"][0]["values"][0]["now"], 5);
     assert!(with(&mail, "bindings_held").is_empty());
     // The turn under way keeps its deadline; the next one has five days.
