@@ -255,3 +255,51 @@ fn rule_103_otherwise_amended_holds_the_game_until_a_moderator_rules_by_mail() {
     assert_eq!(g.inst(1).ghost_word.as_deref(), Some("s"));
     assert_replays(&g);
 }
+
+#[test]
+fn rule_103_held_then_switched_off_by_a_moderator_ends_the_game_as_if_repealed() {
+    let mut g = table();
+    start(&mut g, hours(0));
+    let other = amended(
+        "are forbidden from using dictionaries",
+        "may use dictionaries",
+    );
+    ruleset(&mut g, hours(1), "amend 103", Some(&other));
+    assert!(g.inst(1).is_held());
+    // A player who leaves the nomic meanwhile still leaves the game; a turn
+    // that begins while it waits begins with its clock stopped.
+    let turn = g.turn_name(1).unwrap();
+    g.left_nomic(&turn, hours(2));
+    assert!(g.inst(1).seat_of_player_named(&turn).is_none());
+    assert!(g.deadlines().is_empty(), "{:?}", g.deadlines());
+    let mail = ruleset(
+        &mut g,
+        hours(3),
+        "binding 103 off because this is no longer the game of Ghost",
+        None,
+    );
+    assert_eq!(
+        with(&mail, "bindings_changed")[0].values["changes"][0]["what"],
+        "off"
+    );
+    let inst = g.inst(1);
+    assert!(inst.is_over());
+    assert_eq!(inst.winner, None);
+    assert_eq!(inst.rewards, None);
+    assert!(
+        inst.stopped
+            .as_deref()
+            .is_some_and(|why| why.contains("this is no longer the game of Ghost"))
+    );
+    assert_eq!(
+        g.run("Rita", hours(4), "start with Alice, Bob"),
+        Err("ghost_rule_stopped".to_owned())
+    );
+    assert_replays(&g);
+}
+
+impl Instance {
+    fn seat_of_player_named(&self, name: &str) -> Option<u32> {
+        self.in_game().find(|s| s.name == name).map(|s| s.number)
+    }
+}
