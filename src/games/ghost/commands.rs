@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::bound::Bound;
 use super::game::Ghost;
 use super::report::{history_sentence, removal_sentence, summary};
 use super::rules::Step;
@@ -81,6 +82,8 @@ impl Ghosts {
                 word_by: None,
                 stage: Stage::Between,
                 suspended_since: None,
+                held_since: None,
+                stopped: None,
                 turns_begun: 0,
                 protests_made: 0,
                 random_label: random_label.clone(),
@@ -158,6 +161,11 @@ pub(super) fn apply(
     command: Command,
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
+    // Rule 103 held or out of effect: what would apply it waits, or is gone;
+    // the record stays readable.
+    if !matches!(command, Command::Status | Command::History) {
+        rule_in_effect(tx)?;
+    }
     let is_moderator = tx.view().is_moderator(&ctx.sender);
     // Unauthenticated mail holds no office: not even the referee's post.
     let withdrawn = tx.view().officers.is_withdrawn(&ctx.sender);
@@ -396,6 +404,67 @@ pub(super) fn apply(
     Ok(sentence)
 }
 
+/// Refuses what would apply rule 103 while the bot does not follow it: held
+/// for a moderator's ruling, or out of effect.
+fn rule_in_effect(tx: &Tx<'_, Ghost>) -> Result<(), Refusal> {
+    let bound = Bound::of(&tx.view(), tx.params());
+    if let Some(difference) = bound.held() {
+        return Err(Refusal(
+            Sentence::new("ghost_rule_held")
+                .arg("rule", bound.rule())
+                .arg("difference", difference),
+        ));
+    }
+    if let Some(why) = bound.stopped() {
+        return Err(Refusal(
+            Sentence::new("ghost_rule_stopped")
+                .arg("rule", bound.rule())
+                .arg("why", why),
+        ));
+    }
+    Ok(())
+}
+
+/// What the bot follows of rule 103 changed (`Game::bindings_changed`): out of
+/// effect, every running instance ends with no winner and nothing paid; held,
+/// every running instance stops its clocks until a moderator rules; followed
+/// again, the held instances go on with the time their clocks had left. A
+/// number amended needs nothing here: each step reads the numbers anew.
+pub(super) fn bindings_changed(tx: &mut Tx<'_, Ghost>) {
+    let bound = Bound::of(&tx.view(), tx.params());
+    let rule = bound.rule();
+    let mut step = Step::new(tx);
+    let open: Vec<(u32, bool)> = step
+        .ghosts()
+        .open_instances()
+        .map(|i| (i.number, i.is_held()))
+        .collect();
+    for (n, held) in open {
+        if let Some(why) = bound.stopped() {
+            step.cancel_pending(n);
+            step.record(Event::RuleStopped {
+                instance: n,
+                rule,
+                why,
+            });
+            step.end_period(n);
+        } else if let Some(difference) = bound.held() {
+            if !held {
+                step.cancel_pending(n);
+                step.record(Event::Held {
+                    instance: n,
+                    rule,
+                    difference: difference.to_owned(),
+                });
+            }
+        } else if held {
+            step.record(Event::Released { instance: n, rule });
+            step.schedule_pending(n);
+        }
+    }
+    step.finish();
+}
+
 /// The sender's seat, for a play in their turn: public, in the game, the
 /// instance not suspended, no protest pending, their turn and not late.
 fn playing_seat(inst: &Instance, ctx: &Ctx, players: &Registry) -> Result<u32, Refusal> {
@@ -429,7 +498,7 @@ fn start(
 ) -> Result<Sentence, Refusal> {
     let mut step = Step::new(tx);
     let players = step.players();
-    let params = step.params();
+    let params = step.params().clone();
     let starter = players
         .active_by_address(&ctx.sender)
         .filter(|p| p.is_active_at(ctx.now));

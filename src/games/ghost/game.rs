@@ -68,6 +68,16 @@ impl Game for Ghost {
         }
     }
 
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        super::bound::declared(params)
+    }
+
+    /// Rule 103 left effect, was held, or is followed again: the running
+    /// instances end, wait, or go on (`commands::bindings_changed`).
+    fn bindings_changed(tx: &mut Tx<'_, Ghost>, _rules: &[u32]) {
+        commands::bindings_changed(tx);
+    }
+
     fn sample(script: &mut dyn crate::engine::game::Script) {
         super::sample::sample(script);
     }
@@ -118,6 +128,13 @@ fn state_text(
                 "  {}'s turn, until {}",
                 text(&s["turn"]["name"]),
                 text(&s["turn"]["deadline"])
+            )?;
+        }
+        if s["held"] == true {
+            writeln!(
+                out,
+                "  held since {}: rule 103 changed, awaiting a moderator's ruling",
+                text(&s["held_since"])
             )?;
         }
         if !s["protest"].is_null() {

@@ -34,6 +34,7 @@ use crate::engine::calendar::Deadline;
 use crate::engine::players::{PlayerId, Registry};
 use crate::engine::{Address, Ctx, Timestamp};
 
+pub mod bound;
 mod commands;
 pub mod game;
 mod parse;
@@ -48,6 +49,8 @@ mod tests_issue12;
 mod tests_protest;
 #[cfg(test)]
 mod tests_referee;
+#[cfg(test)]
+mod tests_rules_change;
 
 pub use parse::{is_bare_play, parse};
 pub use report::summary;
@@ -68,6 +71,11 @@ pub const MAX_LETTERS: usize = 64;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
+    /// The rule every mechanic of the game follows (`bound`): the number Ghost
+    /// has in the registry. When it leaves effect every running instance ends;
+    /// when it changes otherwise than in its numbers, the instances wait for a
+    /// moderator's ruling.
+    pub rule: u32,
     /// Rule 103 §2: "Players: minimum -- 2".
     pub min_players: usize,
     /// Rule 103 §4(3): a protest that the ghost word "is a word of four or more
@@ -92,6 +100,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Params {
         Params {
+            rule: bound::RULE_NUMBER,
             min_players: MIN_PLAYERS,
             word_min_letters: 4,
             turn_days: 3,
@@ -348,6 +357,15 @@ pub struct Instance {
     pub stage: Stage,
     /// Set while there is no referee: every clock of the instance is stopped.
     pub suspended_since: Option<Timestamp>,
+    /// Set while rule 103 is held for a moderator's ruling: every clock of the
+    /// instance is stopped, as while there is no referee (and since the
+    /// suspension, when the referee came back while the rule was held).
+    #[serde(default)]
+    pub held_since: Option<Timestamp>,
+    /// Why the instance ended without a winner because rule 103 left effect
+    /// ("repealed", "void", ...).
+    #[serde(default)]
+    pub stopped: Option<String>,
     pub turns_begun: u32,
     pub protests_made: u32,
     /// The random period this instance started for its numbering, if it started one;
@@ -509,6 +527,26 @@ pub enum Event {
         winner: Option<u32>,
         rewards: Option<Rewards>,
     },
+    /// Rule `rule` changed otherwise than in its numbers: every clock stops
+    /// until a moderator rules on it.
+    Held {
+        instance: u32,
+        rule: u32,
+        difference: String,
+    },
+    /// The rule is followed again (a moderator's ruling, or its text back): the
+    /// clocks run again with the time they had left.
+    Released {
+        instance: u32,
+        rule: u32,
+    },
+    /// Rule `rule` left effect (`why`: repealed, void, not in the ruleset,
+    /// switched off): the instance ends with no winner and nothing paid.
+    RuleStopped {
+        instance: u32,
+        rule: u32,
+        why: String,
+    },
 }
 
 impl Event {
@@ -528,7 +566,10 @@ impl Event {
             | Event::Added { instance, .. }
             | Event::Suspended { instance, .. }
             | Event::Resumed { instance, .. }
-            | Event::Finished { instance, .. } => *instance,
+            | Event::Finished { instance, .. }
+            | Event::Held { instance, .. }
+            | Event::Released { instance, .. }
+            | Event::RuleStopped { instance, .. } => *instance,
         }
     }
 }
@@ -721,6 +762,16 @@ impl Instance {
 
     pub fn is_suspended(&self) -> bool {
         self.suspended_since.is_some()
+    }
+
+    /// Rule 103 is held for a moderator's ruling.
+    pub fn is_held(&self) -> bool {
+        self.held_since.is_some()
+    }
+
+    /// Whether the clocks stand still: no referee, or the rule held.
+    pub fn clocks_stopped(&self) -> bool {
+        self.is_suspended() || self.is_held()
     }
 
     /// The seat whose turn it is.
@@ -927,35 +978,33 @@ impl Instance {
             Event::Suspended { .. } => {
                 self.referee = None;
                 self.suspended_since = Some(at);
-                match &mut self.stage {
-                    Stage::Turn { clock, .. } => *clock = clock.stopped(at),
-                    Stage::Protest { protest } => {
-                        protest.clock = protest.clock.map(|clock| clock.stopped(at));
-                    }
-                    _ => {}
-                }
+                self.stop_clocks(at);
             }
             Event::Resumed { referee, .. } => {
                 self.referee = Some(referee.clone());
                 let since = self.suspended_since.take().unwrap_or(at);
-                let pause = at.duration_since(since).max(SignedDuration::ZERO);
-                match &mut self.stage {
-                    Stage::Turn { clock, .. } => *clock = clock.restarted(at),
-                    Stage::Protest { protest } => {
-                        protest.clock = protest.clock.map(|clock| clock.restarted(at));
-                    }
-                    _ => {}
+                if let Some(held) = &mut self.held_since {
+                    // The rule is still held: the clocks stay stopped, and the
+                    // pause counts from the suspension.
+                    *held = (*held).min(since);
+                    return;
                 }
-                // Windows to protest an addition that were open when the clocks stopped
-                // get the paused time back.
-                for seat in &mut self.seats {
-                    if let Some(until) = &mut seat.addition_protest_until
-                        && *until > since
-                        && seat.first_turn_at.is_none()
-                    {
-                        *until = later(*until, pause);
-                    }
+                self.restart_clocks(since, at);
+            }
+            Event::Held { .. } => {
+                self.held_since.get_or_insert(at);
+                self.stop_clocks(at);
+            }
+            Event::Released { .. } => {
+                let since = self.held_since.take().unwrap_or(at);
+                if !self.is_suspended() {
+                    self.restart_clocks(since, at);
                 }
+            }
+            Event::RuleStopped { why, .. } => {
+                self.stage = Stage::Over;
+                self.winner = None;
+                self.stopped = Some(why.clone());
             }
             Event::Finished {
                 winner, rewards, ..
@@ -963,6 +1012,40 @@ impl Instance {
                 self.stage = Stage::Over;
                 self.winner = *winner;
                 self.rewards = rewards.clone();
+            }
+        }
+    }
+
+    fn stop_clocks(&mut self, at: Timestamp) {
+        match &mut self.stage {
+            Stage::Turn { clock, .. } => *clock = clock.stopped(at),
+            Stage::Protest { protest } => {
+                protest.clock = protest.clock.map(|clock| clock.stopped(at));
+            }
+            _ => {}
+        }
+    }
+
+    /// The clocks run again at `at` with the time they had left; windows to
+    /// protest an addition that were open when they stopped (at `since`) get the
+    /// paused time back.
+    fn restart_clocks(&mut self, since: Timestamp, at: Timestamp) {
+        let pause = at.duration_since(since).max(SignedDuration::ZERO);
+        match &mut self.stage {
+            Stage::Turn { clock, .. } => *clock = clock.restarted(at),
+            Stage::Protest { protest } => {
+                protest.clock = protest.clock.map(|clock| clock.restarted(at));
+            }
+            _ => {}
+        }
+        // Windows to protest an addition that were open when the clocks stopped
+        // get the paused time back.
+        for seat in &mut self.seats {
+            if let Some(until) = &mut seat.addition_protest_until
+                && *until > since
+                && seat.first_turn_at.is_none()
+            {
+                *until = later(*until, pause);
             }
         }
     }
@@ -1057,7 +1140,10 @@ impl Event {
             | Event::ClockSet { .. }
             | Event::WordDestroyed { .. }
             | Event::Suspended { .. }
-            | Event::Resumed { .. } => {}
+            | Event::Resumed { .. }
+            | Event::Held { .. }
+            | Event::Released { .. }
+            | Event::RuleStopped { .. } => {}
         }
     }
 }

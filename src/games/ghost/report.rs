@@ -202,7 +202,10 @@ pub fn summary(inst: &Instance, players: &Registry, now: Timestamp) -> Value {
         "protest": protest,
         "suspended": inst.is_suspended(),
         "suspended_since": inst.suspended_since.map(human_time),
-        "additions_open": inst.additions_open() && !inst.is_suspended(),
+        "held": inst.is_held(),
+        "held_since": inst.held_since.map(human_time),
+        "stopped": inst.stopped,
+        "additions_open": inst.additions_open() && !inst.clocks_stopped(),
         "over": inst.is_over(),
         "winner": inst.winner.map(name),
         "rewards": inst.rewards.as_ref().map(|r| json!({
@@ -409,6 +412,19 @@ pub(super) fn history_sentence(inst: &Instance, record: &Record, players: &Regis
         Event::Resumed { referee, .. } => Sentence::new("ghost_h_resumed")
             .arg("at", at)
             .arg("referee", &referee.name),
+        Event::Held {
+            rule, difference, ..
+        } => Sentence::new("ghost_h_held")
+            .arg("at", at)
+            .arg("rule", rule)
+            .arg("difference", difference),
+        Event::Released { rule, .. } => Sentence::new("ghost_h_released")
+            .arg("at", at)
+            .arg("rule", rule),
+        Event::RuleStopped { rule, why, .. } => Sentence::new("ghost_h_rule_stopped")
+            .arg("at", at)
+            .arg("rule", rule)
+            .arg("why", why),
         Event::Finished {
             winner, rewards, ..
         } => Sentence::new("ghost_h_won")

@@ -7,6 +7,7 @@
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
+use super::bound::Bound;
 use super::commands::{require_public, require_referee_present};
 use super::game::Ghost;
 use super::{
@@ -35,11 +36,16 @@ pub(super) struct Step<'t, 'a> {
     /// Deadlines fired (the cause of this step) or cancelled in it: not to be
     /// cancelled again.
     pub(super) gone: Vec<String>,
+    /// The game's numbers as rule 103 says them when the step begins
+    /// (`bound`): an amendment of a number applies from then on.
+    params: Params,
 }
 
 impl<'t, 'a> Step<'t, 'a> {
     pub(super) fn new(tx: &'t mut Tx<'a, Ghost>) -> Step<'t, 'a> {
+        let params = Bound::of(&tx.view(), tx.params()).params().clone();
         Step {
+            params,
             tx,
             touched: Vec::new(),
             quiet: Vec::new(),
@@ -74,8 +80,9 @@ impl<'t, 'a> Step<'t, 'a> {
         self.tx.view().lexicon
     }
 
-    pub(super) fn params(&self) -> &'a Params {
-        self.tx.params()
+    /// The game's numbers, as rule 103 says them now.
+    pub(super) fn params(&self) -> &Params {
+        &self.params
     }
 
     pub(super) fn referee_player(&self, n: u32) -> Option<PlayerId> {
@@ -126,11 +133,11 @@ impl<'t, 'a> Step<'t, 'a> {
     }
 
     /// Seat `seat`'s turn begins: announced, with a deadline (or, while there is no
-    /// referee, a stopped clock holding a whole turn).
+    /// referee or rule 103 is held, a stopped clock holding a whole turn).
     pub(super) fn begin_turn(&mut self, n: u32, seat: u32) {
         let Some(inst) = self.inst(n) else { return };
         let length = days(self.params().turn_days);
-        let clock = if inst.is_suspended() {
+        let clock = if inst.clocks_stopped() {
             Clock::Stopped {
                 remaining_seconds: length.as_secs(),
             }
@@ -352,7 +359,7 @@ impl<'t, 'a> Step<'t, 'a> {
 
     /// Ends the random period the instance started, if it still runs: its seed is
     /// published after the instance's last announcement.
-    fn end_period(&mut self, n: u32) {
+    pub(super) fn end_period(&mut self, n: u32) {
         let Some(label) = self.inst(n).and_then(|i| i.random_label.clone()) else {
             return;
         };

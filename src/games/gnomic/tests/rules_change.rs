@@ -22,7 +22,7 @@ fn v73(players: usize) -> Table {
         Arc::new(NoWords),
         GameParams {
             gnomic: params,
-            ..GameParams::default()
+            ..games_off_the_page()
         },
     );
     let mut table = Table::new(World::default(), params);
@@ -40,6 +40,13 @@ fn v73(players: usize) -> Table {
     table.send(t0(), MODERATOR, true, TAG, "start");
     assert_eq!(table.last[0].status, Status::Done, "{:?}", table.last);
     table
+}
+
+/// Rule 103 of the page is Gnomic's, not Ghost's (Ackanomic's): the other
+/// games are bound where the page has no rule, as bot.toml would bind them.
+fn games_off_the_page() -> GameParams {
+    let config: toml::Table = "[ghost]\nrule = 10103".parse().unwrap();
+    GameParams::from_config(&config).unwrap()
 }
 
 /// `mover` posts `lines` at minute `at`; every other seated player votes as
