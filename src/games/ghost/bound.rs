@@ -105,7 +105,7 @@ impl Bound {
             &declared,
             params.rule,
             view.ruleset.binding(<Ghost as Game>::NAME, params.rule),
-            true,
+            view.baseline_when_unrecorded,
         );
         let mut bound = Bound {
             binding,

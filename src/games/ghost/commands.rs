@@ -498,7 +498,7 @@ fn start(
 ) -> Result<Sentence, Refusal> {
     let mut step = Step::new(tx);
     let players = step.players();
-    let params = step.params().clone();
+    let numbers = step.numbers().clone();
     let starter = players
         .active_by_address(&ctx.sender)
         .filter(|p| p.is_active_at(ctx.now));
@@ -536,7 +536,7 @@ fn start(
     }
     let n_players = chosen.len();
     let max = players.active_at(ctx.now).count();
-    let min_players = params.min_players.max(2);
+    let min_players = numbers.min_players.max(2);
     if n_players < min_players {
         return Err(Refusal(
             Sentence::new("ghost_too_few")
@@ -647,9 +647,9 @@ fn start(
             "purpose": purpose,
             "draw_index": draw_index,
             "ordered": ordered.as_ref().map(|o| json!({"officer": o.officer, "reason": o.reason})),
-            "days": params.turn_days,
-            "answer_days": params.answer_days,
-            "addition_protest_days": params.addition_protest_days,
+            "days": numbers.turn_days,
+            "answer_days": numbers.answer_days,
+            "addition_protest_days": numbers.addition_protest_days,
             "game": game,
         }),
     ));

@@ -38,14 +38,14 @@ pub(super) struct Step<'t, 'a> {
     pub(super) gone: Vec<String>,
     /// The game's numbers as rule 103 says them when the step begins
     /// (`bound`): an amendment of a number applies from then on.
-    params: Params,
+    numbers: Params,
 }
 
 impl<'t, 'a> Step<'t, 'a> {
     pub(super) fn new(tx: &'t mut Tx<'a, Ghost>) -> Step<'t, 'a> {
-        let params = Bound::of(&tx.view(), tx.params()).params().clone();
+        let numbers = Bound::of(&tx.view(), tx.params()).params().clone();
         Step {
-            params,
+            numbers,
             tx,
             touched: Vec::new(),
             quiet: Vec::new(),
@@ -81,8 +81,8 @@ impl<'t, 'a> Step<'t, 'a> {
     }
 
     /// The game's numbers, as rule 103 says them now.
-    pub(super) fn params(&self) -> &Params {
-        &self.params
+    pub(super) fn numbers(&self) -> &Params {
+        &self.numbers
     }
 
     pub(super) fn referee_player(&self, n: u32) -> Option<PlayerId> {
@@ -136,7 +136,7 @@ impl<'t, 'a> Step<'t, 'a> {
     /// referee or rule 103 is held, a stopped clock holding a whole turn).
     pub(super) fn begin_turn(&mut self, n: u32, seat: u32) {
         let Some(inst) = self.inst(n) else { return };
-        let length = days(self.params().turn_days);
+        let length = days(self.numbers().turn_days);
         let clock = if inst.clocks_stopped() {
             Clock::Stopped {
                 remaining_seconds: length.as_secs(),
@@ -282,7 +282,7 @@ impl<'t, 'a> Step<'t, 'a> {
     fn pay(&mut self, n: u32, winner: u32) -> Option<Rewards> {
         let players = self.players();
         let accounts = self.tx.view().accounts;
-        let params = self.params();
+        let numbers = self.numbers();
         let inst = self.inst(n)?;
         let winner_seat = inst.seat(winner)?;
         let began = inst.began;
@@ -311,8 +311,8 @@ impl<'t, 'a> Step<'t, 'a> {
                     }
                 }
             };
-        let fee = params.referee_fee;
-        let fee_currency = params.referee_currency.as_str();
+        let fee = numbers.referee_fee;
+        let fee_currency = numbers.referee_currency.as_str();
         let referee = match &inst.referee {
             None => unpaid_to(None, fee, fee_currency, "no_referee"),
             Some(referee) => match referee
@@ -337,13 +337,13 @@ impl<'t, 'a> Step<'t, 'a> {
         };
         let winner_name = inst.name(winner, players);
         let winner = if inst.duel {
-            unpaid_to(Some(winner_name), 0, &params.winner_currency, "duel")
+            unpaid_to(Some(winner_name), 0, &numbers.winner_currency, "duel")
         } else {
             pay_to(
                 winner_seat.player,
                 winner_name,
-                params.winner_points(began),
-                &params.winner_currency,
+                numbers.winner_points(began),
+                &numbers.winner_currency,
                 format!("{RULE}: the winner of Ghost {n}, which {began} players began"),
             )
         };
@@ -450,7 +450,7 @@ impl<'t, 'a> Step<'t, 'a> {
         // looked up at once.
         let (clock, immediate) = match grounds {
             Grounds::IsAWord => {
-                let found = word.len() >= self.params().word_min_letters && lexicon.is_word(&word);
+                let found = word.len() >= self.numbers().word_min_letters && lexicon.is_word(&word);
                 (None, Some((found, found)))
             }
             Grounds::NotInside if !against_in_game => {
@@ -459,7 +459,7 @@ impl<'t, 'a> Step<'t, 'a> {
             }
             Grounds::NotInside => (
                 Some(Clock::Running {
-                    deadline: later(self.at(), days(self.params().answer_days)),
+                    deadline: later(self.at(), days(self.numbers().answer_days)),
                 }),
                 None,
             ),
@@ -577,7 +577,7 @@ impl<'t, 'a> Step<'t, 'a> {
                 player: player.id,
                 name: player.name.clone(),
             },
-            protest_until: later(self.at(), days(self.params().addition_protest_days)),
+            protest_until: later(self.at(), days(self.numbers().addition_protest_days)),
         });
         Ok(())
     }
@@ -693,7 +693,7 @@ impl Step<'_, '_> {
     ) -> Result<(), Refusal> {
         let players = self.players();
         let at = self.at();
-        let min_players = self.params().min_players.max(2);
+        let min_players = self.numbers().min_players.max(2);
         let Some(inst) = self.inst(n) else {
             return Ok(());
         };
