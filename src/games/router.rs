@@ -307,7 +307,28 @@ pub(super) fn apply_line<G: Registered>(
         ctx.now,
     );
     match G::apply(&mut tx, command, ctx) {
-        Ok(sentence) => {
+        Ok(mut sentence) => {
+            // Every game's `status` names the rules it follows (issue 22).
+            if sentence.code.ends_with("_status") {
+                let bound: Vec<_> = params
+                    .setting
+                    .bound
+                    .iter()
+                    .filter(|d| d.game == G::NAME)
+                    .cloned()
+                    .collect();
+                if !bound.is_empty() {
+                    sentence = sentence.arg(
+                        "bound_rules",
+                        crate::engine::ruleset::bindings::report(
+                            tx.view().ruleset,
+                            &bound,
+                            None,
+                            params.setting.baseline_when_unrecorded,
+                        ),
+                    );
+                }
+            }
             let (shared, state, mut effects) = tx.finish();
             scratch.shared = shared;
             G::put_state(scratch, state);

@@ -162,7 +162,7 @@ pub fn declared(params: &Params) -> Declared {
             vec![],
         ),
         mechanic(
-            "the bonus for voting against a winning proposal",
+            "the bonus for opposing a winning proposal",
             (r.against_winner, d.against_winner),
             vec![p(
                 "against_winner_bonus",

@@ -548,9 +548,10 @@ fn rule_402_when_all_have_voted_the_votes_are_revealed_and_counted_at_once() {
     let hacks = &table.last[0].sentence.args["status"]["open"]["hacks"][0];
     assert_eq!(hacks["voted"], serde_json::json!(["Bob", "Carol"]));
     assert_eq!(hacks["waiting"], serde_json::json!(["Dave"]));
-    // The status says who, never how.
+    // The status says who, never how (the rules it follows name the
+    // parameter `against_winner_bonus`, no vote).
     assert!(
-        !serde_json::to_string(&table.last[0].sentence.args)
+        !serde_json::to_string(&table.last[0].sentence.args["status"])
             .unwrap()
             .contains("against")
     );
