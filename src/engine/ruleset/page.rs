@@ -45,7 +45,23 @@ fn header_number(line: &str) -> Option<u32> {
     if !rest.starts_with(char::is_whitespace) {
         return None;
     }
-    rest.trim().parse().ok()
+    // Ackanomic's pages write the revision after a slash ("Rule 1211/3"): the
+    // history of the text, not a number the registry keeps.
+    let number = match rest.trim().split_once('/') {
+        Some((number, revision)) if revision.chars().all(|c| c.is_ascii_digit()) => number,
+        _ => rest.trim(),
+    };
+    number.parse().ok()
+}
+
+/// Rule `number`'s text on a ruleset page, as an import would record it: a
+/// game's baseline is exactly what the registry holds once the page is in.
+pub fn rule_text(page: &str, number: u32) -> Option<String> {
+    parse_ruleset(page)
+        .ok()?
+        .into_iter()
+        .find(|rule| rule.number == number)
+        .map(|rule| rule.text)
 }
 
 /// Paragraphs: runs of non-blank lines, each joined with newlines.
@@ -142,7 +158,15 @@ fn parse_page(lines: &[&str]) -> Result<Vec<Rule>, ImportError> {
         if paragraphs.is_empty() {
             return Err(ImportError::NoName(number));
         }
-        let name = page_rule_name(&paragraphs.remove(0));
+        // The name is the paragraph's first line; a line under it (Ackanomic's
+        // author, "Guy Fawkes (Robert Shimmin)") is a note, not the name.
+        let heading = paragraphs.remove(0);
+        let mut heading_lines = heading.lines();
+        let name = page_rule_name(heading_lines.next().unwrap_or_default());
+        let byline = heading_lines.collect::<Vec<_>>().join("\n");
+        if !byline.trim().is_empty() {
+            notes.push(byline);
+        }
         if paragraphs.last().is_some_and(|last| is_history_note(last)) {
             notes.extend(paragraphs.pop());
         }

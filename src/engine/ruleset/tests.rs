@@ -461,3 +461,20 @@ fn whole_words_and_plurals() {
     assert!(!uses_words("non-null", "null"));
     assert!(!uses_words("rtls", "rtl s"));
 }
+
+#[test]
+fn a_page_whose_headers_carry_a_revision_is_read_by_number() {
+    // Ackanomic's "Rule 1209/14": the number, then the revision.
+    let page = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/rules/ackanomic-1209-1250.txt"
+    ));
+    let rules = parse_ruleset(page).unwrap();
+    let numbers: Vec<u32> = rules.iter().map(|r| r.number).collect();
+    assert_eq!(numbers, [1209, 1211, 1213, 1215, 1217, 1230, 1240, 1250]);
+    let ping = rules.iter().find(|r| r.number == 1209).unwrap();
+    assert_eq!(ping.name, "The Machine That Goes *ping*");
+    assert!(ping.text.starts_with("I. There exists the unique entity"));
+    // The author under the title is a note, not part of the name.
+    assert_eq!(ping.note, "Guy Fawkes (Robert Shimmin)");
+}

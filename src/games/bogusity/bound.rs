@@ -22,35 +22,15 @@ pub const RULE: u32 = 1211;
 
 const PAGE: &str = include_str!("../../../rules/ackanomic-1209-1250.txt");
 
-/// The page with each header "Rule 1211/3" read as "Rule 1211" (the revision
-/// after the slash is history, not a number the registry keeps).
-pub fn page() -> String {
-    PAGE.lines()
-        .map(
-            |line| match line.strip_prefix("Rule ").and_then(|r| r.split_once('/')) {
-                Some((number, revision))
-                    if number.chars().all(|c| c.is_ascii_digit())
-                        && revision.chars().all(|c| c.is_ascii_digit()) =>
-                {
-                    format!("Rule {number}")
-                }
-                _ => line.to_owned(),
-            },
-        )
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Rule 1211/3's text as the page gives it: the baseline.
 pub fn baseline() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        crate::engine::ruleset::parse_ruleset(&page())
-            .ok()
-            .and_then(|rules| rules.into_iter().find(|r| r.number == RULE))
-            .map(|r| r.text)
-            .unwrap_or_default()
-    })
+    TEXT.get_or_init(|| crate::engine::ruleset::rule_text(PAGE, RULE).unwrap_or_default())
+}
+
+/// The page the baseline comes from, as the operator would import it.
+pub fn page() -> &'static str {
+    PAGE
 }
 
 /// Every mechanic of the game with its rule and numbers (`Game::bindings`).

@@ -17,29 +17,11 @@ pub const RULE: u32 = 1209;
 
 const PAGE: &str = include_str!("../../../rules/ackanomic-1209-1250.txt");
 
-/// Rule 1209/14's text, as the page gives it under its header, title and
-/// author: the baseline. The page's headers ("Rule 1209/14") carry a version,
-/// which `parse_ruleset` does not read, so the text is cut out directly.
+/// Rule 1209/14's text as the page gives it (its header, title and author
+/// aside): the baseline.
 pub fn baseline() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let is_header = |line: &str| {
-            line.strip_prefix("Rule ")
-                .and_then(|rest| rest.split('/').next())
-                .is_some_and(|n| n.trim().parse::<u32>().is_ok())
-        };
-        let mut lines = PAGE.lines().skip_while(|line| {
-            !line
-                .strip_prefix("Rule ")
-                .is_some_and(|rest| rest.starts_with(&format!("{RULE}/")))
-        });
-        // The header, the title and the author.
-        let _header = lines.next();
-        let _title = lines.next();
-        let _author = lines.next();
-        let text: Vec<&str> = lines.take_while(|line| !is_header(line)).collect();
-        text.join("\n").trim().to_owned()
-    })
+    TEXT.get_or_init(|| crate::engine::ruleset::rule_text(PAGE, RULE).unwrap_or_default())
 }
 
 /// The Machine's mechanic with the rule and its numbers (`Game::bindings`).

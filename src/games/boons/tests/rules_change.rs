@@ -40,7 +40,7 @@ fn acka() -> Table {
     );
     let mut table = Table::new(world, params);
     let at = t0() - SignedDuration::from_mins(10);
-    let rules = crate::engine::ruleset::parse_ruleset(&bound::page()).unwrap();
+    let rules = crate::engine::ruleset::parse_ruleset(bound::page()).unwrap();
     let done = table.world.ruleset.import(rules, at).unwrap();
     let events: Vec<_> = done
         .events
