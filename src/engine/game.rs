@@ -532,6 +532,8 @@ pub struct View<'a> {
     pub lexicon: &'a dyn Lexicon,
     /// `Setting::baseline_when_unrecorded`.
     pub baseline_when_unrecorded: bool,
+    /// `Setting::bound`: every game's mechanics and rules.
+    pub bound: &'a [ruleset::bindings::Declared],
 }
 
 impl<'a> View<'a> {
@@ -549,6 +551,7 @@ impl<'a> View<'a> {
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),
             baseline_when_unrecorded: setting.baseline_when_unrecorded,
+            bound: &setting.bound,
         }
     }
 

@@ -96,6 +96,7 @@ pub(super) fn react(scratch: &mut World, at: Timestamp, params: &Params, outcome
                     rule,
                     previous.as_ref(),
                     self.params.setting.baseline_when_unrecorded,
+                    &self.params.setting.bound,
                 );
                 let before = previous.unwrap_or_else(|| unrecorded(G::NAME, rule));
                 if before.status == after.status && before.values == after.values {
@@ -309,6 +310,7 @@ pub(super) fn rule(
             ruling.rule,
             previous.as_ref(),
             params.setting.baseline_when_unrecorded,
+            &params.setting.bound,
         );
         let mut after = before.clone();
         // The ruling covers the enactments that use the rule's terms so far.

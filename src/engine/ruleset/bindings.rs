@@ -121,14 +121,27 @@ fn never_recorded(ruleset: &Ruleset, declared: &Declared) -> bool {
 
 /// Decides one bound rule against the registry as it stands. `previous` is the
 /// binding in force: a moderator's ruling on the same text stands.
+///
+/// `all` is every game's declarations: a rule two games follow (the Boons and
+/// their Bogusity Hearing, both rule 1211) may have a number amended that only
+/// the other game binds, which is a change of numbers, not of wording, for
+/// both.
 pub fn decide(
     ruleset: &Ruleset,
     declared: &Declared,
     rule: u32,
     previous: Option<&Binding>,
     baseline_when_unrecorded: bool,
+    all: &[Declared],
 ) -> Binding {
-    let own = decide_text(ruleset, declared, rule, previous, baseline_when_unrecorded);
+    let own = decide_text(
+        ruleset,
+        declared,
+        rule,
+        previous,
+        baseline_when_unrecorded,
+        all,
+    );
     if own.status != Status::Follows {
         return own;
     }
@@ -197,6 +210,7 @@ fn decide_text(
     rule: u32,
     previous: Option<&Binding>,
     baseline_when_unrecorded: bool,
+    all: &[Declared],
 ) -> Binding {
     let acknowledged = previous.map(|p| p.acknowledged.clone()).unwrap_or_default();
     let binding = |status: Status, text: Option<String>, values: Vec<(String, i64)>| Binding {
@@ -247,7 +261,13 @@ fn decide_text(
     let Some(baseline) = declared.baseline_of(rule) else {
         return binding(Status::Follows, Some(current.text.clone()), Vec::new());
     };
-    match numbers_changed(baseline, &current.text, &declared.parameters_of(rule)) {
+    let mut parameters = declared.parameters_of(rule);
+    for other in all.iter().filter(|d| d.game != declared.game) {
+        if other.baseline_of(rule) == Some(baseline) {
+            parameters.extend(other.parameters_of(rule));
+        }
+    }
+    match numbers_changed(baseline, &current.text, &parameters) {
         Ok(values) => binding(Status::Follows, Some(current.text.clone()), values),
         // The numbers in force stay what a moderator's `keep` would keep.
         Err(difference) => binding(
@@ -429,6 +449,7 @@ pub fn report(
                 rule,
                 ruleset.binding(declared.game, rule),
                 baseline_when_unrecorded,
+                bound,
             );
             let values: Vec<serde_json::Value> = declared
                 .parameters_of(rule)

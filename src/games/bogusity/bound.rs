@@ -6,9 +6,9 @@
 //! as it stands in the transaction, over the moderators' rulings recorded
 //! there.
 //!
-//! The numbers of the rest of the rule are bound too, though `[boons]`
-//! applies them: both games follow the one rule, and an amendment of a number
-//! either uses must not hold the other.
+//! `[boons]` binds the rest of the rule's numbers: both games follow the one
+//! rule, and `bindings::decide` reads an amendment of a number either binds as
+//! a change of numbers for both.
 
 use std::num::NonZeroU32;
 use std::sync::OnceLock;
@@ -62,27 +62,6 @@ pub fn declared(params: &Params) -> Declared {
                 )],
             ),
             mechanic("the hearing's responses and result (§8)", vec![]),
-            // The rest of rule 1211 is refereed by [boons]; its numbers are the
-            // text's here.
-            mechanic(
-                "the Boons' numbers (§3 to §9, refereed under [boons])",
-                vec![
-                    p("choose_days", "has 3 days to choose", 3),
-                    p("choose_days", "if three days pass", 3),
-                    p("describe_days", "has 3 days to post a description", 3),
-                    p("create_days", "created 7 days after their description", 7),
-                    p("weight_a", "Gadgets, is bestowed (45)", 45),
-                    p("weight_b", "Otzma Card, is bestowed (25)", 25),
-                    p("weight_c", "Bonus Vote is bestowed (10)", 10),
-                    p("weight_d", "as above (7)", 7),
-                    p("weight_e", "(Must Describe) (5)", 5),
-                    p("weight_f", "which the player Must Describe (5)", 5),
-                    p("weight_g", "pointy ears (2)", 2),
-                    p("weight_h", "to the player. (1)", 1),
-                    p("trinket_value", "A Trinket of value A$75", 75),
-                    p("trinket_treasury", "A$75 in the Treasury", 75),
-                ],
-            ),
         ],
         baseline: vec![(rule, baseline())],
     }
@@ -113,6 +92,7 @@ impl Bound {
             params.rule,
             view.ruleset.binding(<Bogusity as Game>::NAME, params.rule),
             view.baseline_when_unrecorded,
+            view.bound,
         );
         Bound {
             binding,

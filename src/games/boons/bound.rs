@@ -6,9 +6,9 @@
 //! here: `Bound::of` decides the rule against the registry as it stands in the
 //! transaction, over the moderators' rulings recorded there.
 //!
-//! §8's numbers are bound too, though `[bogusity]` applies them: both games
-//! follow the one rule, and an amendment of a number either uses must not hold
-//! the other.
+//! `[bogusity]` binds §8's numbers: both games follow the one rule, and
+//! `bindings::decide` reads an amendment of a number either binds as a change
+//! of numbers for both.
 
 use std::num::NonZeroU32;
 use std::sync::OnceLock;
@@ -113,14 +113,6 @@ pub fn declared(params: &Params) -> Declared {
                     p("trinket_treasury", "A$75 in the Treasury", trinket),
                 ],
             ),
-            // §8 is refereed by [bogusity]; its numbers are the text's here.
-            mechanic(
-                "the Bogusity Hearing's numbers (§8, refereed under [bogusity])",
-                vec![
-                    p("call_days", "call a Bogusity Hearing within three days", 3),
-                    p("bogus_penalty", "loses 11 points", 11),
-                ],
-            ),
         ],
         baseline: vec![(rule, baseline())],
     }
@@ -152,6 +144,7 @@ impl Bound {
             params.rule,
             view.ruleset.binding(<Boons as Game>::NAME, params.rule),
             view.baseline_when_unrecorded,
+            view.bound,
         );
         Bound {
             binding,

@@ -106,6 +106,7 @@ impl Bound {
             params.rule,
             view.ruleset.binding(<Ghost as Game>::NAME, params.rule),
             view.baseline_when_unrecorded,
+            view.bound,
         );
         let mut bound = Bound {
             binding,

@@ -318,6 +318,7 @@ impl Bound {
                     rule,
                     view.ruleset.binding(<Gnomic as Game>::NAME, rule),
                     view.baseline_when_unrecorded,
+                    view.bound,
                 )
             })
             .collect();

@@ -115,6 +115,7 @@ impl Bound {
             params.rule,
             view.ruleset.binding(<Ping as Game>::NAME, params.rule),
             view.baseline_when_unrecorded,
+            view.bound,
         );
         Bound {
             binding,

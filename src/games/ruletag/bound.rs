@@ -217,6 +217,7 @@ impl Bound {
                     rule,
                     view.ruleset.binding(<RuleTag as Game>::NAME, rule),
                     view.baseline_when_unrecorded,
+                    view.bound,
                 )
             })
             .collect();
