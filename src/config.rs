@@ -130,6 +130,19 @@ pub struct IdentityConfig {
     /// `players` applies it without any office, `refuse` keeps it aside.
     #[serde(default)]
     pub unauthenticated: Unauthenticated,
+    /// The selectors (`s=`) of the list's own signature, when other mail of its
+    /// domain is signed with others; empty: every signature of the list's domain
+    /// is the list's, and authenticates no author.
+    #[serde(default)]
+    pub list_dkim_selectors: Vec<String>,
+    /// An officer command whose signature is dated more than this many hours
+    /// before it arrived is refused as a possible replay of an old message.
+    #[serde(default = "default_officer_signature_hours")]
+    pub officer_signature_hours: u32,
+}
+
+fn default_officer_signature_hours() -> u32 {
+    72
 }
 
 impl Default for IdentityConfig {
@@ -140,6 +153,8 @@ impl Default for IdentityConfig {
             authserv_id: None,
             list_dkim_domain: None,
             unauthenticated: Unauthenticated::default(),
+            list_dkim_selectors: Vec::new(),
+            officer_signature_hours: default_officer_signature_hours(),
         }
     }
 }

@@ -320,6 +320,8 @@ fn domain_of(address: &str) -> String {
 pub struct Headers {
     /// Every `Authentication-Results` value, in order, unfolded.
     pub authentication_results: Vec<String>,
+    /// Where each of them stands among all the header fields (0: the topmost).
+    pub authentication_results_at: Vec<usize>,
     /// How many mailboxes the From headers name together.
     pub from_count: usize,
     /// For the notice to the holder of an address: a few headers as written.
@@ -375,25 +377,89 @@ impl Headers {
                 value.chars().take(300).collect(),
             ));
         }
+        let authentication_results_at = message
+            .headers()
+            .iter()
+            .enumerate()
+            .filter(|(_, header)| {
+                header
+                    .name
+                    .as_str()
+                    .eq_ignore_ascii_case("Authentication-Results")
+            })
+            .map(|(at, _)| at)
+            .collect();
         Headers {
             authentication_results: raw_values("Authentication-Results"),
+            authentication_results_at,
             from_count,
             summary,
         }
     }
 
-    /// The results our own server stamped: those of every header whose authserv-id
-    /// is ours. Every other header is ignored, as anyone on the way may add one;
-    /// the server must remove incoming ones that claim its id (RFC 8601 §5).
-    pub fn ours(&self, authserv_id: &str) -> Vec<ResInfo> {
+    /// The results our own server stamped (RFC 8601 §5, §7): our server prepends
+    /// its headers, so they are the topmost run of consecutive headers with our
+    /// authserv-id; a header with our id anywhere further down was written by
+    /// someone else (a server that forgot to remove it let it through) and is
+    /// never read. Two headers of the run that report the same method contradict
+    /// each other, one of them forged: then none is believed.
+    pub fn ours(&self, authserv_id: &str) -> Reading {
         let authserv_id = authserv_id.trim().to_lowercase();
-        self.authentication_results
+        let mut reading = Reading::default();
+        let mut run: Vec<AuthResults> = Vec::new();
+        let mut last_at = None;
+        let mut ignored = 0_usize;
+        for (value, at) in self
+            .authentication_results
             .iter()
-            .filter_map(|value| parse_authentication_results(value))
-            .filter(|results| results.authserv_id == authserv_id)
-            .flat_map(|results| results.results)
-            .collect()
+            .zip(&self.authentication_results_at)
+        {
+            let Some(results) = parse_authentication_results(value) else {
+                continue;
+            };
+            if results.authserv_id != authserv_id {
+                continue;
+            }
+            let consecutive = last_at.is_none_or(|last: usize| last + 1 == *at);
+            if run.is_empty() || (consecutive && ignored == 0) {
+                run.push(results);
+            } else {
+                ignored += 1;
+            }
+            last_at = Some(*at);
+        }
+        if ignored > 0 {
+            reading.ignored = format!(
+                "{ignored} Authentication-Results header(s) claiming {authserv_id} below the ones it stamped, ignored"
+            );
+        }
+        for (n, header) in run.iter().enumerate() {
+            for method in header.results.iter().map(|result| &result.method) {
+                let elsewhere = run
+                    .iter()
+                    .enumerate()
+                    .any(|(m, other)| m != n && other.results.iter().any(|r| &r.method == method));
+                if elsewhere {
+                    reading.contradiction = Some(format!(
+                        "two Authentication-Results headers of {authserv_id} report {method}: one of them is forged, so neither is believed"
+                    ));
+                    return reading;
+                }
+            }
+        }
+        reading.results = run.into_iter().flat_map(|header| header.results).collect();
+        reading
     }
+}
+
+/// What our server's headers say, as far as they are believed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reading {
+    pub results: Vec<ResInfo>,
+    /// Set when the topmost headers contradict each other: `results` is empty.
+    pub contradiction: Option<String>,
+    /// Headers with our id that stood too far down to be ours (for the log).
+    pub ignored: String,
 }
 
 /// What our server's results say of a From domain.
@@ -407,22 +473,72 @@ pub enum Verdict {
     Unknown(String),
 }
 
-pub fn verdict(results: &[ResInfo], from_domain: &str) -> Verdict {
+/// The list's own DKIM signature: its domain, and the selectors that tell it
+/// from other signatures of that domain (none known: every signature of the
+/// domain is the list's). The list signs whatever it relays, forged or not, so
+/// its signature authenticates the list and never an author.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListSigner {
+    /// Lower-case.
+    pub domain: String,
+    /// Lower-case; empty: every selector.
+    pub selectors: Vec<String>,
+}
+
+impl ListSigner {
+    /// Whether this result is of the list's signature. A result that names no
+    /// selector counts as the list's when the domain is: it cannot be told apart.
+    pub fn signed(&self, result: &ResInfo) -> bool {
+        result.method == "dkim"
+            && result
+                .dkim_domain()
+                .is_some_and(|domain| domain.eq_ignore_ascii_case(&self.domain))
+            && (self.selectors.is_empty()
+                || result.property("header.s").is_none_or(|selector| {
+                    self.selectors
+                        .iter()
+                        .any(|s| s.eq_ignore_ascii_case(selector.trim()))
+                }))
+    }
+
+    /// Whether a From domain is one the list's signature aligns with: a DMARC
+    /// pass for it may rest on the list's signature alone.
+    fn covers(&self, from_domain: &str) -> bool {
+        aligned(&self.domain, from_domain)
+    }
+}
+
+/// What the results say of a From domain. The list's own signature is left out
+/// (unless the From is the list's own domain's and the message is the list's):
+/// it authenticates the list, not the author.
+pub fn verdict(results: &[ResInfo], from_domain: &str, list: &ListSigner) -> Verdict {
     let for_this_from = |result: &ResInfo| {
         result
             .property("header.from")
             .is_none_or(|from| from.trim().eq_ignore_ascii_case(from_domain))
     };
+    let mut lists_own = None;
     for result in results {
-        if result.method == "dmarc" && result.result == "pass" && for_this_from(result) {
-            return Verdict::Pass(format!("dmarc=pass header.from={from_domain}"));
-        }
         if result.method == "dkim"
             && result.result == "pass"
             && let Some(domain) = result.dkim_domain()
             && aligned(&domain, from_domain)
         {
+            if list.signed(result) {
+                lists_own = Some(domain);
+                continue;
+            }
             return Verdict::Pass(format!("dkim=pass header.d={domain}"));
+        }
+    }
+    for result in results {
+        if result.method == "dmarc" && result.result == "pass" && for_this_from(result) {
+            if list.covers(from_domain) {
+                // DMARC passes on any aligned signature, the list's included.
+                lists_own.get_or_insert_with(|| list.domain.clone());
+                continue;
+            }
+            return Verdict::Pass(format!("dmarc=pass header.from={from_domain}"));
         }
     }
     if let Some(result) = results
@@ -431,8 +547,13 @@ pub fn verdict(results: &[ResInfo], from_domain: &str) -> Verdict {
     {
         return Verdict::Fail(format!("dmarc={} header.from={from_domain}", result.result));
     }
+    if let Some(domain) = lists_own {
+        return Verdict::Unknown(format!(
+            "only the list's own signature (d={domain}) passed: it authenticates the list, which signs whatever it relays, not the author"
+        ));
+    }
     if results.is_empty() {
-        return Verdict::Unknown("no Authentication-Results of our server".to_owned());
+        return Verdict::Unknown("no DKIM or DMARC result".to_owned());
     }
     let passes: Vec<String> = results
         .iter()
@@ -449,16 +570,11 @@ pub fn verdict(results: &[ResInfo], from_domain: &str) -> Verdict {
     }
 }
 
-/// Whether the list's own signature passed: a DKIM pass whose `d=` is exactly the
-/// list's domain (no relaxed alignment: the operator names the domain).
-pub fn list_signature_passed(results: &[ResInfo], list_domain: &str) -> bool {
-    results.iter().any(|result| {
-        result.method == "dkim"
-            && result.result == "pass"
-            && result
-                .dkim_domain()
-                .is_some_and(|domain| domain.eq_ignore_ascii_case(list_domain))
-    })
+/// Whether the list's own signature passed.
+pub fn list_signature_passed(results: &[ResInfo], list: &ListSigner) -> bool {
+    results
+        .iter()
+        .any(|result| result.result == "pass" && list.signed(result))
 }
 
 // ---------------------------------------------------------------------------
@@ -644,8 +760,7 @@ pub struct Policy {
     pub unauthenticated: Unauthenticated,
     /// Lower-case.
     pub list_address: String,
-    /// Lower-case.
-    pub list_dkim_domain: String,
+    pub list: ListSigner,
 }
 
 impl Policy {
@@ -660,7 +775,14 @@ impl Policy {
                 .to_lowercase(),
             unauthenticated: identity.unauthenticated,
             list_address: list_address.trim().to_lowercase(),
-            list_dkim_domain,
+            list: ListSigner {
+                domain: list_dkim_domain,
+                selectors: identity
+                    .list_dkim_selectors
+                    .iter()
+                    .map(|s| s.trim().to_lowercase())
+                    .collect(),
+            },
         }
     }
 }
@@ -697,20 +819,29 @@ pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: M
             from.address == policy.list_address && from.address != sender.as_str()
         });
     let mut trust = match policy.mode {
+        // A header the list's rewritten From is recovered from is anyone's to write.
+        AuthMode::None if recovered => Trust::Limited(
+            "recovered from a header of the list's rewritten From, which anyone posting to the list can write"
+                .to_owned(),
+        ),
         AuthMode::None => Trust::Full("identity.auth = none: From is believed".to_owned()),
         AuthMode::Dmarc => {
-            let ours = headers.ours(&policy.authserv_id);
+            let reading = headers.ours(&policy.authserv_id);
+            if !reading.ignored.is_empty() {
+                tracing::warn!(ignored = %reading.ignored, "a forged Authentication-Results header got past the receiving server");
+            }
+            let ours = reading.results;
             if recovered {
                 let trust = Trust::Limited(
                     "recovered from a header of the list's rewritten From, which anyone posting to the list can write"
                         .to_owned(),
                 );
-                if !list_signature_passed(&ours, &policy.list_dkim_domain) {
+                if !list_signature_passed(&ours, &policy.list) {
                     return refused(
                         "list_unsigned",
                         format!(
                             "From is the list, and the list's DKIM signature (d={}) did not pass at {}: the sender cannot be recovered",
-                            policy.list_dkim_domain, policy.authserv_id
+                            policy.list.domain, policy.authserv_id
                         ),
                         &trust,
                     );
@@ -725,11 +856,13 @@ pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: M
                     );
                 }
                 trust
+            } else if let Some(contradiction) = reading.contradiction {
+                Trust::Limited(contradiction)
             } else if headers.from_count > 1 {
                 Trust::Limited("several From addresses".to_owned())
             } else {
                 let from_domain = domain_of(sender.as_str());
-                match verdict(&ours, &from_domain) {
+                match verdict(&ours, &from_domain, &policy.list) {
                     Verdict::Pass(how) => Trust::Full(how),
                     Verdict::Fail(how) => {
                         let trust = Trust::Limited(how.clone());
@@ -765,7 +898,7 @@ pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: M
         }
         (Some(_), None) => {
             // Under `none`, From alone is what the passphrase is there to doubt.
-            if !(policy.mode == AuthMode::Dmarc && trust.is_full()) {
+            if !(policy.mode != AuthMode::None && trust.is_full()) {
                 return refused(
                     "passphrase_missing",
                     "the address requires a passphrase and the message carries none".to_owned(),
@@ -1102,37 +1235,119 @@ mod tests {
 
     #[test]
     fn verdicts() {
+        let list = ListSigner {
+            domain: "lists.l.org".to_owned(),
+            selectors: Vec::new(),
+        };
         assert!(matches!(
-            verdict(&results("mx; dkim=pass header.d=mail.a.org"), "a.org"),
+            verdict(
+                &results("mx; dkim=pass header.d=mail.a.org"),
+                "a.org",
+                &list
+            ),
             Verdict::Pass(_)
         ));
         assert!(matches!(
-            verdict(&results("mx; dkim=pass header.d=evil.org"), "a.org"),
+            verdict(&results("mx; dkim=pass header.d=evil.org"), "a.org", &list),
             Verdict::Unknown(_)
         ));
         assert!(matches!(
-            verdict(&results("mx; dmarc=pass header.from=a.org"), "a.org"),
+            verdict(&results("mx; dmarc=pass header.from=a.org"), "a.org", &list),
             Verdict::Pass(_)
         ));
         assert!(matches!(
-            verdict(&results("mx; dmarc=pass header.from=b.org"), "a.org"),
+            verdict(&results("mx; dmarc=pass header.from=b.org"), "a.org", &list),
             Verdict::Unknown(_)
         ));
         assert!(matches!(
             verdict(
                 &results("mx; dkim=fail header.d=a.org; dmarc=fail header.from=a.org"),
-                "a.org"
+                "a.org",
+                &list
             ),
             Verdict::Fail(_)
         ));
         assert!(list_signature_passed(
-            &results("mx; dkim=pass header.d=lists.a.org"),
-            "lists.a.org"
+            &results("mx; dkim=pass header.d=lists.l.org"),
+            &list
         ));
         assert!(!list_signature_passed(
             &results("mx; dkim=pass header.d=a.org"),
-            "lists.a.org"
+            &list
         ));
+    }
+
+    #[test]
+    fn the_lists_own_signature_authenticates_no_author() {
+        let list = ListSigner {
+            domain: "nomic.example".to_owned(),
+            selectors: Vec::new(),
+        };
+        for header in [
+            "mx; dkim=pass header.d=nomic.example header.s=list",
+            "mx; dkim=pass header.d=nomic.example; dmarc=pass header.from=nomic.example",
+        ] {
+            let verdict = verdict(&results(header), "nomic.example", &list);
+            assert!(
+                matches!(&verdict, Verdict::Unknown(why) if why.contains("list's own signature")),
+                "{header}: {verdict:?}"
+            );
+        }
+        let told_apart = ListSigner {
+            domain: "nomic.example".to_owned(),
+            selectors: vec!["list".to_owned()],
+        };
+        assert!(matches!(
+            verdict(
+                &results(
+                    "mx; dkim=pass header.d=nomic.example header.s=list; dkim=pass header.d=nomic.example header.s=staff"
+                ),
+                "nomic.example",
+                &told_apart
+            ),
+            Verdict::Pass(_)
+        ));
+        assert!(matches!(
+            verdict(
+                &results("mx; dkim=pass header.d=nomic.example"),
+                "nomic.example",
+                &told_apart
+            ),
+            Verdict::Unknown(_)
+        ));
+    }
+
+    fn headers(raw: &str) -> Headers {
+        Headers::read(raw.replace('\n', "\r\n").as_bytes())
+    }
+
+    #[test]
+    fn only_the_topmost_run_of_our_headers_is_read() {
+        let body = "From: mod@mod.example\nSubject: x\n\nbody\n";
+        let ours = "Authentication-Results: mx.ours; dkim=fail header.d=mod.example\n";
+        let forged = "Authentication-Results: mx.ours; dkim=pass header.d=mod.example\n";
+        let received = "Received: from a by b; Mon, 5 Jan 2026 10:00:00 +0000\n";
+        // Further down, below what our server wrote: never read.
+        let below = headers(&format!("{ours}{received}{forged}{body}")).ours("mx.ours");
+        assert_eq!(below.results.len(), 1);
+        assert_eq!(below.results[0].result, "fail");
+        assert!(!below.ignored.is_empty());
+        // Right above or below ours: the run contradicts itself, none is believed.
+        for raw in [
+            format!("{forged}{ours}{received}{body}"),
+            format!("{ours}{forged}{received}{body}"),
+        ] {
+            let reading = headers(&raw).ours("mx.ours");
+            assert!(reading.results.is_empty(), "{raw}");
+            assert!(reading.contradiction.is_some(), "{raw}");
+        }
+        // Two headers of ours for two methods (OpenDKIM and OpenDMARC) are read.
+        let two = headers(&format!(
+            "Authentication-Results: mx.ours; dmarc=pass header.from=mod.example\n{ours}{body}"
+        ))
+        .ours("mx.ours");
+        assert_eq!(two.results.len(), 2);
+        assert!(two.contradiction.is_none());
     }
 
     #[test]
