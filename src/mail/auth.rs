@@ -433,6 +433,14 @@ impl Headers {
                 "{ignored} Authentication-Results header(s) claiming {authserv_id} below the ones it stamped, ignored"
             );
         }
+        // A header saying `none` says our server applied no method: any other of
+        // the run that reports one is not what our server found.
+        if run.len() > 1 && run.iter().any(|header| header.results.is_empty()) {
+            reading.contradiction = Some(format!(
+                "one Authentication-Results header of {authserv_id} says no method was applied and another reports one: one of them is forged, so neither is believed"
+            ));
+            return reading;
+        }
         for (n, header) in run.iter().enumerate() {
             for method in header.results.iter().map(|result| &result.method) {
                 let elsewhere = run

@@ -447,6 +447,117 @@ fn authentication_results_of_another_authserv_id_are_ignored() {
     assert_refused_and_holder_told(&game, before, MODERATOR);
 }
 
+/// Mallory's own header claiming our authserv-id, a pass for the moderator.
+const FORGED_OURS: &str = "Authentication-Results: mx.nomic.example; dkim=pass header.d=mod.example; dmarc=pass header.from=mod.example\r\n";
+
+#[test]
+fn forged_authentication_results_right_below_ours_is_not_believed() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    // Our server (which forgot to remove it) stamps its fail right above it.
+    let forged = format!(
+        "{FORGED_OURS}{}",
+        private(MODERATOR, "[nomic] fix", "forged-below@test", OFFICER_LINES)
+    );
+    game.deliver(&stamped(&forged));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn forged_authentication_results_right_above_ours_is_not_believed() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    let genuine = stamped(&private(
+        MODERATOR,
+        "[nomic] fix",
+        "forged-above@test",
+        OFFICER_LINES,
+    ));
+    game.deliver(&format!("{FORGED_OURS}{genuine}"));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn forged_authentication_results_further_down_is_never_read() {
+    let mut game = Game::new("dmarc");
+    let before = game.events();
+    let forged = format!(
+        "Received: from mallory.example by relay.mallory.example; Mon, 5 Jan 2026 10:00:00 +0000\r\n{FORGED_OURS}{}",
+        private(
+            MODERATOR,
+            "[nomic] fix",
+            "forged-further@test",
+            OFFICER_LINES
+        )
+    );
+    game.deliver(&stamped(&forged));
+    assert_refused_and_holder_told(&game, before, MODERATOR);
+}
+
+#[test]
+fn the_lists_own_signature_does_not_authenticate_a_moderator_of_its_domain() {
+    // The moderator's address is of the list's own domain, which the list signs with.
+    const BOSS: &str = "boss@nomic.example";
+    let mut game = Game::new("dmarc");
+    game.bot = LocalBot::with_config(&config("dmarc").replace(
+        &format!("moderators = [\"{MODERATOR}\"]"),
+        &format!("moderators = [\"{MODERATOR}\", \"{BOSS}\"]"),
+    ));
+    game.minute = 0;
+    for (address, name) in [(MODERATOR, "Mod"), (ALICE, "Alice")] {
+        let domain = address.split('@').nth(1).expect("domain");
+        game.deliver(&stamped(&signed(
+            &private(
+                address,
+                "[nomic] join",
+                &format!("join-{name}@again"),
+                &format!("join {name}"),
+            ),
+            domain,
+        )));
+    }
+    game.deliver(&private(
+        MALLORY,
+        "[nomic] join",
+        "join-mallory@again",
+        "join Mallory",
+    ));
+    game.deliver(&stamped(&signed(
+        &private(
+            MODERATOR,
+            "[nomic] money",
+            "money@again",
+            "adjust Alice 20 A$ because a start\nadjust Mallory 20 A$ because a start",
+        ),
+        "mod.example",
+    )));
+    let before = game.events();
+    // Mallory posts to the list as the boss; the list relays it, unchanged, and
+    // signs it with d=nomic.example, which is aligned with the boss's From.
+    let relayed = signed(
+        &mail(
+            &[
+                ("From", BOSS),
+                ("To", LIST),
+                ("List-Id", "<game-list.nomic.example>"),
+                ("Subject", "[nomic] fix"),
+                ("Message-ID", "<as-the-boss@test>"),
+            ],
+            OFFICER_LINES,
+        ),
+        LIST_DOMAIN,
+    );
+    let relayed = stamped(&relayed);
+    assert!(
+        relayed.contains("dkim=pass"),
+        "the list's signature passes: {relayed}"
+    );
+    game.deliver(&relayed);
+    assert_refused_and_holder_told(&game, before, BOSS);
+    let notice = &game.notices_to(BOSS)[0].body;
+    assert!(notice.contains("list's own signature"), "{notice}");
+}
+
 #[test]
 fn dkim_pass_for_an_unaligned_domain_is_no_authentication() {
     let mut game = Game::new("dmarc");
