@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::config::{Config, DEFAULT_CONFIG, believing_from};
 use nomicbot::pipeline::Bot;
 use nomicbot::run::{Transport, once};
 
@@ -88,7 +88,7 @@ fn run_case(case_name: &str) {
         Some(case) => (case, true),
         None => (case_name, false),
     };
-    let mut config_text = DEFAULT_CONFIG.to_owned();
+    let mut config_text = believing_from(DEFAULT_CONFIG);
     if lifted {
         for key in ["max_message_bytes", "max_command_lines", "max_answer_bytes"] {
             config_text = config_text

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
-use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::config::{Config, DEFAULT_CONFIG, believing_from};
 use nomicbot::games;
 use nomicbot::games::table::Table;
 use nomicbot::pipeline::Bot;
@@ -25,7 +25,7 @@ mod voters;
 use voters::{MODERATOR, VOTERS, address};
 
 fn config_text() -> String {
-    DEFAULT_CONFIG.replace(
+    believing_from(DEFAULT_CONFIG).replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     )

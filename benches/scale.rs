@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
-use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::config::{Config, DEFAULT_CONFIG, believing_from};
 use nomicbot::games::table::Table;
 use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
@@ -37,7 +37,7 @@ mod voters;
 use voters::{MODERATOR, address};
 
 fn config_text() -> String {
-    DEFAULT_CONFIG
+    believing_from(DEFAULT_CONFIG)
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),

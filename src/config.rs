@@ -631,6 +631,15 @@ pub fn read_password(
 /// The shipped, commented `bot.toml` (the embedded Maildir default), written by `init`.
 pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");
 
+/// The shipped configuration's `identity.auth` line.
+const SHIPPED_AUTH: &str = "\nauth = \"none\"\n";
+
+/// A configuration text with From believed (`auth = "none"`): for the demo,
+/// the samples and the benchmarks, whose mail is local and never signed.
+pub fn believing_from(config_text: &str) -> String {
+    config_text.replacen(SHIPPED_AUTH, "\nauth = \"none\"\n", 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,9 +88,11 @@ pub fn setup(stage: &mut dyn Stage) {
     stage.send(-50, PLAYERS[0], false, "nomic", &lines);
 }
 
-/// The shipped configuration with the samples' moderator (who keeps the rules too).
+/// The shipped configuration, From believed, with the samples' moderator (who keeps the rules too).
 pub fn sample_config() -> Option<Config> {
-    let mut config = Config::parse(DEFAULT_CONFIG, ".".into()).ok()?;
+    // The samples' mail is unsigned: From is believed.
+    let mut config =
+        Config::parse(&crate::config::believing_from(DEFAULT_CONFIG), ".".into()).ok()?;
     config.bot.moderators = vec![address(PLAYERS[0])];
     config.officers.rules = vec![address(PLAYERS[0])];
     Some(config)

@@ -20,7 +20,7 @@ const COOL: &str = "Thats a pretty cool idea";
 
 /// A bot with a moderator.
 fn bot() -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+    let config = crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );

@@ -32,7 +32,7 @@ struct Game {
 impl Game {
     /// Alice, Bob, Carol and Dave have joined; `mod@` is a moderator.
     fn new() -> Game {
-        let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        let config = crate::support::trusting().replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
         );
@@ -239,7 +239,7 @@ impl Game {
 /// instances that exist, and bind the draw.
 #[test]
 fn rule_1211_9a_instance_limits_from_config_and_mail_show_in_state_and_bind_the_draw() {
-    let config = nomicbot::config::DEFAULT_CONFIG
+    let config = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),

@@ -52,7 +52,7 @@ struct Nomic {
 impl Nomic {
     /// The players `names` join on the list, a minute apart; nothing is run yet.
     fn new(names: &[&str]) -> Nomic {
-        let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        let config = crate::support::trusting().replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
         );

@@ -21,7 +21,7 @@ const CAROL: &str = "carol@nomic.example";
 const DAVE: &str = "dave@nomic.example";
 
 fn bot() -> LocalBot {
-    let config = crate::support::gnomic_rules_elsewhere(nomicbot::config::DEFAULT_CONFIG).replace(
+    let config = crate::support::gnomic_rules_elsewhere(crate::support::trusting()).replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );

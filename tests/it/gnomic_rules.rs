@@ -31,7 +31,7 @@ impl Game {
     /// rules) enacted a rule of that number first, so that hacks are numbered
     /// after it (108).
     fn with(players: &[&str], first_rule: Option<u32>) -> Game {
-        let config = crate::support::gnomic_rules_elsewhere(nomicbot::config::DEFAULT_CONFIG)
+        let config = crate::support::gnomic_rules_elsewhere(crate::support::trusting())
             .replace(
                 "moderators = []",
                 &format!("moderators = [\"{MODERATOR}\"]"),

@@ -54,7 +54,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn golden_config() -> String {
-    nomicbot::config::DEFAULT_CONFIG
+    crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),

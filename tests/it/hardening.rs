@@ -20,7 +20,7 @@ const BOB: &str = "bob@nomic.example";
 const EXIT_LOCKED: i32 = 75;
 
 fn moderated_bot() -> LocalBot {
-    LocalBot::with_config(&nomicbot::config::DEFAULT_CONFIG.replace(
+    LocalBot::with_config(&crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     ))

@@ -11,7 +11,7 @@ const BOT: &str = "bot@nomic.example";
 const MODERATOR: &str = "mod@nomic.example";
 
 fn bot() -> LocalBot {
-    LocalBot::with_config(&nomicbot::config::DEFAULT_CONFIG.replace(
+    LocalBot::with_config(&crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     ))

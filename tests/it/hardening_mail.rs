@@ -13,7 +13,7 @@ const MODERATOR: &str = "mod@nomic.example";
 /// A bot with a moderator, and the given keys of bot.toml set (`key = value`
 /// lines replaced, wherever their section).
 fn bot_with(settings: &[(&str, &str)]) -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+    let config = crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );

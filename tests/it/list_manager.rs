@@ -622,7 +622,7 @@ fn list_corpus(name: &str) -> String {
 }
 
 fn shipped_bot() -> crate::support::LocalBot {
-    crate::support::LocalBot::with_config(&nomicbot::config::DEFAULT_CONFIG.replace(
+    crate::support::LocalBot::with_config(&crate::support::trusting().replace(
         "# list_id = \"game-list.nomic.example\"",
         "list_id = \"game-list.nomic.example\"",
     ))

@@ -34,7 +34,7 @@ fn t0() -> Timestamp {
 /// A bot with these `key = value` lines of the shipped bot.toml replaced (a
 /// key given as `# key` is a commented-out line of the file, set).
 fn bot_with(settings: &[(&str, &str)]) -> LocalBot {
-    let config: Vec<String> = nomicbot::config::DEFAULT_CONFIG
+    let config: Vec<String> = crate::support::trusting()
         .lines()
         .map(|line| {
             match settings

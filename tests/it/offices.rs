@@ -15,7 +15,7 @@ const ORRT: &str = "orrt@nomic.example";
 const RTM: &str = "rtm@nomic.example";
 
 pub fn bot() -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+    let config = crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );

@@ -43,7 +43,7 @@ struct Game {
 impl Game {
     /// Alice, Bob, Carol and Dave have joined; `mod@` is a moderator.
     fn new() -> Game {
-        let config = nomicbot::config::DEFAULT_CONFIG.replace(
+        let config = crate::support::trusting().replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
         );

@@ -65,7 +65,7 @@ pub fn address(name: &str) -> String {
 /// The shipped config with `rtm@` as the bot's moderator, `scholar@` as the rules
 /// officer, and `ruletag` (TOML lines) as its `[ruletag]` section.
 pub fn config(ruletag: &str) -> String {
-    let mut config = nomicbot::config::DEFAULT_CONFIG
+    let mut config = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
-use nomicbot::config::{Config, DEFAULT_CONFIG};
+use nomicbot::config::Config;
 use nomicbot::engine::game::Script;
 use nomicbot::engine::{Audience, Mail, Status};
 use nomicbot::games::driver::{self, Next};
@@ -149,7 +149,7 @@ impl Script for Watch {
 /// The shipped configuration with a moderator who keeps the rules; players Mod,
 /// Alice, Bob, Carol and Dave with 20 points each; the samples' four rules.
 fn table(start: Timestamp) -> Table {
-    let text = DEFAULT_CONFIG
+    let text = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),

@@ -9,7 +9,7 @@ const MODERATOR: &str = "mod@nomic.example";
 const SCHOLAR: &str = "scholar@nomic.example";
 
 fn bot() -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG
+    let config = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
@@ -452,7 +452,7 @@ fn a_moderator_acts_for_a_player_and_voids_an_action_each_announced_with_the_rea
 
 #[test]
 fn the_officers_are_configured_by_office_and_listed_by_mail() {
-    let config = nomicbot::config::DEFAULT_CONFIG
+    let config = crate::support::trusting()
         .replace("moderators = []", &format!("moderators = [\"{MODERATOR}\"]"))
         .replace(
             "[officers.offices]\n",

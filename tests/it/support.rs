@@ -16,7 +16,7 @@ pub struct LocalBot {
 
 impl LocalBot {
     pub fn new() -> LocalBot {
-        LocalBot::with_config(nomicbot::config::DEFAULT_CONFIG)
+        LocalBot::with_config(crate::support::trusting())
     }
 
     pub fn with_config(config: &str) -> LocalBot {
@@ -387,4 +387,13 @@ pub fn gnomic_rules_elsewhere(config: &str) -> String {
         }
         None => format!("{config}\n[gnomic.rules]\n{block}"),
     }
+}
+
+/// The shipped configuration with From believed (`auth = "none"`): the games'
+/// tests send unsigned mail, and authentication has tests of its own
+/// (`auth.rs`, `forged_senders.rs`), which use the shipped one.
+pub fn trusting() -> &'static str {
+    static CONFIG: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| nomicbot::config::believing_from(crate::support::trusting()));
+    CONFIG.as_str()
 }

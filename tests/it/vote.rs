@@ -10,7 +10,7 @@ const BOT: &str = "bot@nomic.example";
 const MODERATOR: &str = "mod@nomic.example";
 
 fn bot() -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+    let config = crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );
@@ -379,7 +379,7 @@ fn a_moderator_may_force_the_result_early_and_it_is_announced_with_the_reason() 
 
 #[test]
 fn an_officer_who_asked_for_copies_of_private_actions_gets_them_and_nobody_else_does() {
-    let config = nomicbot::config::DEFAULT_CONFIG
+    let config = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
@@ -485,7 +485,7 @@ fn a_moderators_private_vote_for_a_player_is_as_secret_as_the_players_own() {
 /// the voter is told their vote went public. It stands, and is not counted twice.
 #[test]
 fn a_vote_with_the_list_in_bcc_tells_the_voter_it_went_public() {
-    let config = nomicbot::config::DEFAULT_CONFIG
+    let config = crate::support::trusting()
         .replace(
             "moderators = []",
             &format!("moderators = [\"{MODERATOR}\"]"),
