@@ -9,3 +9,4 @@ pub mod mbox;
 pub mod parse;
 pub mod smtp;
 pub mod tls;
+pub mod verify;

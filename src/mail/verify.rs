@@ -1,0 +1,849 @@
+//! The bot's own check of DKIM signatures (RFC 6376) and ARC chains (RFC 8617), with
+//! mail-auth, so that deciding who sent a message need not believe any
+//! `Authentication-Results` header. It reports what verified and what did not; it
+//! decides nothing about senders (that is `auth`'s job), writes nothing, and never
+//! panics on mail.
+//!
+//! # Keys
+//!
+//! DKIM key records can be pinned in a file (`identity.dkim_keys`); a pinned record
+//! is used before DNS and never expires. One record a line: the record's name, white
+//! space, then the TXT value as it would be published:
+//!
+//! ```text
+//! # the list's key, pinned so a DNS outage cannot stop the moderators
+//! game._domainkey.nomic.example  v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=
+//! test._domainkey.mod.example.   "v=DKIM1; k=rsa; " "p=MIIBIjANBgkq..."
+//! ```
+//!
+//! Lines that are blank or start with `#` are skipped. The name may end with a dot
+//! and is compared without case. The value may be written as one or more quoted
+//! strings, which are joined as a zone file joins them. A name given twice, a name
+//! without `._domainkey.`, or a value that is not a DKIM key record is an error that
+//! names the file and the line.
+//!
+//! # DNS
+//!
+//! With `dns` on, what is not pinned is asked of the resolvers in
+//! `/etc/resolv.conf`, one attempt each, within `dns_timeout`. Answers are kept in
+//! memory for as long as their TTL (at most [`MAX_CACHED_NAMES`] names): a missing
+//! record for [`NEGATIVE_TTL`], a failed lookup (timeout, SERVFAIL) for
+//! [`FAILURE_TTL`], so a burst of mail from a broken domain waits once. A failed
+//! lookup is a `TempError`, a missing or unusable record a `PermError`. With `dns`
+//! off nothing is ever sent on the network: a key that is not pinned is a
+//! `TempError` at once.
+//!
+//! # Bounds
+//!
+//! At most [`MAX_SIGNATURES`] DKIM signatures are verified a message (the topmost
+//! ones; later ones are not reported), and an ARC chain of more than
+//! [`MAX_ARC_INSTANCES`] sets fails without a lookup. All key lookups of a message
+//! run at the same time, so a message waits at most about one `dns_timeout`.
+//! ATPS (RFC 6541) is not consulted and no failure report address (`r=y`) is looked
+//! up: a signature passes or fails for its `d=` alone, with no lookup but its key.
+//!
+//! # Blocking
+//!
+//! [`Verifier::verify`] blocks its caller, whether plain code or a thread inside a
+//! tokio runtime: the lookups run on a thread of the verifier's own, with its own
+//! single-threaded runtime, and the caller waits on a standard channel, never on a
+//! runtime. That thread ends when the last clone of the [`Verifier`] is dropped.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::Hash;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
+use std::time::{Duration, Instant};
+
+use mail_auth::arc::ArcError;
+use mail_auth::common::parse::TxtRecordParser;
+use mail_auth::common::resolver::ToFqdn;
+use mail_auth::common::verify::{DomainKey, VerifySignature};
+use mail_auth::dkim::DkimError;
+use mail_auth::hickory_resolver::config::{ResolverConfig, ResolverOpts};
+use mail_auth::hickory_resolver::proto::op::ResponseCode;
+use mail_auth::hickory_resolver::system_conf::read_system_conf;
+use mail_auth::{
+    AuthenticatedMessage, DkimResult, DnsError, Error, MessageAuthenticator, Parameters,
+    ResolverCache, Txt,
+};
+use sha2::{Digest, Sha256};
+
+/// DKIM signatures verified in one message; the topmost ones are kept.
+pub const MAX_SIGNATURES: usize = 8;
+/// ARC sets beyond which a chain fails unverified.
+pub const MAX_ARC_INSTANCES: usize = 16;
+/// Key records kept from DNS; the pinned ones do not count.
+pub const MAX_CACHED_NAMES: usize = 4096;
+/// How long a name with no usable key record is remembered.
+pub const NEGATIVE_TTL: Duration = Duration::from_secs(10 * 60);
+/// How long a lookup that failed (timeout, SERVFAIL) is remembered.
+pub const FAILURE_TTL: Duration = Duration::from_secs(30);
+/// How long past `dns_timeout` a caller waits for its answer before giving up.
+const ANSWER_MARGIN: Duration = Duration::from_secs(30);
+
+/// What the verifier is built from (the `[identity]` keys `dkim_keys`, `dns` and
+/// `dns_timeout_seconds`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifySettings {
+    /// Pinned DKIM key records, consulted before DNS (format in the module doc).
+    pub keys_file: Option<PathBuf>,
+    /// Whether to ask the system's resolvers for keys that are not pinned.
+    pub dns: bool,
+    /// The longest a key lookup may take.
+    pub dns_timeout: Duration,
+}
+
+impl Default for VerifySettings {
+    fn default() -> Self {
+        VerifySettings {
+            keys_file: None,
+            dns: false,
+            dns_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why a verifier could not be built; each is the operator's to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("cannot read the DKIM keys file {path}: {source}")]
+    ReadKeys {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Keys {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("cannot set up the DNS resolver: {0}")]
+    Resolver(String),
+    #[error("cannot start the verifier's thread: {0}")]
+    Thread(String),
+}
+
+/// The result of one check, as RFC 8601 names them; the text says why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to check (no ARC set).
+    None,
+    Pass,
+    Fail(String),
+    TempError(String),
+    PermError(String),
+    Neutral(String),
+}
+
+impl Outcome {
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Outcome::Pass)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::None => f.write_str("none"),
+            Outcome::Pass => f.write_str("pass"),
+            Outcome::Fail(why) => write!(f, "fail ({why})"),
+            Outcome::TempError(why) => write!(f, "temperror ({why})"),
+            Outcome::PermError(why) => write!(f, "permerror ({why})"),
+            Outcome::Neutral(why) => write!(f, "neutral ({why})"),
+        }
+    }
+}
+
+/// A DKIM-Signature's tags, as mail-auth reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureTags {
+    /// `d=`, lower-case.
+    pub domain: String,
+    /// `s=`, lower-case.
+    pub selector: String,
+    /// `h=`, lower-case, in order.
+    pub signed_headers: Vec<String>,
+    /// `t=`, seconds since the epoch.
+    pub signed_at: Option<i64>,
+    /// The replay key: hex SHA-256 of the signature's bytes (`b=` decoded). The same
+    /// signature gives the same key however it is folded or its base64 is spelled.
+    pub replay_key: String,
+}
+
+/// One DKIM signature and whether it verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DkimCheck {
+    /// `d=`, lower-case.
+    pub domain: String,
+    /// `s=`, lower-case.
+    pub selector: String,
+    /// Never [`Outcome::None`].
+    pub result: Outcome,
+    /// See [`SignatureTags::replay_key`].
+    pub replay_key: String,
+    /// `h=`, lower-case, in order.
+    pub signed_headers: Vec<String>,
+    /// `t=`, seconds since the epoch.
+    pub signed_at: Option<i64>,
+}
+
+/// One ARC set, as the message carries it (believe it only if the chain passed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArcInstance {
+    /// `i=`.
+    pub instance: u32,
+    /// `d=` of its ARC-Seal, lower-case.
+    pub sealer: String,
+    /// Its ARC-Authentication-Results without the `i=` tag, unfolded: an
+    /// `Authentication-Results` value ("authserv-id; dkim=pass ...").
+    pub results: String,
+}
+
+/// The ARC chain's check. Everything but `result` is what the headers say, so it is
+/// worth something only when `result` is [`Outcome::Pass`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArcCheck {
+    /// [`Outcome::None`] when the message has no ARC set.
+    pub result: Outcome,
+    /// `d=` of the highest-instance ARC-Seal.
+    pub sealer: Option<String>,
+    /// The ARC-Authentication-Results of `i=1`, as in [`ArcInstance::results`].
+    pub first_results: Option<String>,
+    /// Every set, by instance (at most [`MAX_ARC_INSTANCES`]).
+    pub instances: Vec<ArcInstance>,
+}
+
+impl ArcCheck {
+    fn none() -> ArcCheck {
+        ArcCheck {
+            result: Outcome::None,
+            sealer: None,
+            first_results: None,
+            instances: Vec::new(),
+        }
+    }
+}
+
+/// What a message's signatures and ARC chain are worth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// In header order, topmost first, at most [`MAX_SIGNATURES`]; signatures
+    /// mail-auth cannot read (or with `l=`) are left out, as they cannot pass.
+    pub dkim: Vec<DkimCheck>,
+    pub arc: ArcCheck,
+}
+
+impl Verified {
+    /// Every signature and the chain a temporary error, when no answer came.
+    fn unavailable(raw: &[u8], why: &str) -> Verified {
+        let dkim = signatures(raw)
+            .into_iter()
+            .map(|tags| DkimCheck {
+                domain: tags.domain,
+                selector: tags.selector,
+                result: Outcome::TempError(why.to_string()),
+                replay_key: tags.replay_key,
+                signed_headers: tags.signed_headers,
+                signed_at: tags.signed_at,
+            })
+            .collect();
+        let has_arc =
+            header_fields(raw).any(|(name, _)| name.trim_ascii().eq_ignore_ascii_case(b"ARC-Seal"));
+        let arc = if has_arc {
+            ArcCheck {
+                result: Outcome::TempError(why.to_string()),
+                ..ArcCheck::none()
+            }
+        } else {
+            ArcCheck::none()
+        };
+        Verified { dkim, arc }
+    }
+}
+
+/// The tags of the first [`MAX_SIGNATURES`] DKIM-Signature headers mail-auth can
+/// read, in order. Nothing is verified and nothing looked up: for when the
+/// receiving server verified and the caller needs the replay keys.
+pub fn signatures(raw: &[u8]) -> Vec<SignatureTags> {
+    header_fields(raw)
+        .filter(|(name, _)| name.trim_ascii().eq_ignore_ascii_case(b"DKIM-Signature"))
+        .filter_map(|(_, value)| mail_auth::dkim::Signature::parse(value).ok())
+        .take(MAX_SIGNATURES)
+        .map(|signature| tags(&signature))
+        .collect()
+}
+
+/// The header fields before the first empty line, as (name, value) with the value's
+/// folding kept. A line that is neither a field nor a continuation is skipped.
+fn header_fields(raw: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    let mut rest = raw;
+    std::iter::from_fn(move || {
+        loop {
+            if rest.is_empty() || rest.starts_with(b"\n") || rest.starts_with(b"\r\n") {
+                return None;
+            }
+            // A field runs to the first line end not followed by white space.
+            let mut end = 0;
+            let field_end = loop {
+                match memchr_newline(&rest[end..]) {
+                    None => break rest.len(),
+                    Some(at) => {
+                        end += at + 1;
+                        if !matches!(rest.get(end), Some(b' ' | b'\t')) {
+                            break end;
+                        }
+                    }
+                }
+            };
+            let (field, tail) = rest.split_at(field_end);
+            rest = tail;
+            if let Some(colon) = field.iter().position(|b| *b == b':') {
+                return Some((&field[..colon], &field[colon + 1..]));
+            }
+        }
+    })
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|b| *b == b'\n')
+}
+
+fn tags(signature: &mail_auth::dkim::Signature) -> SignatureTags {
+    SignatureTags {
+        domain: signature.d.clone(),
+        selector: signature.s.clone(),
+        signed_headers: signature
+            .h
+            .iter()
+            .map(|name| name.to_ascii_lowercase())
+            .collect(),
+        // mail-auth reads a missing t= as 0.
+        signed_at: i64::try_from(signature.t).ok().filter(|t| *t != 0),
+        replay_key: replay_key(&signature.b),
+    }
+}
+
+/// Hashing the decoded bytes rather than the base64 text: the decoder ignores the
+/// unused bits of the last character, so the text can be respelled by a replayer and
+/// still verify.
+fn replay_key(signature: &[u8]) -> String {
+    Sha256::digest(signature)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Verifies DKIM signatures and ARC chains. Cheap to clone and share between threads.
+#[derive(Clone)]
+pub struct Verifier {
+    jobs: tokio::sync::mpsc::UnboundedSender<Job>,
+    answer_within: Duration,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier").finish_non_exhaustive()
+    }
+}
+
+struct Job {
+    raw: Vec<u8>,
+    answer: mpsc::SyncSender<Verified>,
+}
+
+impl Verifier {
+    /// Reads the pinned keys and starts the verifier's thread and resolver.
+    pub fn new(settings: &VerifySettings) -> Result<Verifier, VerifyError> {
+        let pinned = match &settings.keys_file {
+            Some(path) => read_keys(path)?,
+            None => HashMap::new(),
+        };
+        let cache = KeyCache::new(pinned, settings.dns);
+        let (jobs, queue) = tokio::sync::mpsc::unbounded_channel();
+        let (ready, started) = mpsc::sync_channel(1);
+        let dns = settings.dns;
+        let dns_timeout = settings.dns_timeout;
+        std::thread::Builder::new()
+            .name("dkim-verifier".to_string())
+            .spawn(move || serve(cache, dns, dns_timeout, queue, ready))
+            .map_err(|err| VerifyError::Thread(err.to_string()))?;
+        match started.recv() {
+            Ok(Ok(())) => Ok(Verifier {
+                jobs,
+                answer_within: dns_timeout.saturating_add(ANSWER_MARGIN),
+            }),
+            Ok(Err(err)) => Err(err),
+            Err(_) => Err(VerifyError::Thread("it stopped while starting".to_string())),
+        }
+    }
+
+    /// Verifies every DKIM signature (up to [`MAX_SIGNATURES`]) and the ARC chain.
+    /// Blocks until done; safe to call from inside a tokio runtime (see the module
+    /// doc). If the verifier cannot answer, everything is a `TempError`.
+    pub fn verify(&self, raw: &[u8]) -> Verified {
+        let (answer, answered) = mpsc::sync_channel(1);
+        let job = Job {
+            raw: raw.to_vec(),
+            answer,
+        };
+        if self.jobs.send(job).is_err() {
+            return Verified::unavailable(raw, "the verifier has stopped");
+        }
+        match answered.recv_timeout(self.answer_within) {
+            Ok(verified) => verified,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                Verified::unavailable(raw, "the verifier did not answer in time")
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Verified::unavailable(raw, "the verifier failed on this message")
+            }
+        }
+    }
+}
+
+/// The verifier's thread: one task a message, so a slow lookup holds up only its own.
+fn serve(
+    cache: KeyCache,
+    dns: bool,
+    dns_timeout: Duration,
+    mut queue: tokio::sync::mpsc::UnboundedReceiver<Job>,
+    ready: mpsc::SyncSender<Result<(), VerifyError>>,
+) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let _ = ready.send(Err(VerifyError::Thread(err.to_string())));
+            return;
+        }
+    };
+    runtime.block_on(async move {
+        let authenticator = match authenticator(dns, dns_timeout) {
+            Ok(authenticator) => authenticator,
+            Err(err) => {
+                let _ = ready.send(Err(err));
+                return;
+            }
+        };
+        let checker = Arc::new(Checker {
+            authenticator,
+            cache,
+            dns,
+            dns_timeout,
+        });
+        if ready.send(Ok(())).is_err() {
+            return;
+        }
+        while let Some(job) = queue.recv().await {
+            let checker = Arc::clone(&checker);
+            // A panic in mail-auth ends only this task; the dropped sender tells the
+            // caller.
+            tokio::spawn(async move {
+                let verified = checker.check(&job.raw).await;
+                let _ = job.answer.send(verified);
+            });
+        }
+    });
+}
+
+fn authenticator(dns: bool, dns_timeout: Duration) -> Result<MessageAuthenticator, VerifyError> {
+    let (config, mut options) = if dns {
+        read_system_conf().map_err(|err| VerifyError::Resolver(err.to_string()))?
+    } else {
+        // No name server: nothing can leave the machine even if a lookup slipped
+        // past the cache.
+        (
+            ResolverConfig::from_name_servers(Vec::new()),
+            ResolverOpts::default(),
+        )
+    };
+    options.timeout = dns_timeout;
+    options.attempts = 1;
+    MessageAuthenticator::new(config, options).map_err(|err| VerifyError::Resolver(err.to_string()))
+}
+
+struct Checker {
+    authenticator: MessageAuthenticator,
+    cache: KeyCache,
+    dns: bool,
+    dns_timeout: Duration,
+}
+
+impl Checker {
+    async fn check(&self, raw: &[u8]) -> Verified {
+        let Some(mut message) = AuthenticatedMessage::parse(raw) else {
+            return Verified {
+                dkim: Vec::new(),
+                arc: ArcCheck::none(),
+            };
+        };
+        message.dkim_headers.truncate(MAX_SIGNATURES);
+        for header in &mut message.dkim_headers {
+            // Neither changes whether d= signed: both only add lookups.
+            header.header.r = false;
+            header.header.atps = None;
+            header.header.atpsh = None;
+        }
+        let arc_too_long = message.as_headers.len() > MAX_ARC_INSTANCES
+            || message.ams_headers.len() > MAX_ARC_INSTANCES
+            || message.aar_headers.len() > MAX_ARC_INSTANCES;
+
+        let mut names: Vec<String> = message
+            .dkim_headers
+            .iter()
+            .map(|header| header.header.domain_key())
+            .collect();
+        if !arc_too_long {
+            // What mail-auth's ARC check looks up: the newest AMS and every seal.
+            names.extend(
+                message
+                    .ams_headers
+                    .iter()
+                    .max_by_key(|header| header.header.i)
+                    .map(|header| header.header.domain_key()),
+            );
+            names.extend(
+                message
+                    .as_headers
+                    .iter()
+                    .map(|header| header.header.domain_key()),
+            );
+        }
+        let mut names: Vec<String> = names
+            .into_iter()
+            .map(|name| name.to_fqdn().into_owned())
+            .collect();
+        names.sort();
+        names.dedup();
+        futures::future::join_all(names.iter().map(|name| self.look_up(name))).await;
+
+        let dkim = self.check_dkim(&message).await;
+        let arc = if arc_too_long {
+            ArcCheck {
+                result: Outcome::Fail(format!("more than {MAX_ARC_INSTANCES} ARC sets")),
+                ..ArcCheck::none()
+            }
+        } else {
+            self.check_arc(&message).await
+        };
+        Verified { dkim, arc }
+    }
+
+    /// Leaves the answer in the cache, where mail-auth finds it without a lookup.
+    async fn look_up(&self, name: &str) {
+        if !self.dns || self.cache.get::<str>(name).is_some() {
+            return;
+        }
+        let lookup = self
+            .authenticator
+            .txt_lookup::<DomainKey>(name, Some(&self.cache));
+        let (failure, ttl) = match tokio::time::timeout(self.dns_timeout, lookup).await {
+            // mail-auth has cached the record.
+            Ok(Ok(_)) => return,
+            Ok(Err(Error::Dns(DnsError::RecordNotFound(code))))
+                if code == ResponseCode::NXDomain || code == ResponseCode::NoError =>
+            {
+                (Error::Dns(DnsError::RecordNotFound(code)), NEGATIVE_TTL)
+            }
+            // mail-auth calls a SERVFAIL or REFUSED "not found", a permanent error;
+            // RFC 6376 6.1.2 makes it temporary.
+            Ok(Err(Error::Dns(DnsError::RecordNotFound(code)))) => (
+                Error::Dns(DnsError::Resolver(format!("the server answered {code}"))),
+                FAILURE_TTL,
+            ),
+            Ok(Err(err @ Error::Dns(DnsError::Resolver(_)))) => (err, FAILURE_TTL),
+            Ok(Err(err)) => (err, NEGATIVE_TTL),
+            Err(_) => (
+                Error::Dns(DnsError::Resolver(format!(
+                    "no answer within {} ms",
+                    self.dns_timeout.as_millis()
+                ))),
+                FAILURE_TTL,
+            ),
+        };
+        self.cache.insert(
+            name.to_string().into_boxed_str(),
+            Txt::Error(failure),
+            Instant::now() + ttl,
+        );
+    }
+
+    async fn check_dkim(&self, message: &AuthenticatedMessage<'_>) -> Vec<DkimCheck> {
+        let outputs = self
+            .authenticator
+            .verify_dkim(Parameters::new(message).with_txt_cache(&self.cache))
+            .await;
+        message
+            .dkim_headers
+            .iter()
+            .map(|header| {
+                let signature = &header.header;
+                // Matched by address: mail-auth's outputs also hold its unreadable
+                // signatures, which have none.
+                let result = outputs
+                    .iter()
+                    .find(|output| {
+                        output
+                            .signature()
+                            .is_some_and(|verified| std::ptr::eq(verified, signature))
+                    })
+                    .map_or_else(
+                        || Outcome::TempError("not verified".to_string()),
+                        |output| outcome(output.result()),
+                    );
+                let tags = tags(signature);
+                DkimCheck {
+                    domain: tags.domain,
+                    selector: tags.selector,
+                    result,
+                    replay_key: tags.replay_key,
+                    signed_headers: tags.signed_headers,
+                    signed_at: tags.signed_at,
+                }
+            })
+            .collect()
+    }
+
+    async fn check_arc(&self, message: &AuthenticatedMessage<'_>) -> ArcCheck {
+        if message.as_headers.is_empty()
+            && message.ams_headers.is_empty()
+            && message.aar_headers.is_empty()
+            && !message.has_arc_errors
+        {
+            return ArcCheck::none();
+        }
+        let output = self
+            .authenticator
+            .verify_arc(Parameters::new(message).with_txt_cache(&self.cache))
+            .await;
+        let mut result = outcome(output.result());
+        if result == Outcome::None {
+            // Only ARC headers mail-auth could not read.
+            result = Outcome::Fail("no readable ARC set".to_string());
+        }
+        let mut seals: Vec<_> = message.as_headers.iter().map(|h| &h.header).collect();
+        seals.sort_by_key(|seal| seal.i);
+        let instances: Vec<ArcInstance> = seals
+            .iter()
+            .map(|seal| ArcInstance {
+                instance: seal.i,
+                sealer: seal.d.clone(),
+                results: message
+                    .aar_headers
+                    .iter()
+                    .find(|results| results.header.i == seal.i)
+                    .map(|results| authentication_results(results.value))
+                    .unwrap_or_default(),
+            })
+            .collect();
+        ArcCheck {
+            result,
+            sealer: instances.last().map(|set| set.sealer.clone()),
+            first_results: message
+                .aar_headers
+                .iter()
+                .find(|results| results.header.i == 1)
+                .map(|results| authentication_results(results.value)),
+            instances,
+        }
+    }
+}
+
+fn outcome(result: &DkimResult) -> Outcome {
+    match result {
+        DkimResult::Pass => Outcome::Pass,
+        DkimResult::None => Outcome::None,
+        // mail-auth calls a body altered after signing "neutral"; RFC 8601 calls it a
+        // failure, and so does anything deciding on it.
+        DkimResult::Neutral(
+            err @ (Error::Dkim(DkimError::FailedBodyHashMatch)
+            | Error::Arc(ArcError::FailedBodyHashMatch)),
+        ) => Outcome::Fail(err.to_string()),
+        DkimResult::Neutral(err) => Outcome::Neutral(err.to_string()),
+        DkimResult::Fail(err) => Outcome::Fail(err.to_string()),
+        DkimResult::PermError(err) => Outcome::PermError(err.to_string()),
+        DkimResult::TempError(err) => Outcome::TempError(err.to_string()),
+    }
+}
+
+/// An ARC-Authentication-Results value as an Authentication-Results value: unfolded,
+/// without its leading `i=N;`.
+fn authentication_results(value: &[u8]) -> String {
+    let text = String::from_utf8_lossy(value);
+    let unfolded: String = text.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    let unfolded = unfolded.trim();
+    let rest = match unfolded.split_once(';') {
+        Some((tag, rest)) if is_instance_tag(tag) => rest,
+        _ => unfolded,
+    };
+    rest.trim().to_string()
+}
+
+fn is_instance_tag(tag: &str) -> bool {
+    let compact: String = tag.chars().filter(|c| !c.is_whitespace()).collect();
+    compact
+        .strip_prefix("i=")
+        .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
+// ---------------------------------------------------------------------------
+// Keys: the pinned file and the DNS cache
+// ---------------------------------------------------------------------------
+
+fn read_keys(path: &Path) -> Result<HashMap<Box<str>, Txt>, VerifyError> {
+    let text = std::fs::read_to_string(path).map_err(|source| VerifyError::ReadKeys {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_keys(&text, path)
+}
+
+fn parse_keys(text: &str, path: &Path) -> Result<HashMap<Box<str>, Txt>, VerifyError> {
+    let mut keys = HashMap::new();
+    let mut first_line: HashMap<Box<str>, usize> = HashMap::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let error = |message: String| VerifyError::Keys {
+            path: path.to_path_buf(),
+            line: number,
+            message,
+        };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((name, value)) = line.split_once(|c: char| c.is_whitespace()) else {
+            return Err(error(format!("{line} has no key record after it")));
+        };
+        let name = name.to_fqdn().into_owned();
+        let Some((selector, domain)) = name.split_once("._domainkey.") else {
+            return Err(error(format!(
+                "{name} is not a key's name (SELECTOR._domainkey.DOMAIN)"
+            )));
+        };
+        if selector.is_empty() || domain.trim_end_matches('.').is_empty() {
+            return Err(error(format!(
+                "{name} is not a key's name (SELECTOR._domainkey.DOMAIN)"
+            )));
+        }
+        let record = unquote(value.trim()).map_err(error)?;
+        let key = DomainKey::parse(record.as_bytes())
+            .map_err(|err| error(format!("not a DKIM key record: {err}")))?;
+        let name = name.into_boxed_str();
+        if let Some(earlier) = first_line.get(&name) {
+            return Err(error(format!("{name} is already given on line {earlier}")));
+        }
+        first_line.insert(name.clone(), number);
+        keys.insert(name, Txt::from(key));
+    }
+    Ok(keys)
+}
+
+/// A TXT value as written in a zone file: bare, or quoted strings to be joined.
+fn unquote(value: &str) -> Result<String, String> {
+    if !value.starts_with('"') {
+        return Ok(value.to_string());
+    }
+    let mut joined = String::new();
+    let mut chars = value.chars();
+    loop {
+        match chars.by_ref().find(|c| !c.is_whitespace()) {
+            None => return Ok(joined),
+            Some('"') => {}
+            Some(_) => return Err("text between quoted strings".to_string()),
+        }
+        loop {
+            match chars.next() {
+                None => return Err("a quoted string is not closed".to_string()),
+                Some('"') => break,
+                Some('\\') => match chars.next() {
+                    Some(escaped) => joined.push(escaped),
+                    None => return Err("a quoted string is not closed".to_string()),
+                },
+                Some(c) => joined.push(c),
+            }
+        }
+    }
+}
+
+/// Pinned records first, then what DNS answered while it is valid. With DNS off, a
+/// name not pinned is answered with a temporary error, so mail-auth never reaches
+/// for the resolver.
+struct KeyCache {
+    pinned: HashMap<Box<str>, Txt>,
+    looked_up: Mutex<HashMap<Box<str>, (Txt, Instant)>>,
+    dns: bool,
+}
+
+impl KeyCache {
+    fn new(pinned: HashMap<Box<str>, Txt>, dns: bool) -> KeyCache {
+        KeyCache {
+            pinned,
+            looked_up: Mutex::new(HashMap::new()),
+            dns,
+        }
+    }
+
+    fn looked_up(&self) -> MutexGuard<'_, HashMap<Box<str>, (Txt, Instant)>> {
+        // The map stays consistent whatever panicked while holding it.
+        self.looked_up
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ResolverCache<Box<str>, Txt> for KeyCache {
+    fn get<Q>(&self, name: &Q) -> Option<Txt>
+    where
+        Box<str>: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        if let Some(record) = self.pinned.get(name) {
+            return Some(record.clone());
+        }
+        if let Some((record, valid_until)) = self.looked_up().get(name)
+            && *valid_until > Instant::now()
+        {
+            return Some(record.clone());
+        }
+        (!self.dns).then(|| {
+            Txt::Error(Error::Dns(DnsError::Resolver(
+                "the key is not pinned and DNS is off".to_string(),
+            )))
+        })
+    }
+
+    fn remove<Q>(&self, name: &Q) -> Option<Txt>
+    where
+        Box<str>: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.looked_up().remove(name).map(|(record, _)| record)
+    }
+
+    fn insert(&self, name: Box<str>, record: Txt, valid_until: Instant) {
+        if self.pinned.contains_key(&name) {
+            return;
+        }
+        let mut looked_up = self.looked_up();
+        if looked_up.len() >= MAX_CACHED_NAMES && !looked_up.contains_key(&name) {
+            let now = Instant::now();
+            looked_up.retain(|_, (_, until)| *until > now);
+            if looked_up.len() >= MAX_CACHED_NAMES {
+                let soonest = looked_up
+                    .iter()
+                    .min_by_key(|(_, (_, until))| *until)
+                    .map(|(name, _)| name.clone());
+                if let Some(soonest) = soonest {
+                    looked_up.remove(&soonest);
+                }
+            }
+        }
+        looked_up.insert(name, (record, valid_until));
+    }
+}
