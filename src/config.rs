@@ -139,6 +139,27 @@ pub struct IdentityConfig {
     /// before it arrived is refused as a possible replay of an old message.
     #[serde(default = "default_officer_signature_hours")]
     pub officer_signature_hours: u32,
+    /// `auth = "dkim"`: a file of pinned DKIM key records, read before DNS
+    /// (relative to the configuration's folder).
+    pub dkim_keys: Option<PathBuf>,
+    /// `auth = "dkim"`: whether keys that are not pinned are looked up in DNS.
+    #[serde(default = "default_true")]
+    pub dns: bool,
+    /// `auth = "dkim"`: the longest one key lookup may take.
+    #[serde(default = "default_dns_timeout_seconds")]
+    pub dns_timeout_seconds: u64,
+    /// `auth = "dkim"`: the domains whose ARC seal is believed about how a post
+    /// authenticated before the list changed it; empty: the list's DKIM domain.
+    #[serde(default)]
+    pub arc_sealers: Vec<String>,
+}
+
+fn default_dns_timeout_seconds() -> u64 {
+    5
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_officer_signature_hours() -> u32 {
@@ -155,6 +176,10 @@ impl Default for IdentityConfig {
             unauthenticated: Unauthenticated::default(),
             list_dkim_selectors: Vec::new(),
             officer_signature_hours: default_officer_signature_hours(),
+            dkim_keys: None,
+            dns: true,
+            dns_timeout_seconds: default_dns_timeout_seconds(),
+            arc_sealers: Vec::new(),
         }
     }
 }
@@ -163,11 +188,14 @@ impl Default for IdentityConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AuthMode {
-    /// From (or the header it is recovered from) is believed: anyone can forge it.
+    /// The bot verifies DKIM signatures (and a trusted list's ARC seal) itself:
+    /// an office needs a signature aligned with From, or a passphrase.
     #[default]
-    None,
+    Dkim,
     /// Only a passing, aligned DKIM or DMARC verdict of our own server counts.
     Dmarc,
+    /// From (or the header it is recovered from) is believed: anyone can forge it.
+    None,
 }
 
 /// What unauthenticated mail may still do under `auth = "dmarc"`.
@@ -583,6 +611,19 @@ impl Config {
         }
     }
 
+    /// How the bot's own DKIM verifier looks for keys (`auth = "dkim"`).
+    pub fn verify_settings(&self) -> crate::mail::verify::VerifySettings {
+        crate::mail::verify::VerifySettings {
+            keys_file: self
+                .identity
+                .dkim_keys
+                .as_deref()
+                .map(|path| self.resolve(path)),
+            dns: self.identity.dns,
+            dns_timeout: std::time::Duration::from_secs(self.identity.dns_timeout_seconds.max(1)),
+        }
+    }
+
     /// The DKIM domain the list signs with: `identity.list_dkim_domain`, else the
     /// domain of the list's address.
     pub fn list_dkim_domain(&self) -> String {
@@ -632,11 +673,12 @@ pub fn read_password(
 pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");
 
 /// The shipped configuration's `identity.auth` line.
-const SHIPPED_AUTH: &str = "\nauth = \"none\"\n";
+const SHIPPED_AUTH: &str = "\nauth = \"dkim\"\n";
 
 /// A configuration text with From believed (`auth = "none"`): for the demo,
 /// the samples and the benchmarks, whose mail is local and never signed.
 pub fn believing_from(config_text: &str) -> String {
+    debug_assert!(config_text.contains(SHIPPED_AUTH), "the shipped auth line");
     config_text.replacen(SHIPPED_AUTH, "\nauth = \"none\"\n", 1)
 }
 

@@ -42,6 +42,9 @@ pub enum PipelineError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The bot's own DKIM check cannot start (`auth = "dkim"`).
+    #[error(transparent)]
+    Verifier(#[from] crate::mail::verify::VerifyError),
 }
 
 pub type Result<T> = std::result::Result<T, PipelineError>;
@@ -117,6 +120,8 @@ pub struct Bot {
     parse_options: ParseOptions,
     /// Who is believed to be the sender (`identity` in bot.toml).
     auth: auth::Policy,
+    /// The bot's own DKIM check, under `auth = "dkim"`.
+    verifier: Option<crate::mail::verify::Verifier>,
     world: World,
     /// The time the world has been brought up to.
     clock: Option<Timestamp>,
@@ -179,11 +184,17 @@ impl Bot {
             &config.bot.list,
             config.list_dkim_domain(),
         );
-        if auth.mode == crate::config::AuthMode::None && !config.bot.moderators.is_empty() {
+        if auth.mode == crate::config::AuthMode::None {
             tracing::warn!(
-                "identity.auth = \"none\": anyone who writes a moderator's address in From acts as that moderator; set identity.auth = \"dmarc\" (or passphrases) on an open list"
+                "identity.auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use identity.auth = \"dkim\" (the default) or \"dmarc\""
             );
         }
+        let verifier = match auth.mode {
+            crate::config::AuthMode::Dkim => Some(crate::mail::verify::Verifier::new(
+                &config.verify_settings(),
+            )?),
+            _ => None,
+        };
         let mut bot = Bot {
             config,
             store,
@@ -191,6 +202,7 @@ impl Bot {
             params,
             parse_options,
             auth,
+            verifier,
             world: World::default(),
             clock,
             secret,
@@ -703,26 +715,25 @@ impl Bot {
                     envelope: &envelope,
                     sender: &sender,
                     public,
+                    arrived: at,
                 };
-                let (trust, message, passphrase_commands) =
-                    match auth::check(&self.auth, &claim, &self.world.shared.players, message) {
-                        auth::Checked::Accepted {
-                            trust,
-                            message,
-                            commands,
-                        } => (trust, message, commands),
-                        auth::Checked::Refused(refused) => {
-                            return self.refuse_sender(
-                                row,
-                                at,
-                                &cause,
-                                &envelope,
-                                refused,
-                                &[],
-                                now,
-                            );
-                        }
-                    };
+                let evidence = || self.evidence(&row.raw);
+                let (mut trust, message, passphrase_commands) = match auth::check(
+                    &self.auth,
+                    &claim,
+                    &self.world.shared.players,
+                    message,
+                    &evidence,
+                ) {
+                    auth::Checked::Accepted {
+                        trust,
+                        message,
+                        commands,
+                    } => (trust, message, commands),
+                    auth::Checked::Refused(refused) => {
+                        return self.refuse_sender(row, at, &cause, &envelope, refused, &[], now);
+                    }
+                };
                 let ctx = Ctx {
                     now: at,
                     sender: Address::new(&sender.address),
@@ -767,9 +778,17 @@ impl Bot {
                     match auth::handle_limited(&self.world, &message, &ctx, &self.params) {
                         Ok(outcome) => outcome,
                         Err(lines) => {
-                            let refused = auth::Refused::officer(&ctx.sender, &trust);
-                            return self
-                                .refuse_sender(row, at, &cause, &envelope, refused, &lines, now);
+                            if trust == auth::Trust::Unchecked {
+                                trust = auth::settle(&self.auth, &claim, &evidence());
+                            }
+                            if trust.is_full() {
+                                self.world.handle(&message, &ctx, &self.params)
+                            } else {
+                                let refused = auth::Refused::officer(&ctx.sender, &trust);
+                                return self.refuse_sender(
+                                    row, at, &cause, &envelope, refused, &lines, now,
+                                );
+                            }
                         }
                     }
                 };
@@ -867,6 +886,15 @@ impl Bot {
                 failpoint("after-commit");
                 Ok((true, queued))
             }
+        }
+    }
+
+    /// What is known of a message's signatures: our server's verdict, or the
+    /// bot's own check.
+    fn evidence(&self, raw: &[u8]) -> auth::Evidence {
+        match &self.verifier {
+            Some(verifier) => auth::Evidence::from_verified(&self.auth, verifier.verify(raw), raw),
+            None => auth::Evidence::from_headers(&self.auth, raw),
         }
     }
 

@@ -31,6 +31,7 @@ use crate::engine::players::{self, Passphrase, Registry};
 use crate::engine::{Address, Audience, Ctx, LineReport, Mail, Sentence, Status};
 use crate::games::{self, Message, Outcome, World};
 use crate::mail::parse::{Envelope, Mailbox};
+use crate::mail::verify;
 
 /// The fewest characters a passphrase may have.
 pub const MIN_PASSPHRASE_CHARS: usize = 8;
@@ -712,6 +713,10 @@ pub enum Trust {
     Full(String),
     /// Not established: player commands only, no office. Why not.
     Limited(String),
+    /// Not checked yet: player commands need no check, and a message that needs
+    /// an office is checked then ([`settle`]), so mail with no office to use
+    /// costs no key lookup.
+    Unchecked,
 }
 
 impl Trust {
@@ -723,6 +728,7 @@ impl Trust {
         match self {
             Trust::Full(how) => format!("authenticated ({how})"),
             Trust::Limited(why) => format!("not authenticated ({why})"),
+            Trust::Unchecked => "not checked (player commands only)".to_owned(),
         }
     }
 }
@@ -769,6 +775,11 @@ pub struct Policy {
     /// Lower-case.
     pub list_address: String,
     pub list: ListSigner,
+    /// The domains whose ARC seal is believed (lower-case).
+    pub arc_sealers: Vec<String>,
+    /// An officer command signed longer ago than this before it arrived is
+    /// refused as a possible replay.
+    pub officer_signature_window: jiff::SignedDuration,
 }
 
 impl Policy {
@@ -783,6 +794,15 @@ impl Policy {
                 .to_lowercase(),
             unauthenticated: identity.unauthenticated,
             list_address: list_address.trim().to_lowercase(),
+            arc_sealers: if identity.arc_sealers.is_empty() {
+                vec![list_dkim_domain.clone()]
+            } else {
+                identity
+                    .arc_sealers
+                    .iter()
+                    .map(|s| s.trim().to_lowercase())
+                    .collect()
+            },
             list: ListSigner {
                 domain: list_dkim_domain,
                 selectors: identity
@@ -791,8 +811,156 @@ impl Policy {
                     .map(|s| s.trim().to_lowercase())
                     .collect(),
             },
+            officer_signature_window: jiff::SignedDuration::from_hours(i64::from(
+                identity.officer_signature_hours,
+            )),
         }
     }
+
+    /// Where results come from, for the reasons.
+    fn source(&self) -> String {
+        match self.mode {
+            AuthMode::Dmarc => format!("at {}", self.authserv_id),
+            _ => "checked by the bot".to_owned(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Evidence: what is known of a message's signatures
+// ---------------------------------------------------------------------------
+
+/// What is known of a message's signatures, from our server's header
+/// (`dmarc`) or from the bot's own check (`dkim`).
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    /// DKIM (and, from our server, DMARC) results.
+    pub results: Vec<ResInfo>,
+    /// Why none of the results is believed.
+    pub doubt: Option<String>,
+    /// The results a trusted list recorded, in an ARC chain that verified,
+    /// before it changed the message: its sealer and the results.
+    pub arc: Option<(String, Vec<ResInfo>)>,
+    /// Every DKIM-Signature's tags, for the signed date.
+    pub signatures: Vec<verify::SignatureTags>,
+    /// The Date header, read.
+    pub date: Option<Timestamp>,
+}
+
+impl Evidence {
+    /// From our receiving server's `Authentication-Results` (`auth = "dmarc"`).
+    pub fn from_headers(policy: &Policy, raw: &[u8]) -> Evidence {
+        let reading = Headers::read(raw).ours(&policy.authserv_id);
+        if !reading.ignored.is_empty() {
+            tracing::warn!(ignored = %reading.ignored, "a forged Authentication-Results header got past the receiving server");
+        }
+        Evidence {
+            results: reading.results,
+            doubt: reading.contradiction,
+            arc: None,
+            signatures: verify::signatures(raw),
+            date: date_of(raw),
+        }
+    }
+
+    /// From the bot's own check (`auth = "dkim"`).
+    pub fn from_verified(policy: &Policy, verified: verify::Verified, raw: &[u8]) -> Evidence {
+        let results = verified
+            .dkim
+            .iter()
+            .map(|check| ResInfo {
+                method: "dkim".to_owned(),
+                result: match &check.result {
+                    verify::Outcome::Pass => "pass",
+                    verify::Outcome::Fail(_) => "fail",
+                    verify::Outcome::TempError(_) => "temperror",
+                    verify::Outcome::PermError(_) => "permerror",
+                    verify::Outcome::Neutral(_) | verify::Outcome::None => "neutral",
+                }
+                .to_owned(),
+                properties: vec![
+                    ("header.d".to_owned(), check.domain.clone()),
+                    ("header.s".to_owned(), check.selector.clone()),
+                ],
+            })
+            .collect();
+        let arc = match (
+            &verified.arc.result,
+            &verified.arc.sealer,
+            &verified.arc.first_results,
+        ) {
+            (verify::Outcome::Pass, Some(sealer), Some(first))
+                if policy.arc_sealers.iter().any(|s| s == sealer) =>
+            {
+                parse_authentication_results(first).map(|results| (sealer.clone(), results.results))
+            }
+            _ => None,
+        };
+        Evidence {
+            results,
+            doubt: None,
+            arc,
+            signatures: verified
+                .dkim
+                .into_iter()
+                .map(|check| verify::SignatureTags {
+                    domain: check.domain,
+                    selector: check.selector,
+                    signed_headers: check.signed_headers,
+                    signed_at: check.signed_at,
+                    replay_key: check.replay_key,
+                })
+                .collect(),
+            date: date_of(raw),
+        }
+    }
+
+    /// When the signature that authenticated `domain` was made, as far as it
+    /// says: its `t=`, else the Date header if it signed it. `Ok(None)`: no
+    /// signature of that domain is on the message (DMARC passed on SPF).
+    fn signed_at(&self, domain: &str, list: &ListSigner) -> Result<Option<Timestamp>, ()> {
+        let mut theirs = self
+            .signatures
+            .iter()
+            .filter(|tags| aligned(&tags.domain, domain))
+            .filter(|tags| {
+                !list.signed(&ResInfo {
+                    method: "dkim".to_owned(),
+                    result: "pass".to_owned(),
+                    properties: vec![
+                        ("header.d".to_owned(), tags.domain.clone()),
+                        ("header.s".to_owned(), tags.selector.clone()),
+                    ],
+                })
+            })
+            .peekable();
+        if theirs.peek().is_none() {
+            return Ok(None);
+        }
+        // The latest any of them claims: a replayer cannot make it later.
+        theirs
+            .filter_map(|tags| {
+                tags.signed_at
+                    .and_then(|t| Timestamp::from_second(t).ok())
+                    .or_else(|| {
+                        tags.signed_headers
+                            .iter()
+                            .any(|h| h == "date")
+                            .then_some(self.date)
+                            .flatten()
+                    })
+            })
+            .max()
+            .map(Some)
+            .ok_or(())
+    }
+}
+
+/// The message's Date header.
+fn date_of(raw: &[u8]) -> Option<Timestamp> {
+    let message = MessageParser::default().parse_headers(raw)?;
+    let date = message.date()?;
+    Timestamp::from_second(date.to_timestamp()).ok()
 }
 
 /// One message's claim to come from `sender`.
@@ -801,18 +969,91 @@ pub struct Claim<'a> {
     pub envelope: &'a Envelope,
     pub sender: &'a Mailbox,
     pub public: bool,
+    /// When it arrived (for the age of its signature).
+    pub arrived: Timestamp,
+}
+
+/// How far an unrecovered From is believed on this evidence; `Err` when the
+/// evidence says it is forged (a DMARC fail at our server).
+fn trust_of(
+    policy: &Policy,
+    claim: &Claim<'_>,
+    evidence: &Evidence,
+) -> Result<Trust, (Trust, String)> {
+    if let Some(doubt) = &evidence.doubt {
+        return Ok(Trust::Limited(doubt.clone()));
+    }
+    if Headers::read(claim.raw).from_count > 1 {
+        return Ok(Trust::Limited("several From addresses".to_owned()));
+    }
+    let from_domain = domain_of(&claim.sender.address);
+    let how = match verdict(&evidence.results, &from_domain, &policy.list) {
+        Verdict::Pass(how) => how,
+        Verdict::Fail(how) => {
+            return Err((
+                Trust::Limited(how.clone()),
+                format!("forged: {how} {}", policy.source()),
+            ));
+        }
+        Verdict::Unknown(why) => match &evidence.arc {
+            // The list changed the message (a subject prefix, a footer), which
+            // broke the author's signature; its seal says the signature held
+            // when the post reached it.
+            Some((sealer, before)) => match verdict(before, &from_domain, &policy.list) {
+                Verdict::Pass(how) => format!("{how}, as the ARC seal of {sealer} records"),
+                _ => return Ok(Trust::Limited(format!("{why} {}", policy.source()))),
+            },
+            None => return Ok(Trust::Limited(format!("{why} {}", policy.source()))),
+        },
+    };
+    // A genuine signed message can be re-sent by anyone who received it: an
+    // old one is no officer's command now.
+    match evidence.signed_at(&from_domain, &policy.list) {
+        Ok(None) => Ok(Trust::Full(how)),
+        Ok(Some(signed)) => {
+            let age = claim.arrived.duration_since(signed);
+            if age > policy.officer_signature_window {
+                Ok(Trust::Limited(format!(
+                    "its signature was made at {signed}, {} hours before it arrived, and an officer's command must be signed within {} hours (an older one may be a replay)",
+                    age.as_hours(),
+                    policy.officer_signature_window.as_hours()
+                )))
+            } else {
+                Ok(Trust::Full(how))
+            }
+        }
+        Err(()) => Ok(Trust::Limited(format!(
+            "{how}, but the signature says neither when it was made (t=) nor signs the Date, so it could be a replay of any age"
+        ))),
+    }
+}
+
+/// Checks a message left [`Trust::Unchecked`] now that it needs an office.
+/// A recovered sender never holds one.
+pub fn settle(policy: &Policy, claim: &Claim<'_>, evidence: &Evidence) -> Trust {
+    match trust_of(policy, claim, evidence) {
+        Ok(trust) | Err((trust, _)) => trust,
+    }
 }
 
 /// Decides how far the message's sender is believed, and takes its passphrase
-/// lines out. The registry is the world's as this message finds it.
-pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: Message) -> Checked {
+/// lines out. The registry is the world's as this message finds it. `evidence`
+/// is asked for at most once, and under `auth = "dkim"` only when the answer
+/// matters before the message is handled; otherwise the trust is left
+/// [`Trust::Unchecked`] for [`settle`].
+pub fn check(
+    policy: &Policy,
+    claim: &Claim<'_>,
+    registry: &Registry,
+    message: Message,
+    evidence: &dyn Fn() -> Evidence,
+) -> Checked {
     let Extracted {
         message,
         presented,
         commands,
     } = extract(message);
     let sender = Address::new(&claim.sender.address);
-    let headers = Headers::read(claim.raw);
     let refused = |why: &'static str, reason: String, trust: &Trust| {
         Checked::Refused(Refused {
             why,
@@ -826,35 +1067,47 @@ pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: M
         claim.envelope.from.as_ref().is_some_and(|from| {
             from.address == policy.list_address && from.address != sender.as_str()
         });
-    let mut trust = match policy.mode {
-        // A header the list's rewritten From is recovered from is anyone's to write.
-        AuthMode::None if recovered => Trust::Limited(
+    // A header the list's rewritten From is recovered from is anyone's to write:
+    // it never carries an office, in any mode.
+    let recovered_trust = || {
+        Trust::Limited(
             "recovered from a header of the list's rewritten From, which anyone posting to the list can write"
                 .to_owned(),
-        ),
+        )
+    };
+    let needs_answer_now = policy.mode == AuthMode::Dmarc
+        || recovered
+        || registry.passphrase(&sender).is_some()
+        || policy.unauthenticated == Unauthenticated::Refuse
+        || !commands.is_empty();
+    let mut trust = match policy.mode {
+        AuthMode::None if recovered => recovered_trust(),
         AuthMode::None => Trust::Full("identity.auth = none: From is believed".to_owned()),
-        AuthMode::Dmarc => {
-            let reading = headers.ours(&policy.authserv_id);
-            if !reading.ignored.is_empty() {
-                tracing::warn!(ignored = %reading.ignored, "a forged Authentication-Results header got past the receiving server");
-            }
-            let ours = reading.results;
+        AuthMode::Dmarc | AuthMode::Dkim if !needs_answer_now => Trust::Unchecked,
+        AuthMode::Dmarc | AuthMode::Dkim => {
+            let evidence = evidence();
             if recovered {
-                let trust = Trust::Limited(
-                    "recovered from a header of the list's rewritten From, which anyone posting to the list can write"
-                        .to_owned(),
-                );
-                if !list_signature_passed(&ours, &policy.list) {
+                let trust = recovered_trust();
+                let arc_vouches = evidence.arc.as_ref().is_some_and(|(_, before)| {
+                    matches!(
+                        verdict(before, &domain_of(sender.as_str()), &policy.list),
+                        Verdict::Pass(_)
+                    )
+                });
+                if !arc_vouches && !list_signature_passed(&evidence.results, &policy.list) {
                     return refused(
                         "list_unsigned",
                         format!(
-                            "From is the list, and the list's DKIM signature (d={}) did not pass at {}: the sender cannot be recovered",
-                            policy.list.domain, policy.authserv_id
+                            "From is the list, and the list's DKIM signature (d={}) did not pass {}: the sender cannot be recovered",
+                            policy.list.domain,
+                            policy.source()
                         ),
                         &trust,
                     );
                 }
-                if registry.active_by_address(&sender).is_none() {
+                // The list's seal records the author's own signature: the author
+                // is known for real, a newcomer too (still with no office).
+                if !arc_vouches && registry.active_by_address(&sender).is_none() {
                     return refused(
                         "recovered_unknown",
                         format!(
@@ -864,23 +1117,10 @@ pub fn check(policy: &Policy, claim: &Claim<'_>, registry: &Registry, message: M
                     );
                 }
                 trust
-            } else if let Some(contradiction) = reading.contradiction {
-                Trust::Limited(contradiction)
-            } else if headers.from_count > 1 {
-                Trust::Limited("several From addresses".to_owned())
             } else {
-                let from_domain = domain_of(sender.as_str());
-                match verdict(&ours, &from_domain, &policy.list) {
-                    Verdict::Pass(how) => Trust::Full(how),
-                    Verdict::Fail(how) => {
-                        let trust = Trust::Limited(how.clone());
-                        return refused(
-                            "forged",
-                            format!("forged: {how} at {}", policy.authserv_id),
-                            &trust,
-                        );
-                    }
-                    Verdict::Unknown(why) => Trust::Limited(why),
+                match trust_of(policy, claim, &evidence) {
+                    Ok(trust) => trust,
+                    Err((trust, reason)) => return refused("forged", reason, &trust),
                 }
             }
         }

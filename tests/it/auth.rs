@@ -222,7 +222,7 @@ fn config(auth: &str) -> String {
             &format!("moderators = [\"{MODERATOR}\"]"),
         )
         .replace("rules = []", &format!("rules = [\"{RULES_OFFICER}\"]"))
-        .replace("auth = \"none\"", &format!("auth = \"{auth}\""))
+        .replace("auth = \"dkim\"", &format!("auth = \"{auth}\""))
         .replace(
             "# authserv_id = \"mx.nomic.example\"",
             &format!("authserv_id = \"{OURS}\""),
