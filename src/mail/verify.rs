@@ -204,13 +204,20 @@ pub struct ArcInstance {
 
 /// The ARC chain's check. Everything but `result` is what the headers say, so it is
 /// worth something only when `result` is [`Outcome::Pass`].
+///
+/// Even then, each ARC-Authentication-Results is only as good as the domain that
+/// sealed it: anyone can start a chain with a set of their own whose results claim
+/// anything, and a trusted relay then seals on top of it. Believe the results of an
+/// instance sealed by a domain you trust ([`ArcCheck::results_sealed_by`]), not
+/// `first_results` because `sealer` is trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArcCheck {
     /// [`Outcome::None`] when the message has no ARC set.
     pub result: Outcome,
     /// `d=` of the highest-instance ARC-Seal.
     pub sealer: Option<String>,
-    /// The ARC-Authentication-Results of `i=1`, as in [`ArcInstance::results`].
+    /// The ARC-Authentication-Results of `i=1`, as in [`ArcInstance::results`];
+    /// written by `instances[0].sealer`, who need not be `sealer`.
     pub first_results: Option<String>,
     /// Every set, by instance (at most [`MAX_ARC_INSTANCES`]).
     pub instances: Vec<ArcInstance>,
@@ -224,6 +231,19 @@ impl ArcCheck {
             first_results: None,
             instances: Vec::new(),
         }
+    }
+
+    /// The results `domain` recorded in its highest set, when the chain passed and
+    /// `domain` sealed a set: what that relay saw when the message reached it.
+    pub fn results_sealed_by(&self, domain: &str) -> Option<&str> {
+        if !self.result.is_pass() {
+            return None;
+        }
+        self.instances
+            .iter()
+            .rev()
+            .find(|set| set.sealer.eq_ignore_ascii_case(domain))
+            .map(|set| set.results.as_str())
     }
 }
 
@@ -265,8 +285,9 @@ impl Verified {
 }
 
 /// The tags of the first [`MAX_SIGNATURES`] DKIM-Signature headers mail-auth can
-/// read, in order. Nothing is verified and nothing looked up: for when the
-/// receiving server verified and the caller needs the replay keys.
+/// read, in order (with those using `l=`, which [`Verifier::verify`] leaves out).
+/// Nothing is verified and nothing looked up: for when the receiving server
+/// verified and the caller needs the replay keys.
 pub fn signatures(raw: &[u8]) -> Vec<SignatureTags> {
     header_fields(raw)
         .filter(|(name, _)| name.trim_ascii().eq_ignore_ascii_case(b"DKIM-Signature"))
@@ -862,6 +883,7 @@ mod tests {
 
     const AUTHOR: &str = "alice.example";
     const LIST: &str = "nomic.example";
+    const MALLORY: &str = "mallory.example";
 
     const MESSAGE: &str = "From: Alice <alice@alice.example>\r\n\
         To: game-list@nomic.example\r\n\
@@ -874,6 +896,8 @@ mod tests {
     /// One test key a domain, made once for every test.
     struct TestKeys {
         private: HashMap<&'static str, Vec<u8>>,
+        /// Each domain's key record (the TXT value).
+        records: HashMap<&'static str, String>,
         /// The keys file's text for every domain, selector `test`.
         file: String,
     }
@@ -882,17 +906,21 @@ mod tests {
         static KEYS: std::sync::OnceLock<TestKeys> = std::sync::OnceLock::new();
         KEYS.get_or_init(|| {
             let mut private = HashMap::new();
+            let mut records = HashMap::new();
             let mut file = String::from("# test keys\n\n");
-            for domain in [AUTHOR, LIST] {
+            for domain in [AUTHOR, LIST, MALLORY] {
                 let pkcs8 = Ed25519Key::generate_pkcs8().expect("a test key");
                 let key = Ed25519Key::from_pkcs8_der(&pkcs8).expect("the test key");
-                file.push_str(&format!(
-                    "test._domainkey.{domain}  v=DKIM1; k=ed25519; p={}\n",
-                    to_base64(&key.public_key())
-                ));
+                let record = format!("v=DKIM1; k=ed25519; p={}", to_base64(&key.public_key()));
+                file.push_str(&format!("test._domainkey.{domain}  {record}\n"));
+                records.insert(domain, record);
                 private.insert(domain, pkcs8);
             }
-            TestKeys { private, file }
+            TestKeys {
+                private,
+                records,
+                file,
+            }
         })
     }
 
@@ -942,7 +970,16 @@ mod tests {
     }
 
     fn signed(raw: &str, domain: &str, selector: &str) -> String {
-        let signature = DkimSigner::from_key(key(domain))
+        sign(raw, domain, selector, key(domain))
+    }
+
+    /// Signed as `domain` with the key of `key_domain`.
+    fn signed_with(raw: &str, domain: &str, key_domain: &str) -> String {
+        sign(raw, domain, "test", key(key_domain))
+    }
+
+    fn sign(raw: &str, domain: &str, selector: &str, key: Ed25519Key) -> String {
+        let signature = DkimSigner::from_key(key)
             .domain(domain)
             .selector(selector)
             .headers(["From", "To", "Subject", "Message-ID", "Date"])
@@ -1096,7 +1133,27 @@ mod tests {
     /// and seals.
     fn sealed_by_the_list() -> String {
         let received = signed(MESSAGE, AUTHOR, "test");
-        let file = keys_file(&test_keys().file);
+        let forwarded = received
+            .replace("Subject: vote", "Subject: [game] vote")
+            .replace("301\r\n", "301\r\n-- \r\nthe game list\r\n");
+        sealed(&received, &forwarded, LIST, "mx.nomic.example")
+    }
+
+    /// `sealer` checks `received` (its signatures and chain), then seals
+    /// `forwarded`, the message it passes on.
+    fn sealed(received: &str, forwarded: &str, sealer: &str, authserv_id: &str) -> String {
+        sealed_with(received, forwarded, sealer, authserv_id, &test_keys().file)
+    }
+
+    /// As [`sealed`], with the keys `sealer` believes.
+    fn sealed_with(
+        received: &str,
+        forwarded: &str,
+        sealer: &str,
+        authserv_id: &str,
+        keys: &str,
+    ) -> String {
+        let file = keys_file(keys);
         let cache = KeyCache::new(read_keys(file.path()).expect("keys"), false);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -1113,16 +1170,12 @@ mod tests {
                 .await;
             (dkim, arc)
         });
-        assert_eq!(dkim[0].result(), &DkimResult::Pass);
-        let results = AuthenticationResults::new("mx.nomic.example")
-            .with_dkim_results(&dkim, "alice@alice.example");
-
-        let forwarded = received
-            .replace("Subject: vote", "Subject: [game] vote")
-            .replace("301\r\n", "301\r\n-- \r\nthe game list\r\n");
+        let results = AuthenticationResults::new(authserv_id)
+            .with_dkim_results(&dkim, "alice@alice.example")
+            .with_arc_result(&arc, std::net::Ipv4Addr::LOCALHOST.into());
         let message = AuthenticatedMessage::parse(forwarded.as_bytes()).expect("a message");
-        let set = ArcSealer::from_key(key(LIST))
-            .domain(LIST)
+        let set = ArcSealer::from_key(key(sealer))
+            .domain(sealer)
             .selector("test")
             .headers(["From", "To", "Subject", "DKIM-Signature"])
             .seal(&message, &results, &arc)
@@ -1145,6 +1198,46 @@ mod tests {
         assert_eq!(arc.instances[0].instance, 1);
         assert_eq!(arc.instances[0].sealer, LIST);
         assert_eq!(arc.instances[0].results, first);
+    }
+
+    #[test]
+    fn a_forged_first_set_under_the_lists_seal_is_not_the_lists_word() {
+        // Mallory starts the chain: she "verifies" a signature she made with her own
+        // key as Alice's, against a key record she made up, and seals her results.
+        let forged = signed_with(MESSAGE, AUTHOR, MALLORY);
+        let mallorys_keys = test_keys()
+            .file
+            .replace(&test_keys().records[AUTHOR], &test_keys().records[MALLORY]);
+        let with_mallorys_set = sealed_with(
+            &forged,
+            &forged,
+            MALLORY,
+            "mx.alice.example",
+            &mallorys_keys,
+        );
+        let on_the_list = with_mallorys_set.replace("Subject: vote", "Subject: [game] vote");
+        let sealed_twice = sealed(&with_mallorys_set, &on_the_list, LIST, "mx.nomic.example");
+        let verified = verifier().verify(sealed_twice.as_bytes());
+        assert!(!verified.dkim[0].result.is_pass(), "not Alice's key");
+
+        let arc = verified.arc;
+        assert_eq!(arc.result, Outcome::Pass, "{arc:?}");
+        assert_eq!(arc.sealer.as_deref(), Some(LIST));
+        let first = arc.first_results.as_deref().expect("i=1 results");
+        assert!(
+            first.starts_with("mx.alice.example;"),
+            "Mallory wrote it: {first}"
+        );
+        assert!(first.contains("dkim=pass"), "and it claims a pass: {first}");
+        assert_eq!(arc.instances[0].sealer, MALLORY);
+        let lists = arc.results_sealed_by(LIST).expect("the list's results");
+        assert!(lists.starts_with("mx.nomic.example;"), "{lists}");
+        assert!(
+            lists.contains("dkim=fail"),
+            "the list saw through it: {lists}"
+        );
+        assert!(lists.contains("arc=pass"), "{lists}");
+        assert_eq!(arc.results_sealed_by(AUTHOR), None);
     }
 
     #[test]
