@@ -26,9 +26,9 @@
 //!
 //! With `dns` on, what is not pinned is asked of the resolvers in
 //! `/etc/resolv.conf`, one attempt each, within `dns_timeout`. Answers are kept in
-//! memory for as long as their TTL (at most [`MAX_CACHED_NAMES`] names): a missing
-//! record for [`NEGATIVE_TTL`], a failed lookup (timeout, SERVFAIL) for
-//! [`FAILURE_TTL`], so a burst of mail from a broken domain waits once. A failed
+//! memory for as long as their TTL (at most 4096 names): a missing record for ten
+//! minutes, a failed lookup (timeout, SERVFAIL) for 30 seconds, so a burst of mail
+//! from a broken domain waits once. A failed
 //! lookup is a `TempError`, a missing or unusable record a `PermError`. With `dns`
 //! off nothing is ever sent on the network: a key that is not pinned is a
 //! `TempError` at once.
@@ -76,11 +76,11 @@ pub const MAX_SIGNATURES: usize = 8;
 /// ARC sets beyond which a chain fails unverified.
 pub const MAX_ARC_INSTANCES: usize = 16;
 /// Key records kept from DNS; the pinned ones do not count.
-pub const MAX_CACHED_NAMES: usize = 4096;
+const MAX_CACHED_NAMES: usize = 4096;
 /// How long a name with no usable key record is remembered.
-pub const NEGATIVE_TTL: Duration = Duration::from_secs(10 * 60);
+const NEGATIVE_TTL: Duration = Duration::from_secs(10 * 60);
 /// How long a lookup that failed (timeout, SERVFAIL) is remembered.
-pub const FAILURE_TTL: Duration = Duration::from_secs(30);
+const FAILURE_TTL: Duration = Duration::from_secs(30);
 /// How long past `dns_timeout` a caller waits for its answer before giving up.
 const ANSWER_MARGIN: Duration = Duration::from_secs(30);
 
@@ -109,19 +109,23 @@ impl Default for VerifySettings {
 /// Why a verifier could not be built; each is the operator's to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// The keys file is missing or unreadable.
     #[error("cannot read the DKIM keys file {path}: {source}")]
     ReadKeys {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A line of the keys file is wrong.
     #[error("{path}:{line}: {message}")]
     Keys {
         path: PathBuf,
         line: usize,
         message: String,
     },
+    /// `/etc/resolv.conf` could not be read, or the resolver not built.
     #[error("cannot set up the DNS resolver: {0}")]
     Resolver(String),
+    /// The verifier's thread or its runtime could not start.
     #[error("cannot start the verifier's thread: {0}")]
     Thread(String),
 }
@@ -1307,6 +1311,12 @@ mod tests {
         let verified = verifier.verify(inputs.last().expect("many"));
         assert_eq!(verified.dkim.len(), MAX_SIGNATURES);
         assert!(verified.dkim.iter().all(|c| c.result.is_pass()));
+    }
+
+    #[test]
+    fn a_verifier_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync + Clone + 'static>() {}
+        shareable::<Verifier>();
     }
 
     #[test]
