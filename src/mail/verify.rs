@@ -26,9 +26,9 @@
 //!
 //! With `dns` on, what is not pinned is asked of the resolvers in
 //! `/etc/resolv.conf`, one attempt each, within `dns_timeout`. Answers are kept in
-//! memory for as long as their TTL (at most [`MAX_CACHED_NAMES`] names): a missing
-//! record for [`NEGATIVE_TTL`], a failed lookup (timeout, SERVFAIL) for
-//! [`FAILURE_TTL`], so a burst of mail from a broken domain waits once. A failed
+//! memory for as long as their TTL (at most 4096 names): a missing record for ten
+//! minutes, a failed lookup (timeout, SERVFAIL) for 30 seconds, so a burst of mail
+//! from a broken domain waits once. A failed
 //! lookup is a `TempError`, a missing or unusable record a `PermError`. With `dns`
 //! off nothing is ever sent on the network: a key that is not pinned is a
 //! `TempError` at once.
@@ -76,11 +76,11 @@ pub const MAX_SIGNATURES: usize = 8;
 /// ARC sets beyond which a chain fails unverified.
 pub const MAX_ARC_INSTANCES: usize = 16;
 /// Key records kept from DNS; the pinned ones do not count.
-pub const MAX_CACHED_NAMES: usize = 4096;
+const MAX_CACHED_NAMES: usize = 4096;
 /// How long a name with no usable key record is remembered.
-pub const NEGATIVE_TTL: Duration = Duration::from_secs(10 * 60);
+const NEGATIVE_TTL: Duration = Duration::from_secs(10 * 60);
 /// How long a lookup that failed (timeout, SERVFAIL) is remembered.
-pub const FAILURE_TTL: Duration = Duration::from_secs(30);
+const FAILURE_TTL: Duration = Duration::from_secs(30);
 /// How long past `dns_timeout` a caller waits for its answer before giving up.
 const ANSWER_MARGIN: Duration = Duration::from_secs(30);
 
@@ -109,19 +109,23 @@ impl Default for VerifySettings {
 /// Why a verifier could not be built; each is the operator's to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// The keys file is missing or unreadable.
     #[error("cannot read the DKIM keys file {path}: {source}")]
     ReadKeys {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A line of the keys file is wrong.
     #[error("{path}:{line}: {message}")]
     Keys {
         path: PathBuf,
         line: usize,
         message: String,
     },
+    /// `/etc/resolv.conf` could not be read, or the resolver not built.
     #[error("cannot set up the DNS resolver: {0}")]
     Resolver(String),
+    /// The verifier's thread or its runtime could not start.
     #[error("cannot start the verifier's thread: {0}")]
     Thread(String),
 }
@@ -204,13 +208,20 @@ pub struct ArcInstance {
 
 /// The ARC chain's check. Everything but `result` is what the headers say, so it is
 /// worth something only when `result` is [`Outcome::Pass`].
+///
+/// Even then, each ARC-Authentication-Results is only as good as the domain that
+/// sealed it: anyone can start a chain with a set of their own whose results claim
+/// anything, and a trusted relay then seals on top of it. Believe the results of an
+/// instance sealed by a domain you trust ([`ArcCheck::results_sealed_by`]), not
+/// `first_results` because `sealer` is trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArcCheck {
     /// [`Outcome::None`] when the message has no ARC set.
     pub result: Outcome,
     /// `d=` of the highest-instance ARC-Seal.
     pub sealer: Option<String>,
-    /// The ARC-Authentication-Results of `i=1`, as in [`ArcInstance::results`].
+    /// The ARC-Authentication-Results of `i=1`, as in [`ArcInstance::results`];
+    /// written by `instances[0].sealer`, who need not be `sealer`.
     pub first_results: Option<String>,
     /// Every set, by instance (at most [`MAX_ARC_INSTANCES`]).
     pub instances: Vec<ArcInstance>,
@@ -224,6 +235,19 @@ impl ArcCheck {
             first_results: None,
             instances: Vec::new(),
         }
+    }
+
+    /// The results `domain` recorded in its highest set, when the chain passed and
+    /// `domain` sealed a set: what that relay saw when the message reached it.
+    pub fn results_sealed_by(&self, domain: &str) -> Option<&str> {
+        if !self.result.is_pass() {
+            return None;
+        }
+        self.instances
+            .iter()
+            .rev()
+            .find(|set| set.sealer.eq_ignore_ascii_case(domain))
+            .map(|set| set.results.as_str())
     }
 }
 
@@ -265,8 +289,9 @@ impl Verified {
 }
 
 /// The tags of the first [`MAX_SIGNATURES`] DKIM-Signature headers mail-auth can
-/// read, in order. Nothing is verified and nothing looked up: for when the
-/// receiving server verified and the caller needs the replay keys.
+/// read, in order (with those using `l=`, which [`Verifier::verify`] leaves out).
+/// Nothing is verified and nothing looked up: for when the receiving server
+/// verified and the caller needs the replay keys.
 pub fn signatures(raw: &[u8]) -> Vec<SignatureTags> {
     header_fields(raw)
         .filter(|(name, _)| name.trim_ascii().eq_ignore_ascii_case(b"DKIM-Signature"))
@@ -845,5 +870,473 @@ impl ResolverCache<Box<str>, Txt> for KeyCache {
             }
         }
         looked_up.insert(name, (record, valid_until));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use mail_auth::AuthenticationResults;
+    use mail_auth::arc::ArcSealer;
+    use mail_auth::common::crypto::Ed25519Key;
+    use mail_auth::common::headers::HeaderWriter;
+    use mail_auth::dkim::DkimSigner;
+
+    use super::*;
+
+    const AUTHOR: &str = "alice.example";
+    const LIST: &str = "nomic.example";
+    const MALLORY: &str = "mallory.example";
+
+    const MESSAGE: &str = "From: Alice <alice@alice.example>\r\n\
+        To: game-list@nomic.example\r\n\
+        Subject: vote\r\n\
+        Message-ID: <1@alice.example>\r\n\
+        Date: Fri, 27 Nov 2026 12:00:00 +0000\r\n\
+        \r\n\
+        vote yes on 301\r\n";
+
+    /// One test key a domain, made once for every test.
+    struct TestKeys {
+        private: HashMap<&'static str, Vec<u8>>,
+        /// Each domain's key record (the TXT value).
+        records: HashMap<&'static str, String>,
+        /// The keys file's text for every domain, selector `test`.
+        file: String,
+    }
+
+    fn test_keys() -> &'static TestKeys {
+        static KEYS: std::sync::OnceLock<TestKeys> = std::sync::OnceLock::new();
+        KEYS.get_or_init(|| {
+            let mut private = HashMap::new();
+            let mut records = HashMap::new();
+            let mut file = String::from("# test keys\n\n");
+            for domain in [AUTHOR, LIST, MALLORY] {
+                let pkcs8 = Ed25519Key::generate_pkcs8().expect("a test key");
+                let key = Ed25519Key::from_pkcs8_der(&pkcs8).expect("the test key");
+                let record = format!("v=DKIM1; k=ed25519; p={}", to_base64(&key.public_key()));
+                file.push_str(&format!("test._domainkey.{domain}  {record}\n"));
+                records.insert(domain, record);
+                private.insert(domain, pkcs8);
+            }
+            TestKeys {
+                private,
+                records,
+                file,
+            }
+        })
+    }
+
+    fn to_base64(bytes: &[u8]) -> String {
+        const DIGITS: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut text = String::new();
+        for group in bytes.chunks(3) {
+            let padded = [
+                group[0],
+                group.get(1).copied().unwrap_or(0),
+                group.get(2).copied().unwrap_or(0),
+            ];
+            let bits = u32::from_be_bytes([0, padded[0], padded[1], padded[2]]);
+            for place in 0..4 {
+                if place <= group.len() {
+                    text.push(char::from(
+                        DIGITS[(bits >> (18 - 6 * place) & 0x3f) as usize],
+                    ));
+                } else {
+                    text.push('=');
+                }
+            }
+        }
+        text
+    }
+
+    fn key(domain: &str) -> Ed25519Key {
+        Ed25519Key::from_pkcs8_der(&test_keys().private[domain]).expect("the test key")
+    }
+
+    fn keys_file(text: &str) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
+        file.write_all(text.as_bytes()).expect("write the keys");
+        file
+    }
+
+    /// A verifier that knows the test keys and never uses the network.
+    fn verifier() -> Verifier {
+        let file = keys_file(&test_keys().file);
+        Verifier::new(&VerifySettings {
+            keys_file: Some(file.path().to_path_buf()),
+            dns: false,
+            dns_timeout: Duration::from_secs(5),
+        })
+        .expect("a verifier")
+    }
+
+    fn signed(raw: &str, domain: &str, selector: &str) -> String {
+        sign(raw, domain, selector, key(domain))
+    }
+
+    /// Signed as `domain` with the key of `key_domain`.
+    fn signed_with(raw: &str, domain: &str, key_domain: &str) -> String {
+        sign(raw, domain, "test", key(key_domain))
+    }
+
+    fn sign(raw: &str, domain: &str, selector: &str, key: Ed25519Key) -> String {
+        let signature = DkimSigner::from_key(key)
+            .domain(domain)
+            .selector(selector)
+            .headers(["From", "To", "Subject", "Message-ID", "Date"])
+            .sign(raw.as_bytes())
+            .expect("sign");
+        format!("{}{raw}", signature.to_header())
+    }
+
+    /// The signed header names as the signature writes them, in its order.
+    fn h_tag(raw: &str) -> Vec<String> {
+        let (_, value) = header_fields(raw.as_bytes())
+            .next()
+            .expect("the signature on top");
+        let compact: String = String::from_utf8_lossy(value)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let h = compact
+            .split(';')
+            .find_map(|tag| tag.strip_prefix("h="))
+            .expect("an h= tag");
+        h.split(':').map(|name| name.to_ascii_lowercase()).collect()
+    }
+
+    #[test]
+    fn a_message_signed_by_a_pinned_key_passes() {
+        let raw = signed(MESSAGE, AUTHOR, "test");
+        let verified = verifier().verify(raw.as_bytes());
+        assert_eq!(verified.dkim.len(), 1);
+        let check = &verified.dkim[0];
+        assert_eq!(check.result, Outcome::Pass);
+        assert_eq!(check.domain, AUTHOR);
+        assert_eq!(check.selector, "test");
+        assert_eq!(check.signed_headers, h_tag(&raw));
+        assert!(check.signed_at.is_some_and(|t| t > 1_700_000_000));
+        assert_eq!(check.replay_key.len(), 64);
+        assert_eq!(verified.arc, ArcCheck::none());
+    }
+
+    #[test]
+    fn a_message_altered_after_signing_fails() {
+        let verifier = verifier();
+        let raw = signed(MESSAGE, AUTHOR, "test");
+        let header_changed = raw.replace("Subject: vote", "Subject: vote ");
+        let verified = verifier.verify(header_changed.replace("vote \r", "veto\r").as_bytes());
+        assert!(
+            matches!(verified.dkim[0].result, Outcome::Fail(_)),
+            "{:?}",
+            verified.dkim[0].result
+        );
+        let body_changed = raw.replace("vote yes", "vote no");
+        let verified = verifier.verify(body_changed.as_bytes());
+        assert!(
+            matches!(verified.dkim[0].result, Outcome::Fail(_)),
+            "{:?}",
+            verified.dkim[0].result
+        );
+    }
+
+    #[test]
+    fn an_unknown_selector_without_dns_is_a_quick_temperror() {
+        let verifier = verifier();
+        let raw = signed(MESSAGE, AUTHOR, "rotated");
+        let started = Instant::now();
+        let verified = verifier.verify(raw.as_bytes());
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(verified.dkim[0].selector, "rotated");
+        assert!(
+            matches!(verified.dkim[0].result, Outcome::TempError(_)),
+            "{:?}",
+            verified.dkim[0].result
+        );
+    }
+
+    #[test]
+    fn two_signatures_are_both_reported_topmost_first() {
+        let raw = signed(&signed(MESSAGE, AUTHOR, "test"), LIST, "test");
+        let verified = verifier().verify(raw.as_bytes());
+        let domains: Vec<_> = verified.dkim.iter().map(|c| c.domain.as_str()).collect();
+        assert_eq!(domains, [LIST, AUTHOR]);
+        assert!(verified.dkim.iter().all(|c| c.result.is_pass()));
+        assert_ne!(verified.dkim[0].replay_key, verified.dkim[1].replay_key);
+    }
+
+    #[test]
+    fn signatures_reads_the_tags_and_the_replay_key_ignores_folding() {
+        let raw = signed(MESSAGE, AUTHOR, "test");
+        let tags = signatures(raw.as_bytes());
+        assert_eq!(tags.len(), 1);
+        assert_eq!(tags[0].domain, AUTHOR);
+        assert_eq!(tags[0].selector, "test");
+        assert_eq!(tags[0].signed_headers, h_tag(&raw));
+        assert!(tags[0].signed_headers.contains(&"from".to_string()));
+        assert!(tags[0].signed_at.is_some());
+
+        // Fold the b= value differently: the same signature, the same key.
+        let b_at = raw.find(" b=").expect("a b= tag") + 3;
+        let (head, tail) = raw.split_at(b_at + 10);
+        let refolded = format!("{head}\r\n\t {tail}");
+        assert_ne!(refolded, raw);
+        let refolded_tags = signatures(refolded.as_bytes());
+        assert_eq!(refolded_tags[0].replay_key, tags[0].replay_key);
+
+        // And the verifier reports the same key for it.
+        let verified = verifier().verify(refolded.as_bytes());
+        assert_eq!(verified.dkim[0].replay_key, tags[0].replay_key);
+        assert!(verified.dkim[0].result.is_pass(), "{:?}", verified.dkim[0]);
+    }
+
+    #[test]
+    fn a_bad_keys_file_names_its_line() {
+        let file = keys_file(
+            "# pinned\n\ntest._domainkey.alice.example. \"v=DKIM1; k=ed25519; \" \"p=AAAA\"\n\
+             test._domainkey.bob.example v=DKIM1; k=ed25519; p=!!\n",
+        );
+        let settings = VerifySettings {
+            keys_file: Some(file.path().to_path_buf()),
+            ..VerifySettings::default()
+        };
+        let message = Verifier::new(&settings)
+            .expect_err("line 4 is bad")
+            .to_string();
+        assert!(
+            message.starts_with(&format!("{}:4: ", file.path().display())),
+            "{message}"
+        );
+
+        let missing = keys_file("alice.example v=DKIM1; p=AAAA\n");
+        let settings = VerifySettings {
+            keys_file: Some(missing.path().to_path_buf()),
+            ..VerifySettings::default()
+        };
+        let message = Verifier::new(&settings)
+            .expect_err("no _domainkey")
+            .to_string();
+        assert!(message.contains(":1: "), "{message}");
+    }
+
+    #[test]
+    fn quoted_values_and_trailing_dots_are_read() {
+        let keys = parse_keys(
+            "A._domainkey.Alice.Example.   \"v=DKIM1; k=ed25519; \" \"p=AAAA\"\n",
+            Path::new("keys"),
+        )
+        .expect("a good file");
+        assert!(keys.contains_key("a._domainkey.alice.example."));
+        assert!(unquote("\"open").is_err());
+    }
+
+    /// The list receives Alice's mail, checks it, tags the subject, adds a footer
+    /// and seals.
+    fn sealed_by_the_list() -> String {
+        let received = signed(MESSAGE, AUTHOR, "test");
+        let forwarded = received
+            .replace("Subject: vote", "Subject: [game] vote")
+            .replace("301\r\n", "301\r\n-- \r\nthe game list\r\n");
+        sealed(&received, &forwarded, LIST, "mx.nomic.example")
+    }
+
+    /// `sealer` checks `received` (its signatures and chain), then seals
+    /// `forwarded`, the message it passes on.
+    fn sealed(received: &str, forwarded: &str, sealer: &str, authserv_id: &str) -> String {
+        sealed_with(received, forwarded, sealer, authserv_id, &test_keys().file)
+    }
+
+    /// As [`sealed`], with the keys `sealer` believes.
+    fn sealed_with(
+        received: &str,
+        forwarded: &str,
+        sealer: &str,
+        authserv_id: &str,
+        keys: &str,
+    ) -> String {
+        let file = keys_file(keys);
+        let cache = KeyCache::new(read_keys(file.path()).expect("keys"), false);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let authenticator = authenticator(false, Duration::from_secs(1)).expect("a resolver");
+        let message = AuthenticatedMessage::parse(received.as_bytes()).expect("a message");
+        let (dkim, arc) = runtime.block_on(async {
+            let dkim = authenticator
+                .verify_dkim(Parameters::new(&message).with_txt_cache(&cache))
+                .await;
+            let arc = authenticator
+                .verify_arc(Parameters::new(&message).with_txt_cache(&cache))
+                .await;
+            (dkim, arc)
+        });
+        let results = AuthenticationResults::new(authserv_id)
+            .with_dkim_results(&dkim, "alice@alice.example")
+            .with_arc_result(&arc, std::net::Ipv4Addr::LOCALHOST.into());
+        let message = AuthenticatedMessage::parse(forwarded.as_bytes()).expect("a message");
+        let set = ArcSealer::from_key(key(sealer))
+            .domain(sealer)
+            .selector("test")
+            .headers(["From", "To", "Subject", "DKIM-Signature"])
+            .seal(&message, &results, &arc)
+            .expect("seal");
+        format!("{}{forwarded}", set.to_header())
+    }
+
+    #[test]
+    fn an_arc_chain_sealed_by_the_list_passes() {
+        let verified = verifier().verify(sealed_by_the_list().as_bytes());
+        assert!(!verified.dkim[0].result.is_pass(), "the list altered it");
+        let arc = &verified.arc;
+        assert_eq!(arc.result, Outcome::Pass, "{arc:?}");
+        assert_eq!(arc.sealer.as_deref(), Some(LIST));
+        let first = arc.first_results.as_deref().expect("i=1 results");
+        assert!(first.starts_with("mx.nomic.example;"), "{first}");
+        assert!(first.contains("dkim=pass"), "{first}");
+        assert!(first.contains("header.d=alice.example"), "{first}");
+        assert_eq!(arc.instances.len(), 1);
+        assert_eq!(arc.instances[0].instance, 1);
+        assert_eq!(arc.instances[0].sealer, LIST);
+        assert_eq!(arc.instances[0].results, first);
+    }
+
+    #[test]
+    fn a_forged_first_set_under_the_lists_seal_is_not_the_lists_word() {
+        // Mallory starts the chain: she "verifies" a signature she made with her own
+        // key as Alice's, against a key record she made up, and seals her results.
+        let forged = signed_with(MESSAGE, AUTHOR, MALLORY);
+        let mallorys_keys = test_keys()
+            .file
+            .replace(&test_keys().records[AUTHOR], &test_keys().records[MALLORY]);
+        let with_mallorys_set = sealed_with(
+            &forged,
+            &forged,
+            MALLORY,
+            "mx.alice.example",
+            &mallorys_keys,
+        );
+        let on_the_list = with_mallorys_set.replace("Subject: vote", "Subject: [game] vote");
+        let sealed_twice = sealed(&with_mallorys_set, &on_the_list, LIST, "mx.nomic.example");
+        let verified = verifier().verify(sealed_twice.as_bytes());
+        assert!(!verified.dkim[0].result.is_pass(), "not Alice's key");
+
+        let arc = verified.arc;
+        assert_eq!(arc.result, Outcome::Pass, "{arc:?}");
+        assert_eq!(arc.sealer.as_deref(), Some(LIST));
+        let first = arc.first_results.as_deref().expect("i=1 results");
+        assert!(
+            first.starts_with("mx.alice.example;"),
+            "Mallory wrote it: {first}"
+        );
+        assert!(first.contains("dkim=pass"), "and it claims a pass: {first}");
+        assert_eq!(arc.instances[0].sealer, MALLORY);
+        let lists = arc.results_sealed_by(LIST).expect("the list's results");
+        assert!(lists.starts_with("mx.nomic.example;"), "{lists}");
+        assert!(
+            lists.contains("dkim=fail"),
+            "the list saw through it: {lists}"
+        );
+        assert!(lists.contains("arc=pass"), "{lists}");
+        assert_eq!(arc.results_sealed_by(AUTHOR), None);
+    }
+
+    #[test]
+    fn an_arc_chain_altered_after_sealing_fails() {
+        let verifier = verifier();
+        let sealed = sealed_by_the_list();
+        let retitled = sealed.replace("[game] vote", "[game] veto");
+        let verified = verifier.verify(retitled.as_bytes());
+        assert!(
+            matches!(verified.arc.result, Outcome::Fail(_)),
+            "{:?}",
+            verified.arc
+        );
+        let rewritten = sealed.replace("vote yes", "vote no");
+        let verified = verifier.verify(rewritten.as_bytes());
+        assert!(
+            matches!(verified.arc.result, Outcome::Fail(_)),
+            "{:?}",
+            verified.arc
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn verify_works_on_a_runtime_worker_thread() {
+        let verifier = verifier();
+        let raw = signed(MESSAGE, AUTHOR, "test");
+        let verified = verifier.verify(raw.as_bytes());
+        assert!(verified.dkim[0].result.is_pass());
+        let moved = verifier.clone();
+        let from_task = tokio::spawn(async move { moved.verify(raw.as_bytes()) })
+            .await
+            .expect("the task");
+        assert!(from_task.dkim[0].result.is_pass());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn verify_works_inside_a_current_thread_runtime() {
+        let raw = signed(MESSAGE, AUTHOR, "test");
+        assert!(verifier().verify(raw.as_bytes()).dkim[0].result.is_pass());
+    }
+
+    #[test]
+    fn garbage_never_panics_and_work_is_bounded() {
+        let verifier = verifier();
+        let one = signed(MESSAGE, AUTHOR, "test");
+        let signature_header = &one[..one.find("From:").expect("From")];
+        let many = format!("{}{MESSAGE}", signature_header.repeat(200));
+        let mut long_header = String::from("X-Long: ");
+        long_header.push_str(&"a ".repeat(500_000));
+        long_header.push_str("\r\n");
+        let inputs: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            b"\r\n\r\n".to_vec(),
+            b"no colon at all".to_vec(),
+            vec![0xff; 4096],
+            b"DKIM-Signature: v=1; a=rsa-sha256; d=; s=; b=!!; bh=\r\n\r\nx".to_vec(),
+            b"ARC-Seal: i=99; cv=none\r\nARC-Seal: garbage\r\n\r\n".to_vec(),
+            format!("{long_header}{MESSAGE}").into_bytes(),
+            many.into_bytes(),
+        ];
+        for input in &inputs {
+            let verified = verifier.verify(input);
+            assert!(verified.dkim.len() <= MAX_SIGNATURES);
+            assert!(!verified.arc.result.is_pass());
+            assert!(signatures(input).len() <= MAX_SIGNATURES);
+        }
+        let verified = verifier.verify(inputs.last().expect("many"));
+        assert_eq!(verified.dkim.len(), MAX_SIGNATURES);
+        assert!(verified.dkim.iter().all(|c| c.result.is_pass()));
+    }
+
+    #[test]
+    fn a_verifier_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync + Clone + 'static>() {}
+        shareable::<Verifier>();
+    }
+
+    #[test]
+    fn the_cache_keeps_a_bounded_number_of_names() {
+        let cache = KeyCache::new(HashMap::new(), true);
+        let later = Instant::now() + Duration::from_secs(60);
+        for n in 0..MAX_CACHED_NAMES + 10 {
+            cache.insert(
+                format!("s{n}._domainkey.example.").into_boxed_str(),
+                Txt::Error(Error::ParseError),
+                later,
+            );
+        }
+        assert_eq!(cache.looked_up().len(), MAX_CACHED_NAMES);
+        let gone = Instant::now() - Duration::from_secs(1);
+        cache.insert(
+            "old._domainkey.example.".into(),
+            Txt::Error(Error::ParseError),
+            gone,
+        );
+        assert!(cache.get::<str>("old._domainkey.example.").is_none());
     }
 }
