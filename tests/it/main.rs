@@ -4,6 +4,7 @@
 
 mod architecture;
 mod auth;
+mod automatic;
 mod bogusity;
 mod boons;
 mod corpus;
