@@ -31,6 +31,7 @@ mod list_manager;
 mod list_reading;
 mod offices;
 mod ping;
+mod postfix_filter;
 mod quick_start;
 mod ruletag;
 mod ruletag_issue12;
