@@ -36,6 +36,7 @@ fn parse_options() -> ParseOptions {
             .to_vec(),
         list_id: Some("game-list.nomic.example".to_owned()),
         footer_markers: crate::config::ListConfig::default().footer_markers,
+        bot_address: "bot@nomic.example".to_owned(),
     }
 }
 

@@ -178,6 +178,7 @@ impl Bot {
             recover_from: config.identity.recover_from.clone(),
             list_id: config.bot.list_id.as_ref().map(|id| id.to_lowercase()),
             footer_markers: config.list.footer_markers.clone(),
+            bot_address: config.bot.address.to_lowercase(),
         };
         let auth = auth::Policy::new(
             &config.identity,

@@ -316,6 +316,49 @@ fn domain_of(address: &str) -> String {
 // The headers that matter
 // ---------------------------------------------------------------------------
 
+/// The header fields of a raw message as Postfix reads them when it runs
+/// `header_checks` (its `is_header`): a field begins with a name of printable
+/// ASCII other than `:`, then spaces or tabs, then `:`; a line that begins with a
+/// space or a tab continues the field before it. The header ends at the first
+/// line that is neither: a blank line, or any other line, which Postfix takes for
+/// the first line of the body, so a field after it is never filtered and must
+/// not be read either. Names as written, values unfolded (white space runs made
+/// one space, trimmed).
+fn header_fields_as_filtered(raw: &[u8]) -> Vec<(String, String)> {
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in raw.split(|&byte| byte == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let [b' ' | b'\t', ..] = line {
+            let Some((_, value)) = fields.last_mut() else {
+                break;
+            };
+            value.push(' ');
+            value.push_str(&String::from_utf8_lossy(line));
+            continue;
+        }
+        let name_length = line
+            .iter()
+            .position(|&byte| !(byte.is_ascii_graphic() && byte != b':'))
+            .unwrap_or(line.len());
+        let after_name = &line[name_length..];
+        let blanks = after_name
+            .iter()
+            .position(|&byte| byte != b' ' && byte != b'\t')
+            .unwrap_or(after_name.len());
+        if name_length == 0 || after_name.get(blanks) != Some(&b':') {
+            break;
+        }
+        fields.push((
+            String::from_utf8_lossy(&line[..name_length]).into_owned(),
+            String::from_utf8_lossy(&after_name[blanks + 1..]).into_owned(),
+        ));
+    }
+    fields
+        .into_iter()
+        .map(|(name, value)| (name, value.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .collect()
+}
+
 /// The headers authentication reads, from the raw message.
 #[derive(Debug, Default)]
 pub struct Headers {
@@ -372,26 +415,24 @@ impl Headers {
                 summary.push((name.to_owned(), value));
             }
         }
-        for value in raw_values("Authentication-Results") {
+        // Not mail-parser's reading: it takes a field after a line that is no
+        // header, and trims any white space around a name, where the server's
+        // filter (README, "Sender authentication") sees the body or no header.
+        let (authentication_results_at, authentication_results): (Vec<usize>, Vec<String>) =
+            header_fields_as_filtered(raw)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, (name, _))| name.eq_ignore_ascii_case("Authentication-Results"))
+                .map(|(at, (_, value))| (at, value))
+                .unzip();
+        for value in &authentication_results {
             summary.push((
                 "Authentication-Results".to_owned(),
                 value.chars().take(300).collect(),
             ));
         }
-        let authentication_results_at = message
-            .headers()
-            .iter()
-            .enumerate()
-            .filter(|(_, header)| {
-                header
-                    .name
-                    .as_str()
-                    .eq_ignore_ascii_case("Authentication-Results")
-            })
-            .map(|(at, _)| at)
-            .collect();
         Headers {
-            authentication_results: raw_values("Authentication-Results"),
+            authentication_results,
             authentication_results_at,
             from_count,
             summary,
@@ -1463,6 +1504,43 @@ mod tests {
         ] {
             let _ = parse_authentication_results(value);
         }
+    }
+
+    /// Issue 23, item 2: every form of the header a forger tried is read as
+    /// ours, as the README's filter drops every one of them; a field the filter
+    /// cannot see (after a line Postfix takes for the body) is not read at all.
+    #[test]
+    fn issue_23_item_2_authentication_results_are_read_as_the_filter_reads_them() {
+        let ours = |header: &str| {
+            let raw = format!("From: mod@nomic.example\r\n{header}\r\nSubject: x\r\n\r\nbody\r\n");
+            Headers::read(raw.as_bytes()).ours("mx.nomic.example").len()
+        };
+        for header in [
+            "Authentication-Results: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results: (x) mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results: \"mx.nomic.example\"; dkim=pass header.d=nomic.example",
+            "Authentication-Results: MX.NOMIC.EXAMPLE; dkim=pass header.d=nomic.example",
+            "AUTHENTICATION-RESULTS: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results:mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-results : mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results\t: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results: mx.nomic.example 1; dkim=pass header.d=nomic.example",
+            "Authentication-Results:\r\n mx.nomic.example;\r\n\tdkim=pass header.d=nomic.example",
+        ] {
+            assert_eq!(ours(header), 1, "{header:?}");
+        }
+        for header in [
+            "X-Not a header\r\nAuthentication-Results: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication-Results\x0c: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "Authentication Results: mx.nomic.example; dkim=pass header.d=nomic.example",
+            "ARC-Authentication-Results: i=1; mx.nomic.example; dkim=pass header.d=nomic.example",
+            "X-Authentication-Results: mx.nomic.example; dkim=pass header.d=nomic.example",
+        ] {
+            assert_eq!(ours(header), 0, "{header:?}");
+        }
+        let body_only =
+            b"\r\nAuthentication-Results: mx.nomic.example; dkim=pass header.d=nomic.example\r\n";
+        assert!(Headers::read(body_only).authentication_results.is_empty());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod architecture;
 mod auth;
+mod automatic;
 mod bogusity;
 mod boons;
 mod corpus;
@@ -30,6 +31,7 @@ mod list_manager;
 mod list_reading;
 mod offices;
 mod ping;
+mod postfix_filter;
 mod quick_start;
 mod ruletag;
 mod ruletag_issue12;
