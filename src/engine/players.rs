@@ -396,18 +396,23 @@ impl Look {
 }
 
 /// The second confirmation of an alias request is in: the address is the player's.
-fn alias_made(player: &Player, address: &Address) -> Done<Event> {
+/// The main address hears of it, unless it sent the confirmation and has the answer.
+fn alias_made(player: &Player, address: &Address, sender: &Address) -> Done<Event> {
+    let notice = Mail::new(
+        Audience::Address(player.address.clone()),
+        TAG,
+        "alias_confirmed",
+        json!({ "name": player.name, "address": address }),
+    );
     Done {
         events: vec![Event::AliasConfirmed {
             id: player.id,
             address: address.clone(),
         }],
-        mail: vec![Mail::new(
-            Audience::Address(player.address.clone()),
-            TAG,
-            "alias_confirmed",
-            json!({ "name": player.name, "address": address }),
-        )],
+        mail: (&player.address != sender)
+            .then_some(notice)
+            .into_iter()
+            .collect(),
         sentence: Sentence::new("alias_confirmed")
             .arg("address", address.as_str())
             .arg("name", &player.name),
@@ -874,7 +879,7 @@ impl Registry {
                         .into());
                 }
                 if pending.confirmed_by.is_some() {
-                    return Ok(alias_made(player, &pending.address));
+                    return Ok(alias_made(player, &pending.address, &ctx.sender));
                 }
                 Ok(Done {
                     events: vec![Event::AliasAddressConfirmed {
@@ -936,7 +941,7 @@ impl Registry {
                         .into());
                 }
                 if pending.address_confirmed {
-                    return Ok(alias_made(player, &pending.address));
+                    return Ok(alias_made(player, &pending.address, &ctx.sender));
                 }
                 Ok(Done {
                     events: vec![Event::AliasPlayerConfirmed {
@@ -1431,7 +1436,10 @@ mod tests {
             &private("a@x.org", 4),
         )
         .unwrap();
-        assert_eq!(mail[0].template, "alias_confirmed");
+        assert!(
+            mail.is_empty(),
+            "the answer tells the main address: {mail:?}"
+        );
         assert_eq!(owner_of(&registry, "a2@y.org").as_deref(), Some("Alice"));
         assert!(registry.pending_aliases.is_empty());
 
@@ -1527,7 +1535,9 @@ mod tests {
             .code,
             "alias_waiting_for_address"
         );
-        run(&mut registry, "confirm", &ctx("a3@y.org", 6)).unwrap();
+        let mail = run(&mut registry, "confirm", &ctx("a3@y.org", 6)).unwrap();
+        assert_eq!(mail[0].template, "alias_confirmed");
+        assert_eq!(mail[0].to, Audience::Address(Address::new("a@x.org")));
         assert_eq!(owner_of(&registry, "a3@y.org").as_deref(), Some("Alice"));
     }
 
