@@ -131,8 +131,8 @@ fn issue_23_a_forged_alias_confirmed_from_the_forgers_address_is_never_the_playe
         let (request, code) = &to_alice[0];
         assert_eq!(request.to, [ALICE], "{auth}");
         for says in [
-            "A message sent with your address as its sender (alice@alice.example)",
-            "If you did not ask for this, ignore this mail: without your answer the\naddress is not added",
+            "A message sent with your address as its sender\n(alice@alice.example) asked",
+            "If you did not ask for this, ignore this mail: without your answer\nthe address is not added",
         ] {
             assert!(
                 request.body.contains(says),

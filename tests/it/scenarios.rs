@@ -740,7 +740,7 @@ fn rename_alias_confirm_players_and_leave_by_mail() {
     assert!(
         to_alicia
             .body
-            .contains("A message sent with your address as its sender (alice@example.org)"),
+            .contains("A message sent with your address as its sender\n(alice@example.org) asked"),
         "{}",
         to_alicia.body
     );
