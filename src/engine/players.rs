@@ -18,7 +18,8 @@ pub const TAG: &str = "nomic";
 #[serde(default)]
 pub struct Params {
     /// How long an alias request waits for its two confirmations: from the new
-    /// address and, with the code mailed there, from an address already the player's.
+    /// address, and from an address already the player's with the code mailed to
+    /// the main address.
     pub alias_confirm_hours: u32,
     pub max_name_chars: usize,
     /// The longest vacation `vacation until` accepts, in days from the message.
@@ -194,7 +195,8 @@ pub enum Event {
         address: Address,
     },
     /// The request was dropped because its code was seen where others may read
-    /// it (`reason`: `code_public`, `code_from_new_address`).
+    /// it (`reason`: `code_public`, or `code_from_another_address` when an
+    /// address not the player's sent it, the new one included).
     AliasCancelled {
         id: PlayerId,
         address: Address,
@@ -466,7 +468,7 @@ fn alias_code(entropy: &[u8; 32], address: &Address) -> String {
 
 /// A code as typed, the way it is compared: any case, dashes and spaces ignored,
 /// and the letters Crockford's alphabet leaves out read as the digits they look like.
-pub fn code_key(typed: &str) -> String {
+fn code_key(typed: &str) -> String {
     typed
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '-')

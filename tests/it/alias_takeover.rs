@@ -148,6 +148,11 @@ fn issue_23_a_forged_alias_confirmed_from_the_forgers_address_is_never_the_playe
             "{auth}: {answer}"
         );
         assert_eq!(game.aliases_of_alice(), serde_json::json!([]), "{auth}");
+        let state = game.bot.cli_ok(&["state"]);
+        assert!(
+            state.contains("; the new address confirmed, the player not yet)"),
+            "{auth}: {state}"
+        );
         // Her guesses at the code, from her address or Alice's, are refused.
         for from in [EVE, ALICE] {
             let answer = game.answer(from, "[nomic] confirm 0000-0000-0000-0000");
