@@ -211,9 +211,14 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
         )?;
     }
     for pending in &world.players.pending_aliases {
+        let halves = match (pending.address_confirmed, &pending.confirmed_by) {
+            (true, _) => "; the new address confirmed, the player not yet",
+            (false, Some(_)) => "; the player confirmed, the new address not yet",
+            (false, None) => "",
+        };
         writeln!(
             out,
-            "  pending alias {} (expires {})",
+            "  pending alias {} (expires {}{halves})",
             pending.address,
             crate::engine::human_time(pending.expires_at)
         )?;

@@ -284,7 +284,8 @@ pub struct SmtpConfig {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayersConfig {
-    /// How long an `alias` request waits for its confirmation from the new address.
+    /// How long an `alias` request waits for its two confirmations: the new
+    /// address's and the player's (`engine::players::PendingAlias`).
     #[serde(default = "default_alias_confirm_hours")]
     pub alias_confirm_hours: u32,
     /// Longest player name accepted by `join` and `rename`.

@@ -185,12 +185,37 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("renamed", &[("name", "Alice")]),
     (
         "alias_requested",
-        &[("address", "a@x.org"), ("expires", "2026-01-01 00:00 UTC")],
+        &[
+            ("address", "a2@x.org"),
+            ("main_address", "a@x.org"),
+            ("expires", "2026-01-01 00:00 UTC"),
+        ],
     ),
     (
         "alias_confirmed",
         &[("address", "a@x.org"), ("name", "Alice")],
     ),
+    (
+        "alias_address_confirmed",
+        &[
+            ("address", "a2@x.org"),
+            ("name", "Alice"),
+            ("main_address", "a@x.org"),
+        ],
+    ),
+    ("alias_player_confirmed", &[("address", "a2@x.org")]),
+    (
+        "alias_waiting_for_player",
+        &[("address", "a2@x.org"), ("main_address", "a@x.org")],
+    ),
+    ("alias_waiting_for_address", &[("address", "a2@x.org")]),
+    ("alias_code_wrong", &[]),
+    (
+        "alias_code_burnt",
+        &[("address", "a2@x.org"), ("reason", "code_public")],
+    ),
+    ("alias_request_outdated", &[("address", "a2@x.org")]),
+    ("alias_pending_elsewhere", &[("address", "a2@x.org")]),
     ("help_sent", &[("tag", "nomic")]),
     ("already_playing", &[("name", "Alice")]),
     ("not_a_player", &[("address", "a@x.org")]),
@@ -375,13 +400,17 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "message_id": "abc@x.org", "reason": "asked by phone", "command": "join Alice",
         "amount": "-10", "currency": "points", "purpose": "the turn order", "n": 6, "result": 4, "index": 0,
         "label": "nweek 1", "restored": ["def@x.org"],
+        "requested_by": "Alice <a@x.org>", "public": false, "code": "K7QM-2XHD-9PWA-RT3F", "sender": "eve@evil.example",
+        "address_confirmed": true, "player_confirmed": false,
     });
     for name in [
         "player_joined",
         "player_left",
         "player_renamed",
         "alias_confirm_request",
+        "alias_player_request",
         "alias_confirmed",
+        "alias_cancelled",
         "alias_expired",
         "player_vacation",
         "player_back",

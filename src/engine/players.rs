@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use super::{
     Address, Audience, Ctx, Done, Mail, NotUnderstood, Refusal, Sentence, Timestamp, human_time,
@@ -16,7 +17,9 @@ pub const TAG: &str = "nomic";
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
 pub struct Params {
-    /// How long an alias request waits for its confirmation from the new address.
+    /// How long an alias request waits for its two confirmations: from the new
+    /// address, and from an address already the player's with the code mailed to
+    /// the main address.
     pub alias_confirm_hours: u32,
     pub max_name_chars: usize,
     /// The longest vacation `vacation until` accepts, in days from the message.
@@ -97,13 +100,27 @@ impl Player {
     }
 }
 
-/// An `alias` request waiting for the new address to confirm it.
+/// An `alias` request waiting for its two confirmations: the new address's (it
+/// can read mail sent there) and the player's (an address already on the account,
+/// with the code mailed to the main address). A forged request sent in a player's
+/// name never gets the second, because the forger cannot read that mail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingAlias {
     pub player: PlayerId,
     pub address: Address,
     pub requested_at: Timestamp,
     pub expires_at: Timestamp,
+    /// `code_hash` of the code mailed to the player's main address. A request
+    /// made before the player's confirmation existed has none, and can no longer
+    /// complete: it is asked again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_hash: Option<String>,
+    /// The new address sent `confirm`.
+    #[serde(default)]
+    pub address_confirmed: bool,
+    /// The address of the player's that sent `confirm CODE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<Address>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -150,14 +167,40 @@ pub enum Event {
         id: PlayerId,
         name: String,
     },
+    /// `code_hash` is the hash of the code mailed to the player (never the code);
+    /// a log written before the player's confirmation existed holds none.
     AliasRequested {
         id: PlayerId,
         address: Address,
         expires_at: Timestamp,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code_hash: Option<String>,
     },
+    /// One half of an alias request: the new address confirmed it, the player has not yet.
+    AliasAddressConfirmed {
+        id: PlayerId,
+        address: Address,
+    },
+    /// The other half: an address already the player's (`by`) sent the code; the
+    /// new address has not confirmed yet.
+    AliasPlayerConfirmed {
+        id: PlayerId,
+        address: Address,
+        by: Address,
+    },
+    /// The alias is made: both halves are in (before the player's half existed,
+    /// the new address's alone).
     AliasConfirmed {
         id: PlayerId,
         address: Address,
+    },
+    /// The request was dropped because its code was seen where others may read
+    /// it (`reason`: `code_public`, or `code_from_another_address` when an
+    /// address not the player's sent it, the new one included).
+    AliasCancelled {
+        id: PlayerId,
+        address: Address,
+        reason: String,
     },
     AliasExpired {
         id: PlayerId,
@@ -228,7 +271,11 @@ pub enum Command {
     Alias {
         address: Address,
     },
-    Confirm,
+    /// `code`: the code mailed to the player, normalised (`code_key`); none from
+    /// the new address.
+    Confirm {
+        code: Option<String>,
+    },
     Players,
     Vacation {
         until: jiff::civil::Date,
@@ -276,8 +323,16 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             address: Address::new(rest.trim_matches(|c| c == '<' || c == '>')),
         }),
         "alias" => Err(usage("alias ADDRESS")),
-        "confirm" if rest.is_empty() || rest.eq_ignore_ascii_case("alias") => Ok(Command::Confirm),
-        "confirm" => Err(usage("confirm")),
+        "confirm" if rest.is_empty() || rest.eq_ignore_ascii_case("alias") => {
+            Ok(Command::Confirm { code: None })
+        }
+        "confirm" => {
+            let code = code_key(rest);
+            if code.is_empty() || !code.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(usage("confirm (from the new address), confirm CODE (from yours)"));
+            }
+            Ok(Command::Confirm { code: Some(code) })
+        }
         "players" | "roster" if rest.is_empty() => Ok(Command::Players),
         "vacation" => {
             let date = rest.strip_prefix("until").unwrap_or(rest).trim();
@@ -307,7 +362,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
-                "join NAME, leave, rename NAME, alias ADDRESS, confirm, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, confirm CODE, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
             ),
         )),
     }
@@ -342,6 +397,30 @@ impl Look {
     }
 }
 
+/// The second confirmation of an alias request is in: the address is the player's.
+/// The main address hears of it, unless it sent the confirmation and has the answer.
+fn alias_made(player: &Player, address: &Address, sender: &Address) -> Done<Event> {
+    let notice = Mail::new(
+        Audience::Address(player.address.clone()),
+        TAG,
+        "alias_confirmed",
+        json!({ "name": player.name, "address": address }),
+    );
+    Done {
+        events: vec![Event::AliasConfirmed {
+            id: player.id,
+            address: address.clone(),
+        }],
+        mail: (&player.address != sender)
+            .then_some(notice)
+            .into_iter()
+            .collect(),
+        sentence: Sentence::new("alias_confirmed")
+            .arg("address", address.as_str())
+            .arg("name", &player.name),
+    }
+}
+
 /// A done command with one event and one announcement on the list.
 fn announced(
     event: Event,
@@ -358,6 +437,60 @@ fn announced(
 
 fn no_such_player(name: &str) -> Refusal {
     Refusal(Sentence::new("no_such_player").arg("name", name.trim()))
+}
+
+/// Crockford's base32: no I, L, O or U, so a code retyped from a screen survives.
+const CODE_ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// The code mailed to a player to confirm adding `address`: 80 bits of the step's
+/// secret entropy, which whoever sent the request cannot predict, written
+/// `XXXX-XXXX-XXXX-XXXX`. The address is hashed in so that two `alias` lines of one
+/// message get two codes.
+fn alias_code(entropy: &[u8; 32], address: &Address) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(entropy);
+    hasher.update(b"alias code\n");
+    hasher.update(address.as_str().as_bytes());
+    let digest = hasher.finalize();
+    let bits = digest[..10]
+        .iter()
+        .fold(0_u128, |bits, byte| bits << 8 | u128::from(*byte));
+    let mut code = String::new();
+    for n in 0..16 {
+        if n > 0 && n % 4 == 0 {
+            code.push('-');
+        }
+        let index = (bits >> (75 - 5 * n)) & 31;
+        code.push(char::from(CODE_ALPHABET[index as usize]));
+    }
+    code
+}
+
+/// A code as typed, the way it is compared: any case, dashes and spaces ignored,
+/// and the letters Crockford's alphabet leaves out read as the digits they look like.
+fn code_key(typed: &str) -> String {
+    typed
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| match c.to_ascii_uppercase() {
+            'O' => '0',
+            'I' | 'L' => '1',
+            c => c,
+        })
+        .collect()
+}
+
+/// What the registry keeps of a code: its SHA-256 (hex). The log and `state` are the
+/// operator's to read, and a code kept in them could be read off and sent.
+fn code_hash(key: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"nomicbot alias code\n");
+    hasher.update(key.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 impl Registry {
@@ -471,6 +604,7 @@ impl Registry {
                 id,
                 address,
                 expires_at,
+                code_hash,
             } => {
                 self.pending_aliases
                     .retain(|pending| &pending.address != address);
@@ -479,7 +613,24 @@ impl Registry {
                     address: address.clone(),
                     requested_at: at,
                     expires_at: *expires_at,
+                    code_hash: code_hash.clone(),
+                    address_confirmed: false,
+                    confirmed_by: None,
                 });
+            }
+            Event::AliasAddressConfirmed { id, address } => {
+                for pending in self.pending_aliases.iter_mut() {
+                    if pending.player == *id && &pending.address == address {
+                        pending.address_confirmed = true;
+                    }
+                }
+            }
+            Event::AliasPlayerConfirmed { id, address, by } => {
+                for pending in self.pending_aliases.iter_mut() {
+                    if pending.player == *id && &pending.address == address {
+                        pending.confirmed_by = Some(by.clone());
+                    }
+                }
             }
             Event::AliasConfirmed { id, address } => {
                 self.pending_aliases
@@ -488,7 +639,7 @@ impl Registry {
                     player.aliases.push(address.clone());
                 }
             }
-            Event::AliasExpired { address, .. } => {
+            Event::AliasExpired { address, .. } | Event::AliasCancelled { address, .. } => {
                 self.pending_aliases
                     .retain(|pending| &pending.address != address);
             }
@@ -525,14 +676,25 @@ impl Registry {
     }
 
     /// The registry as anyone may see it: which addresses require a passphrase,
-    /// not its hash (a weak passphrase could be guessed from it).
+    /// not its hash (a weak passphrase could be guessed from it), nor the hash of
+    /// an alias request's code.
     pub fn public_view(&self) -> Registry {
         let mut public = self.clone();
         for passphrase in &mut public.passphrases {
             passphrase.salt = String::new();
             passphrase.hash = "(hidden)".to_owned();
         }
+        for pending in &mut public.pending_aliases {
+            if pending.code_hash.is_some() {
+                pending.code_hash = Some("(hidden)".to_owned());
+            }
+        }
         public
+    }
+
+    /// Whether `public_view` hides anything.
+    pub fn has_secrets(&self) -> bool {
+        !self.passphrases.is_empty() || self.pending_aliases.iter().any(|p| p.code_hash.is_some())
     }
 
     /// Carries out one command. On `Err` nothing happened.
@@ -641,35 +803,67 @@ impl Registry {
                         .arg("name", &owner.name)
                         .into());
                 }
+                // One request per new address: were another player's replaced, the
+                // new address's `confirm` could complete a request it never saw.
+                if self
+                    .pending_aliases
+                    .iter()
+                    .any(|pending| pending.address == address && pending.player != player.id)
+                {
+                    return Err(Sentence::new("alias_pending_elsewhere")
+                        .arg("address", address.as_str())
+                        .into());
+                }
                 let expires_at = ctx
                     .now
                     .checked_add(jiff::SignedDuration::from_hours(i64::from(
                         params.alias_confirm_hours,
                     )))
                     .unwrap_or(ctx.now);
+                let code = alias_code(&ctx.entropy, &address);
                 Ok(Done {
                     events: vec![Event::AliasRequested {
                         id: player.id,
                         address: address.clone(),
                         expires_at,
+                        code_hash: Some(code_hash(&code_key(&code))),
                     }],
-                    mail: vec![Mail::new(
-                        Audience::Address(address.clone()),
-                        TAG,
-                        "alias_confirm_request",
-                        json!({
-                            "name": player.name,
-                            "address": address,
-                            "main_address": player.address,
-                            "expires": human_time(expires_at),
-                        }),
-                    )],
+                    mail: vec![
+                        Mail::new(
+                            Audience::Address(address.clone()),
+                            TAG,
+                            "alias_confirm_request",
+                            json!({
+                                "name": player.name,
+                                "address": address,
+                                "main_address": player.address,
+                                "expires": human_time(expires_at),
+                            }),
+                        ),
+                        // The code goes only where the player reads: whoever
+                        // forged the request from eir address never sees it.
+                        Mail::new(
+                            Audience::Address(player.address.clone()),
+                            TAG,
+                            "alias_player_request",
+                            json!({
+                                "name": player.name,
+                                "address": address,
+                                "requested_by": ctx.signature(),
+                                "public": ctx.public,
+                                "at": human_time(ctx.now),
+                                "code": code,
+                                "expires": human_time(expires_at),
+                            }),
+                        ),
+                    ],
                     sentence: Sentence::new("alias_requested")
                         .arg("address", address.as_str())
+                        .arg("main_address", player.address.as_str())
                         .arg("expires", human_time(expires_at)),
                 })
             }
-            Command::Confirm => {
+            Command::Confirm { code: None } => {
                 let pending = self
                     .pending_aliases
                     .iter()
@@ -679,24 +873,87 @@ impl Registry {
                             Sentence::new("no_pending_alias").arg("address", ctx.sender.as_str()),
                         )
                     })?;
-                let player = self
-                    .by_id(pending.player)
-                    .filter(|p| p.is_active())
-                    .ok_or_else(not_a_player)?;
+                let player = self.pending_player(pending)?;
+                if pending.address_confirmed {
+                    return Err(Sentence::new("alias_waiting_for_player")
+                        .arg("address", pending.address.as_str())
+                        .arg("main_address", player.address.as_str())
+                        .into());
+                }
+                if pending.confirmed_by.is_some() {
+                    return Ok(alias_made(player, &pending.address, &ctx.sender));
+                }
                 Ok(Done {
-                    events: vec![Event::AliasConfirmed {
+                    events: vec![Event::AliasAddressConfirmed {
                         id: player.id,
-                        address: ctx.sender.clone(),
+                        address: pending.address.clone(),
                     }],
-                    mail: vec![Mail::new(
-                        Audience::Address(player.address.clone()),
-                        TAG,
-                        "alias_confirmed",
-                        json!({ "name": player.name, "address": ctx.sender }),
-                    )],
-                    sentence: Sentence::new("alias_confirmed")
-                        .arg("address", ctx.sender.as_str())
-                        .arg("name", &player.name),
+                    mail: Vec::new(),
+                    sentence: Sentence::new("alias_address_confirmed")
+                        .arg("address", pending.address.as_str())
+                        .arg("name", &player.name)
+                        .arg("main_address", player.address.as_str()),
+                })
+            }
+            Command::Confirm { code: Some(key) } => {
+                let hash = code_hash(&key);
+                let pending = self
+                    .pending_aliases
+                    .iter()
+                    .find(|pending| pending.code_hash.as_ref() == Some(&hash))
+                    .ok_or_else(|| Refusal(Sentence::new("alias_code_wrong")))?;
+                let player = self.pending_player(pending)?;
+                // A code seen on the list, or in the hands of an address that is not
+                // the player's (the new one included), may be in a forger's: it is
+                // burnt, and the player asks again.
+                let burnt = if ctx.public {
+                    Some("code_public")
+                } else if !player.has_address(&ctx.sender) {
+                    Some("code_from_another_address")
+                } else {
+                    None
+                };
+                if let Some(reason) = burnt {
+                    return Ok(Done {
+                        events: vec![Event::AliasCancelled {
+                            id: player.id,
+                            address: pending.address.clone(),
+                            reason: reason.to_owned(),
+                        }],
+                        mail: vec![Mail::new(
+                            Audience::Address(player.address.clone()),
+                            TAG,
+                            "alias_cancelled",
+                            json!({
+                                "name": player.name,
+                                "address": pending.address,
+                                "reason": reason,
+                                "sender": ctx.sender,
+                                "at": human_time(ctx.now),
+                            }),
+                        )],
+                        sentence: Sentence::new("alias_code_burnt")
+                            .arg("address", pending.address.as_str())
+                            .arg("reason", reason),
+                    });
+                }
+                if pending.confirmed_by.is_some() {
+                    return Err(Sentence::new("alias_waiting_for_address")
+                        .arg("address", pending.address.as_str())
+                        .into());
+                }
+                if pending.address_confirmed {
+                    return Ok(alias_made(player, &pending.address, &ctx.sender));
+                }
+                Ok(Done {
+                    events: vec![Event::AliasPlayerConfirmed {
+                        id: player.id,
+                        address: pending.address.clone(),
+                        by: ctx.sender.clone(),
+                    }],
+                    mail: Vec::new(),
+                    sentence: Sentence::new("alias_player_confirmed")
+                        .arg("address", pending.address.as_str()),
                 })
             }
             Command::Players => Ok(Done {
@@ -853,6 +1110,29 @@ impl Registry {
         }
     }
 
+    /// The player a pending request is for, if it can still complete: the player
+    /// plays, the request carries the player's code, the address is nobody's yet.
+    fn pending_player(&self, pending: &PendingAlias) -> Result<&Player, Refusal> {
+        let player = self
+            .by_id(pending.player)
+            .filter(|p| p.is_active())
+            .ok_or_else(|| {
+                Refusal(Sentence::new("no_pending_alias").arg("address", pending.address.as_str()))
+            })?;
+        if pending.code_hash.is_none() {
+            return Err(Sentence::new("alias_request_outdated")
+                .arg("address", pending.address.as_str())
+                .into());
+        }
+        if let Some(owner) = self.by_address(&pending.address) {
+            return Err(Sentence::new("address_in_use")
+                .arg("address", pending.address.as_str())
+                .arg("name", &owner.name)
+                .into());
+        }
+        Ok(player)
+    }
+
     /// The active players, for the roster and `state`.
     pub fn roster(&self) -> Vec<serde_json::Value> {
         self.active()
@@ -935,7 +1215,13 @@ impl Registry {
                     Audience::Address(player.address.clone()),
                     TAG,
                     "alias_expired",
-                    json!({ "name": player.name, "address": pending.address, "requested": human_time(pending.requested_at) }),
+                    json!({
+                        "name": player.name,
+                        "address": pending.address,
+                        "requested": human_time(pending.requested_at),
+                        "address_confirmed": pending.address_confirmed,
+                        "player_confirmed": pending.confirmed_by.is_some(),
+                    }),
                 ));
             }
         }
@@ -1094,12 +1380,41 @@ mod tests {
         assert_eq!(registry.players[0].name, "Alicia");
     }
 
+    /// The same message, sent to the bot alone.
+    fn private(sender: &str, minutes: i64) -> Ctx {
+        Ctx {
+            public: false,
+            ..ctx(sender, minutes)
+        }
+    }
+
+    /// The code the bot mailed to the player for an alias request.
+    fn code_in(mail: &[Mail]) -> String {
+        let request = mail
+            .iter()
+            .find(|m| m.template == "alias_player_request")
+            .expect("a request to the player");
+        request.values["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn owner_of(registry: &Registry, address: &str) -> Option<String> {
+        registry
+            .active_by_address(&Address::new(address))
+            .map(|p| p.name.clone())
+    }
+
     #[test]
-    fn alias_needs_confirmation_from_the_new_address_and_expires() {
+    fn alias_needs_confirmation_from_the_new_address_and_the_player_and_expires() {
         let mut registry = Registry::default();
         run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
-        let mail = run(&mut registry, "alias a2@y.org", &ctx("a@x.org", 1)).unwrap();
+        let mail = run(&mut registry, "alias a2@y.org", &private("a@x.org", 1)).unwrap();
         assert_eq!(mail[0].to, Audience::Address(Address::new("a2@y.org")));
+        assert_eq!(mail[0].template, "alias_confirm_request");
+        assert_eq!(mail[1].to, Audience::Address(Address::new("a@x.org")));
+        let code = code_in(&mail);
         // Someone else cannot confirm it.
         assert_eq!(
             run(&mut registry, "confirm", &ctx("mallory@z.org", 2))
@@ -1109,23 +1424,265 @@ mod tests {
             "no_pending_alias"
         );
         run(&mut registry, "confirm", &ctx("A2@y.org", 3)).unwrap();
+        assert_eq!(owner_of(&registry, "a2@y.org"), None, "half confirmed");
         assert_eq!(
-            registry
-                .active_by_address(&Address::new("a2@y.org"))
-                .unwrap()
-                .name,
-            "Alice"
+            run(&mut registry, "confirm", &ctx("a2@y.org", 3))
+                .unwrap_err()
+                .0
+                .code,
+            "alias_waiting_for_player"
         );
+        let mail = run(
+            &mut registry,
+            &format!("confirm {code}"),
+            &private("a@x.org", 4),
+        )
+        .unwrap();
+        assert!(
+            mail.is_empty(),
+            "the answer tells the main address: {mail:?}"
+        );
+        assert_eq!(owner_of(&registry, "a2@y.org").as_deref(), Some("Alice"));
+        assert!(registry.pending_aliases.is_empty());
 
-        run(&mut registry, "alias a3@y.org", &ctx("a2@y.org", 4)).unwrap();
+        run(&mut registry, "alias a3@y.org", &private("a2@y.org", 5)).unwrap();
         let deadline = registry.next_deadline().unwrap();
         assert_eq!(
             deadline,
-            ctx("", 4).now + jiff::SignedDuration::from_hours(72)
+            ctx("", 5).now + jiff::SignedDuration::from_hours(72)
         );
         let (events, mail) = registry.tick(deadline);
         assert_eq!(events.len(), 1);
         assert_eq!(mail[0].template, "alias_expired");
+    }
+
+    #[test]
+    fn issue_23_a_forged_alias_confirmed_from_the_attackers_address_is_not_made() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        // Eve forges Alice's From; the code goes to Alice, whose mail Eve cannot read.
+        let mail = run(
+            &mut registry,
+            "alias eve2@evil.example",
+            &private("a@x.org", 1),
+        )
+        .unwrap();
+        assert!(
+            mail.iter()
+                .filter(|m| m.values["code"].is_string())
+                .all(|m| m.to == Audience::Address(Address::new("a@x.org")))
+        );
+        let done = run(&mut registry, "confirm", &private("eve2@evil.example", 2)).unwrap();
+        assert!(done.is_empty(), "nobody is told of a half: {done:?}");
+        assert_eq!(owner_of(&registry, "eve2@evil.example"), None);
+        // A guess is refused and burns nothing.
+        for guess in ["confirm 0000-0000-0000-0000", "confirm alias2"] {
+            for sender in ["eve2@evil.example", "a@x.org"] {
+                let refused = run(&mut registry, guess, &private(sender, 3)).unwrap_err();
+                assert_eq!(refused.0.code, "alias_code_wrong", "{guess} from {sender}");
+            }
+        }
+        assert_eq!(registry.pending_aliases.len(), 1);
+        // Then the deadline passes: the address was never Alice's.
+        let (events, mail) = registry.tick(registry.next_deadline().unwrap());
+        assert_eq!(mail[0].values["address_confirmed"], true);
+        assert_eq!(mail[0].values["player_confirmed"], false);
+        for event in &events {
+            registry.apply_event(event, ctx("", 5000).now);
+        }
+        assert_eq!(owner_of(&registry, "eve2@evil.example"), None);
+        assert_eq!(
+            run(&mut registry, "leave", &ctx("eve2@evil.example", 5001))
+                .unwrap_err()
+                .0
+                .code,
+            "not_a_player"
+        );
+    }
+
+    #[test]
+    fn issue_23_the_player_may_confirm_first_from_any_address_of_theirs_in_any_case() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        let mail = run(&mut registry, "alias a2@y.org", &private("a@x.org", 1)).unwrap();
+        let code = code_in(&mail);
+        assert_eq!(code.len(), 19, "{code}");
+        run(
+            &mut registry,
+            &format!("confirm {code}"),
+            &private("a@x.org", 2),
+        )
+        .unwrap();
+        run(&mut registry, "confirm", &private("a2@y.org", 3)).unwrap();
+        assert_eq!(owner_of(&registry, "a2@y.org").as_deref(), Some("Alice"));
+
+        // The next request is confirmed from the alias, the code typed loosely.
+        let mail = run(&mut registry, "alias a3@y.org", &private("a2@y.org", 4)).unwrap();
+        assert_eq!(mail[1].to, Audience::Address(Address::new("a@x.org")));
+        let typed = code_in(&mail).to_lowercase().replace('-', " ");
+        let confirmed = run(
+            &mut registry,
+            &format!("confirm {typed}"),
+            &private("a2@y.org", 5),
+        );
+        assert!(confirmed.is_ok(), "{confirmed:?}");
+        assert_eq!(
+            run(
+                &mut registry,
+                &format!("confirm {typed}"),
+                &private("a@x.org", 5)
+            )
+            .unwrap_err()
+            .0
+            .code,
+            "alias_waiting_for_address"
+        );
+        let mail = run(&mut registry, "confirm", &ctx("a3@y.org", 6)).unwrap();
+        assert_eq!(mail[0].template, "alias_confirmed");
+        assert_eq!(mail[0].to, Audience::Address(Address::new("a@x.org")));
+        assert_eq!(owner_of(&registry, "a3@y.org").as_deref(), Some("Alice"));
+    }
+
+    #[test]
+    fn issue_23_a_code_sent_on_the_list_or_from_the_new_address_is_burnt() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        for (n, (sender, public, reason)) in [
+            ("a@x.org", true, "code_public"),
+            ("a2@y.org", false, "code_from_another_address"),
+            ("someone@z.org", false, "code_from_another_address"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let minutes = 10 * n as i64;
+            let mail = run(
+                &mut registry,
+                "alias a2@y.org",
+                &private("a@x.org", minutes),
+            )
+            .unwrap();
+            run(&mut registry, "confirm", &private("a2@y.org", minutes + 1)).unwrap();
+            let line = format!("confirm {}", code_in(&mail));
+            let confirm = Ctx {
+                public,
+                ..ctx(sender, minutes + 2)
+            };
+            let mail = run(&mut registry, &line, &confirm).unwrap();
+            assert_eq!(mail[0].template, "alias_cancelled", "{sender}");
+            assert_eq!(mail[0].to, Audience::Address(Address::new("a@x.org")));
+            assert_eq!(mail[0].values["reason"], reason);
+            assert!(registry.pending_aliases.is_empty(), "{sender}");
+            assert_eq!(owner_of(&registry, "a2@y.org"), None);
+            // Once burnt, the code is no code at all.
+            assert_eq!(
+                run(&mut registry, &line, &private("a@x.org", minutes + 3))
+                    .unwrap_err()
+                    .0
+                    .code,
+                "alias_code_wrong"
+            );
+        }
+    }
+
+    #[test]
+    fn issue_23_one_request_per_new_address_and_a_new_one_gets_a_new_code() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        run(&mut registry, "join Mallory", &ctx("m@x.org", 0)).unwrap();
+        let first = run(&mut registry, "alias a2@y.org", &private("a@x.org", 1)).unwrap();
+        assert_eq!(
+            run(&mut registry, "alias a2@y.org", &private("m@x.org", 2))
+                .unwrap_err()
+                .0
+                .code,
+            "alias_pending_elsewhere"
+        );
+        // Alice's own request again, in another step: the first code is void.
+        let again = Ctx {
+            entropy: [8; 32],
+            ..private("a@x.org", 3)
+        };
+        let second = run(&mut registry, "alias a2@y.org", &again).unwrap();
+        assert_ne!(code_in(&first), code_in(&second));
+        let line = format!("confirm {}", code_in(&first));
+        assert_eq!(
+            run(&mut registry, &line, &private("a@x.org", 4))
+                .unwrap_err()
+                .0
+                .code,
+            "alias_code_wrong"
+        );
+        // Mallory's own code does not confirm Alice's request.
+        let mallorys = run(&mut registry, "alias m2@y.org", &private("m@x.org", 5)).unwrap();
+        let line = format!("confirm {}", code_in(&mallorys));
+        run(&mut registry, &line, &private("m@x.org", 6)).unwrap();
+        run(&mut registry, "confirm", &private("a2@y.org", 7)).unwrap();
+        assert_eq!(owner_of(&registry, "a2@y.org"), None);
+        // Two lines of one message get two codes.
+        let both = run(&mut registry, "alias a4@y.org", &private("a@x.org", 8)).unwrap();
+        let other = run(&mut registry, "alias a5@y.org", &private("a@x.org", 8)).unwrap();
+        assert_ne!(code_in(&both), code_in(&other));
+    }
+
+    #[test]
+    fn issue_23_a_log_from_before_the_players_confirmation_still_reads() {
+        let mut registry = Registry::default();
+        run(&mut registry, "join Alice", &ctx("a@x.org", 0)).unwrap();
+        let old = |value: serde_json::Value| -> Event { serde_json::from_value(value).unwrap() };
+        let at = ctx("", 1).now;
+        registry.apply_event(
+            &old(json!({"kind": "alias_requested", "id": 1, "address": "a2@y.org", "expires_at": "2027-01-20T00:00:00Z"})),
+            at,
+        );
+        registry.apply_event(
+            &old(json!({"kind": "alias_confirmed", "id": 1, "address": "a2@y.org"})),
+            at,
+        );
+        assert_eq!(owner_of(&registry, "a2@y.org").as_deref(), Some("Alice"));
+        // A request still waiting under the old rule can no longer complete.
+        registry.apply_event(
+            &old(json!({"kind": "alias_requested", "id": 1, "address": "a3@y.org", "expires_at": "2027-01-20T00:00:00Z"})),
+            at,
+        );
+        assert_eq!(
+            run(&mut registry, "confirm", &private("a3@y.org", 2))
+                .unwrap_err()
+                .0
+                .code,
+            "alias_request_outdated"
+        );
+        // And the hash of a code is no one's to see.
+        run(&mut registry, "alias a4@y.org", &private("a@x.org", 3)).unwrap();
+        assert!(registry.has_secrets());
+        let shown = serde_json::to_string(&registry.public_view()).unwrap();
+        let hash = registry.pending_aliases[1].code_hash.clone().unwrap();
+        assert!(!shown.contains(&hash), "{shown}");
+    }
+
+    #[test]
+    fn issue_23_codes_are_read_in_any_case_without_dashes_and_lookalikes() {
+        assert_eq!(code_key("k7qm-2xhd 9pwa-rt3f"), "K7QM2XHD9PWART3F");
+        assert_eq!(code_key("O1L0-i"), "01101");
+        assert_eq!(
+            parse("confirm k7qm-2xhd").unwrap(),
+            Command::Confirm {
+                code: Some("K7QM2XHD".to_owned())
+            }
+        );
+        assert_eq!(
+            parse("confirm alias").unwrap(),
+            Command::Confirm { code: None }
+        );
+        assert_eq!(parse("confirm the thing!").unwrap_err().0.code, "usage");
+        let code = alias_code(&[1; 32], &Address::new("a@x.org"));
+        assert!(
+            code.chars()
+                .all(|c| c == '-' || CODE_ALPHABET.contains(&(c as u8))),
+            "{code}"
+        );
+        assert_eq!(code_key(&code).len(), 16);
+        assert_ne!(code, alias_code(&[2; 32], &Address::new("a@x.org")));
     }
 
     #[test]

@@ -235,7 +235,7 @@ impl World {
         if !private {
             shared.random = Arc::new(self.shared.random.public_view());
             shared.sealed = Arc::new(self.shared.sealed.public_view());
-            if !self.shared.players.passphrases.is_empty() {
+            if self.shared.players.has_secrets() {
                 shared.players = Arc::new(self.shared.players.public_view());
             }
         }

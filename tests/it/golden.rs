@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
-use crate::support::{LocalBot, at, balance, message, repo_root};
+use crate::support::{LocalBot, alias_code, at, balance, message, repo_root};
 
 const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
@@ -164,6 +164,26 @@ pub fn play_golden_game(bot: &LocalBot) {
         "[nomic] confirm",
         "",
         day(5, 10, 12),
+    );
+    // Alice confirms too, with the code mailed to her (issue 23). Its Message-ID is
+    // outside the script's count, so every later message keeps its id and draws.
+    bot.once(day(5, 10, 12) + SignedDuration::from_secs(30));
+    let code = bot
+        .sent_mail()
+        .iter()
+        .filter(|m| m.is_to(&player("Alice")))
+        .find_map(alias_code)
+        .expect("a code mailed to Alice");
+    bot.deliver(
+        "golden-alias-code",
+        &message(
+            &player("Alice"),
+            BOT,
+            &format!("[nomic] confirm {code}"),
+            "golden-alias-code@players.test",
+            "",
+        ),
+        day(5, 10, 12) + SignedDuration::from_secs(40),
     );
     script.send(
         &player("Dave"),
@@ -376,6 +396,11 @@ fn the_golden_game_plays_and_is_written_as_a_fixture_when_asked() {
     let config = golden_config();
     let bot = LocalBot::with_config(&config);
     play_golden_game(&bot);
+    let text = bot.cli_ok(&["state"]);
+    assert!(
+        text.contains("Alice <alice@nomic.example> (also alice.home@nomic.example)"),
+        "{text}"
+    );
     let Ok(mode) = std::env::var("NOMICBOT_WRITE_GOLDEN") else {
         return;
     };

@@ -2,6 +2,7 @@
 //! transport, the corpus, and end-to-end tests through the real IMAP and SMTP
 //! servers of `../shared/mailtest/` (started by `.ci/run`).
 
+mod alias_takeover;
 mod architecture;
 mod auth;
 mod automatic;

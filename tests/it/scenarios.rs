@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use jiff::{SignedDuration, Timestamp};
 
-use crate::support::{LocalBot, SentMail, at, message};
+use crate::support::{LocalBot, SentMail, alias_code, at, message};
 
 const LIST: &str = "game-list@nomic.example";
 const BOT: &str = "bot@nomic.example";
@@ -696,7 +696,13 @@ fn rename_alias_confirm_players_and_leave_by_mail() {
         ),
         hours(2),
     );
-    let answer = answer_to(&mail, "alice@example.org", "a3@example.org");
+    // Two mails go to the main address in this thread: the answer, and the code.
+    let answers: Vec<&SentMail> = mail
+        .iter()
+        .filter(|m| m.is_to("alice@example.org") && m.subject.starts_with("Re: "))
+        .collect();
+    assert_eq!(answers.len(), 1, "{mail:#?}");
+    let answer = answers[0];
     assert!(
         answer
             .body
@@ -722,6 +728,21 @@ fn rename_alias_confirm_players_and_leave_by_mail() {
     assert!(
         to_the_list(&mail).is_empty(),
         "an alias request is private: {mail:#?}"
+    );
+    // The player's own confirmation: a code mailed to the main address only.
+    let codes: Vec<(&SentMail, String)> = mail
+        .iter()
+        .filter_map(|m| alias_code(m).map(|code| (m, code)))
+        .collect();
+    assert_eq!(codes.len(), 1, "{mail:#?}");
+    let (to_alicia, code) = &codes[0];
+    assert_eq!(to_alicia.to, ["alice@example.org"]);
+    assert!(
+        to_alicia
+            .body
+            .contains("A message sent with your address as its sender\n(alice@example.org) asked"),
+        "{}",
+        to_alicia.body
     );
 
     // A stranger cannot confirm someone else's alias.
@@ -763,26 +784,34 @@ fn rename_alias_confirm_players_and_leave_by_mail() {
     assert!(
         answer
             .body
+            .contains("Done. Confirmed from alice@work.example. It becomes an address of Alicia once the player also confirms"),
+        "{}",
+        answer.body
+    );
+    assert_eq!(mail.len(), 1, "{mail:#?}");
+    assert_eq!(player(&bot, "Alicia")["aliases"], serde_json::json!([]));
+
+    // Alicia confirms last, from her main address, with the code.
+    let mail = exchange(
+        &bot,
+        &message(
+            "alice@example.org",
+            BOT,
+            &format!("[nomic] confirm {code}"),
+            "a3b@example.org",
+            "",
+        ),
+        hours(4) + SignedDuration::from_mins(30),
+    );
+    let answer = answer_to(&mail, "alice@example.org", "a3b@example.org");
+    assert!(
+        answer
+            .body
             .contains("Done. alice@work.example is now an address of Alicia"),
         "{}",
         answer.body
     );
-    let notice: Vec<&SentMail> = mail
-        .iter()
-        .filter(|m| m.is_to("alice@example.org"))
-        .collect();
-    assert_eq!(
-        notice.len(),
-        1,
-        "the player hears of it at the main address: {mail:#?}"
-    );
-    assert!(
-        notice[0]
-            .body
-            .contains("alice@work.example confirmed that it belongs to you, Alicia"),
-        "{}",
-        notice[0].body
-    );
+    assert_eq!(mail.len(), 1, "the answer is the notice: {mail:#?}");
     assert_eq!(
         player(&bot, "Alicia")["aliases"],
         serde_json::json!(["alice@work.example"])
@@ -1188,9 +1217,10 @@ fn letters(mut i: usize) -> String {
     name
 }
 
-/// A week of play: joins, a rename, an alias confirmed in time, one that expires
-/// in the middle (its late confirmation refused), one that expires after the last
-/// message, a leave, a duplicate, chatter and an auto-reply.
+/// A week of play: joins, a rename, an alias that expires in the middle (its late
+/// confirmation refused), one confirmed from its new address but never by the
+/// player (issue 23: it expires too), one that expires after the last message, a
+/// leave, a duplicate, chatter and an auto-reply.
 fn script() -> Vec<(Timestamp, String)> {
     let day = |d: i64, h: i64| t0() + SignedDuration::from_hours(24 * d + h);
     vec![
@@ -1351,7 +1381,10 @@ fn a_bot_down_for_four_days_reaches_the_state_of_one_that_never_stopped() {
     let last = script.iter().map(|(t, _)| *t).max().expect("a script");
     let catch_up = last + SignedDuration::from_hours(24 * 4);
 
+    // The same secret: the codes mailed to the players are then the same.
+    let secret = "5e".repeat(32);
     let always_up = LocalBot::new();
+    always_up.fix_secret(&secret);
     for (arrival, raw) in &script {
         deliver(&always_up, raw, *arrival);
         always_up.once(*arrival + SignedDuration::from_secs(30));
@@ -1359,6 +1392,7 @@ fn a_bot_down_for_four_days_reaches_the_state_of_one_that_never_stopped() {
     always_up.once(catch_up);
 
     let was_down = LocalBot::new();
+    was_down.fix_secret(&secret);
     for (arrival, raw) in &script {
         deliver(&was_down, raw, *arrival);
     }
@@ -1376,9 +1410,10 @@ fn a_bot_down_for_four_days_reaches_the_state_of_one_that_never_stopped() {
             "joined",
             "alias_expired",
             "alias_requested",
-            "alias_confirmed",
+            "alias_address_confirmed",
             "left",
             "alias_requested",
+            "alias_expired",
             "alias_expired"
         ],
         "the script did not play out as written: {log:#?}"

@@ -397,4 +397,39 @@ pub fn trusting() -> &'static str {
         nomicbot::config::believing_from(nomicbot::config::DEFAULT_CONFIG)
     });
     CONFIG.as_str()
+
+/// The code of an alias request, from the bot's mail to the player: its line
+/// `confirm XXXX-XXXX-XXXX-XXXX`.
+pub fn alias_code(mail: &SentMail) -> Option<String> {
+    mail.body.lines().find_map(|line| {
+        let code = line.trim().strip_prefix("confirm ")?;
+        let shaped = code.len() == 19
+            && code.chars().enumerate().all(|(n, c)| {
+                if n % 5 == 4 {
+                    c == '-'
+                } else {
+                    c.is_ascii_alphanumeric()
+                }
+            });
+        shaped.then(|| code.to_owned())
+    })
+}
+
+impl LocalBot {
+    /// Fixes the bot's secret (64 hex digits) before its first start: two bots
+    /// given the same mail then draw the same seeds and the same alias codes.
+    pub fn fix_secret(&self, secret: &str) {
+        let config = self.config();
+        let database = config.resolve(&config.bot.database);
+        if let Some(folder) = database.parent() {
+            std::fs::create_dir_all(folder).expect("database folder");
+        }
+        drop(nomicbot::store::Store::open(&database).expect("create the database"));
+        let conn = rusqlite::Connection::open(&database).expect("open the database");
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('secret', ?1)",
+            [secret],
+        )
+        .expect("set the secret");
+    }
 }
