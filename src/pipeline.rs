@@ -734,18 +734,6 @@ impl Bot {
                     message_id: envelope.message_id.clone(),
                     references: envelope.references.clone(),
                 };
-                if let Some(held) = self.flood_gate(
-                    row,
-                    at,
-                    &cause,
-                    &message,
-                    &ctx,
-                    &thread,
-                    trust.is_full(),
-                    now,
-                )? {
-                    return Ok(held);
-                }
                 let over_limit = if too_large {
                     Some(format!(
                         "it is {} bytes long, and the bot reads messages of up to {} bytes",
@@ -812,6 +800,18 @@ impl Bot {
                         .all(|line| line.status == Status::NotUnderstood)
                 {
                     return self.chatter(row, at, &cause, &message, &ctx, &thread, now);
+                }
+                if let Some(held) = self.flood_gate(
+                    row,
+                    at,
+                    &cause,
+                    &message,
+                    &ctx,
+                    &thread,
+                    trust.is_full(),
+                    now,
+                )? {
+                    return Ok(held);
                 }
                 let mut next = self.world.clone();
                 for event in &outcome.events {
@@ -1170,8 +1170,10 @@ impl Bot {
     }
 
     /// The flood bounds (`[limits] max_actions_per_day`, `max_outgoing_per_hour`,
-    /// `max_outgoing_bytes_per_hour`), before a message reaches the games. A
-    /// message past one is kept aside, unapplied, with the bound in its reason;
+    /// `max_outgoing_bytes_per_hour`), once the games have said what a message
+    /// would do and before any of it is committed: talk in a tagged thread
+    /// (chatter) is told apart first, so it never draws a notice. A message
+    /// past a bound is kept aside, unapplied, with the bound in its reason;
     /// the first one held for its sender on the day tells them, and the first
     /// held on a crossing (the sender's day, or the hour) alerts the
     /// moderators. `Some` when it was held (what `handle` returns), `None` when

@@ -227,6 +227,8 @@ fn many_senders_past_the_hourly_outgoing_bound_are_held_and_nothing_is_lost() {
         .collect();
     // Dan tries twice: he is told once.
     script.push(("dan@example.org", "[nomic] join Dan", "again"));
+    // Talk in a tagged thread does nothing: it is never held, nor its sender told.
+    script.push(("gus@example.org", "Re: [nomic] join Ann", "Welcome, Ann!"));
     deliver(&bot, start, &script);
     bot.once(start + SignedDuration::from_hours(2));
 
@@ -239,6 +241,8 @@ fn many_senders_past_the_hourly_outgoing_bound_are_held_and_nothing_is_lost() {
     for held_player in ["dan@example.org", "eve@example.org", "fay@example.org"] {
         assert_eq!(held_notices(&bot, held_player), 1, "{held_player}");
     }
+    assert_eq!(held_notices(&bot, "gus@example.org"), 0);
+    assert!(bot.inbox_with_status("aside").contains("chatter"));
     let alerts = alerts(&bot);
     assert_eq!(alerts.len(), 1, "{alerts:#?}");
     assert!(
