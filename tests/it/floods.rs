@@ -389,3 +389,41 @@ fn the_roster_answer_names_the_first_players_and_counts_the_rest() {
         roster.body
     );
 }
+
+#[test]
+fn a_pass_killed_in_a_flood_loses_nothing_and_tells_no_one_twice() {
+    let script: &[(&str, &str, &str)] = &[
+        ("alice@example.org", "[nomic] join Alice", ""),
+        ("alice@example.org", "[nomic] rename Alicia", ""),
+        ("alice@example.org", "[nomic] rename Alix", ""),
+        ("alice@example.org", "[nomic] rename Ali", ""),
+        ("alice@example.org", "[nomic] rename Al", ""),
+        ("alice@example.org", "[nomic] rename A", ""),
+        ("bob@example.org", "[nomic] join Bob", ""),
+        ("bob@example.org", "[nomic] rename Bobby", ""),
+    ];
+    let settings = [("max_actions_per_day", "3")];
+    let start = at("2026-02-02T10:00:00Z");
+    let later = start + SignedDuration::from_hours(1);
+    let reference = bot_with(&settings);
+    deliver(&reference, start, script);
+    reference.once(later);
+
+    let killed = bot_with(&settings);
+    deliver(&killed, start, script);
+    // The fourth message applied is Bob's join, in the batch that also holds
+    // Alice's three: killed there, none of that batch is durable.
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"));
+    command
+        .arg("--config")
+        .arg(killed.config_path())
+        .args(["once", "--now", &later.to_string()]);
+    crate::e2e::run_until_failpoint(command, "after-commit:4");
+    killed.once(later);
+
+    assert_eq!(names(&killed), ["Alix", "Bobby"]);
+    assert_eq!(names(&killed), names(&reference));
+    assert_eq!(held(&killed), held(&reference));
+    assert_eq!(held_notices(&killed, "alice@example.org"), 1);
+    assert_eq!(alerts(&killed).len(), 1);
+}
