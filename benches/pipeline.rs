@@ -513,7 +513,8 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     let config = format!(
         "transport = \"imap\"\n[bot]\naddress = \"{bot}\"\nlist = \"{list}\"\ndatabase = \"bot.sqlite\"\n\
          [imap]\nhost = \"{h}\"\nport = {ip}\nuser = \"{bot_user}\"\npassword = \"{pw}\"\ntls = \"none\"\n\
-         [smtp]\nhost = \"{h}\"\nport = {sp}\ntls = \"none\"\n",
+         [smtp]\nhost = \"{h}\"\nport = {sp}\ntls = \"none\"\n\
+         [limits]\nmax_outgoing_per_hour = 0\nmax_outgoing_bytes_per_hour = 0\n",
         bot = run.address(&run.bot_user()),
         list = run.address(&run.list_user()),
         bot_user = run.bot_user(),
@@ -522,6 +523,9 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
         sp = s.smtp_port,
         pw = s.password
     );
+    // The hourly bound on the bot's mail is lifted: a run measures how fast the
+    // bot answers a burst, and `BENCH_MESSAGES` may ask for more than it lets
+    // through in an hour (each sender sends one message, under the daily bound).
     std::fs::write(dir.path().join("bot.toml"), config).expect("config");
     nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
 

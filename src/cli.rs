@@ -363,6 +363,29 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
     Ok(out)
 }
 
+/// Gives messages kept aside back to the pipeline (`inbox --release ID`): the
+/// next pass applies them at its time, past the flood bounds.
+pub fn release(bot: &mut Bot, ids: &[i64]) -> Result<String> {
+    let released = bot.store.release(ids)?;
+    let mut out = format!(
+        "released {} (the next `nomicbot once` or the daemon applies them)",
+        released.len()
+    );
+    let skipped: Vec<String> = ids
+        .iter()
+        .filter(|id| !released.contains(id))
+        .map(|id| format!("#{id}"))
+        .collect();
+    if !skipped.is_empty() {
+        write!(
+            out,
+            "; not kept aside, left as they are: {}",
+            skipped.join(", ")
+        )?;
+    }
+    Ok(out)
+}
+
 /// Writes the event log to `out` as it is read, one event a line (or the JSON
 /// array of them), so that a long log is never held.
 pub fn log(bot: &Bot, json: bool, out: &mut impl std::io::Write) -> Result<()> {

@@ -294,6 +294,9 @@ pub struct PlayersConfig {
     /// The longest vacation `vacation until` accepts, in days.
     #[serde(default = "default_max_vacation_days")]
     pub max_vacation_days: u32,
+    /// The most players the `players` answer names; the others are counted.
+    #[serde(default = "default_roster_names")]
+    pub roster_names: usize,
 }
 
 impl Default for PlayersConfig {
@@ -302,6 +305,7 @@ impl Default for PlayersConfig {
             alias_confirm_hours: default_alias_confirm_hours(),
             max_name_chars: default_max_name_chars(),
             max_vacation_days: default_max_vacation_days(),
+            roster_names: default_roster_names(),
         }
     }
 }
@@ -326,6 +330,21 @@ pub struct LimitsConfig {
     /// digest at the end of the day. 0: no cap.
     #[serde(default = "default_max_answers_per_day")]
     pub max_answers_per_day: usize,
+    /// The most messages of one sender the games are given in a day (a calendar
+    /// day of `[calendar]`); past it, the sender's messages are kept aside until
+    /// a moderator releases them. Moderators and officers are never held. 0: no
+    /// bound.
+    #[serde(default = "default_max_actions_per_day")]
+    pub max_actions_per_day: usize,
+    /// The most mail the bot writes in an hour (UTC clock hours, counted by the
+    /// time of the steps that write it) before players' messages of that hour
+    /// are kept aside. Deadlines and moderators' messages are never held, and
+    /// count. 0: no bound.
+    #[serde(default = "default_max_outgoing_per_hour")]
+    pub max_outgoing_per_hour: usize,
+    /// The same bound on the bytes of that mail. 0: no bound.
+    #[serde(default = "default_max_outgoing_bytes_per_hour")]
+    pub max_outgoing_bytes_per_hour: usize,
 }
 
 impl Default for LimitsConfig {
@@ -335,6 +354,9 @@ impl Default for LimitsConfig {
             max_command_lines: default_max_command_lines(),
             max_answer_bytes: default_max_answer_bytes(),
             max_answers_per_day: default_max_answers_per_day(),
+            max_actions_per_day: default_max_actions_per_day(),
+            max_outgoing_per_hour: default_max_outgoing_per_hour(),
+            max_outgoing_bytes_per_hour: default_max_outgoing_bytes_per_hour(),
         }
     }
 }
@@ -351,6 +373,23 @@ fn default_max_answer_bytes() -> usize {
 /// Mailman's `max_autoresponses_per_day`.
 fn default_max_answers_per_day() -> usize {
     10
+}
+/// Twice what a very active player sends in a day (about 50 commands): nobody
+/// playing is held, and a runaway script or a loop is stopped after 100.
+fn default_max_actions_per_day() -> usize {
+    100
+}
+/// A list of 100 players, each acting twice in the hour before a deadline, is
+/// about 400 mails (an answer and an announcement each); a deadline's own burst
+/// is never held. 500 lets that through and stops a flood of thousands.
+fn default_max_outgoing_per_hour() -> usize {
+    500
+}
+/// 500 mails of a few kilobytes each (an answer with its quoted lines, an
+/// announcement) is 2 to 5 MB; 10 MB leaves room for long answers (help, a
+/// ruleset) and keeps a flood to 240 MB a day at most, not 473 MB an hour.
+fn default_max_outgoing_bytes_per_hour() -> usize {
+    10_000_000
 }
 
 /// What the list manager adds to a post. Reading a body stops at the first line
@@ -493,6 +532,11 @@ fn default_retry_max_seconds() -> u64 {
 }
 fn default_alias_confirm_hours() -> u32 {
     72
+}
+/// A list of 30 to 100 players reads most or all of its roster in one answer of
+/// a few kilobytes; a list of thousands gets the first 50 and a count.
+fn default_roster_names() -> usize {
+    50
 }
 fn default_max_name_chars() -> usize {
     40

@@ -77,6 +77,13 @@ enum Command {
         status: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Give these messages kept aside back to the bot (a moderator's choice
+        /// for messages held by a flood bound): the next pass applies them, past
+        /// the bounds.
+        #[arg(long, value_name = "ID")]
+        release: Vec<i64>,
+        #[command(flatten)]
+        lock: LockWait,
     },
     /// The event log.
     Log {
@@ -281,7 +288,17 @@ fn execute(args: Args) -> Result<ExitCode> {
             let bot = open(&args.config)?;
             print!("{}", cli::outbox(&bot, json)?);
         }
-        Command::Inbox { status, json } => {
+        Command::Inbox {
+            status,
+            json,
+            release,
+            lock,
+        } => {
+            if !release.is_empty() {
+                let mut bot = open_exclusive(&args.config, lock.duration())?;
+                println!("{}", cli::release(&mut bot, &release)?);
+                return Ok(ExitCode::SUCCESS);
+            }
             let bot = open(&args.config)?;
             let status = match status.as_deref() {
                 None => None,

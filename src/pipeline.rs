@@ -821,6 +821,18 @@ impl Bot {
                 {
                     return self.chatter(row, at, &cause, &message, &ctx, &thread, now);
                 }
+                if let Some(held) = self.flood_gate(
+                    row,
+                    at,
+                    &cause,
+                    &message,
+                    &ctx,
+                    &thread,
+                    trust.is_full(),
+                    now,
+                )? {
+                    return Ok(held);
+                }
                 let mut next = self.world.clone();
                 for event in &outcome.events {
                     next.apply_event(event, at);
@@ -1186,6 +1198,161 @@ impl Bot {
         Ok(digests.len())
     }
 
+    /// The flood bounds (`[limits] max_actions_per_day`, `max_outgoing_per_hour`,
+    /// `max_outgoing_bytes_per_hour`), once the games have said what a message
+    /// would do and before any of it is committed: talk in a tagged thread
+    /// (chatter) is told apart first, so it never draws a notice. A message
+    /// past a bound is kept aside, unapplied, with the bound in its reason;
+    /// the first one held for its sender on the day tells them, and the first
+    /// held on a crossing (the sender's day, or the hour) alerts the
+    /// moderators. `Some` when it was held (what `handle` returns), `None` when
+    /// it goes on. Moderators, officers and messages the operator released are
+    /// never held; deadlines do not come through here.
+    ///
+    /// Deterministic as `apply_quota` is: the counts are of what is committed
+    /// for the messages of that day or hour, applied in arrival order, and the
+    /// hour is the step's own, however late the bot runs it.
+    #[allow(clippy::too_many_arguments)]
+    fn flood_gate(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        message: &Message,
+        ctx: &Ctx,
+        thread: &Thread,
+        trusted: bool,
+        now: Timestamp,
+    ) -> Result<Option<(bool, usize)>> {
+        let limits = &self.config.limits;
+        let officers = self.params.with_offices(&self.world.shared.offices);
+        if row
+            .reason
+            .as_deref()
+            .is_some_and(|reason| reason.starts_with(crate::store::RELEASED))
+            || (trusted && holds_an_office(officers.officers(), &ctx.sender))
+        {
+            return Ok(None);
+        }
+        let Ok(day) = self.params.setting.calendar.day_of(at) else {
+            return Ok(None);
+        };
+        let date = day.date.to_string();
+        let actor = ctx.sender.as_str().to_owned();
+        let hour_start = at
+            .round(
+                jiff::TimestampRound::new()
+                    .smallest(jiff::Unit::Hour)
+                    .mode(jiff::RoundMode::Trunc),
+            )
+            .unwrap_or(at);
+        let hour_end = hour_start + jiff::SignedDuration::from_hours(1);
+        let actions = self.store.actions_on(&actor, &date)?;
+        let (count, bytes) = self.store.outgoing_between(hour_start, hour_end)?;
+        let outgoing = format!("outgoing:{hour_start}");
+        let (held, told, alerted, values) =
+            if limits.max_actions_per_day > 0 && actions >= limits.max_actions_per_day {
+                let told = self.store.was_held(&actor, &date, "actions", row.id)?;
+                let values = json!({
+                    "bound": "actions",
+                    "cap": limits.max_actions_per_day,
+                    "day": date,
+                });
+                ("actions".to_owned(), told, told, values)
+            } else if (limits.max_outgoing_per_hour > 0 && count >= limits.max_outgoing_per_hour)
+                || (limits.max_outgoing_bytes_per_hour > 0
+                    && bytes >= limits.max_outgoing_bytes_per_hour)
+            {
+                let told = self.store.was_held(&actor, &date, "outgoing:", row.id)?;
+                let alerted = self.store.held_as(&outgoing, row.id)?;
+                let values = json!({
+                    "bound": "outgoing",
+                    "cap": limits.max_outgoing_per_hour,
+                    "cap_bytes": limits.max_outgoing_bytes_per_hour,
+                    "count": count,
+                    "bytes": bytes,
+                    "day": date,
+                    "hour": crate::engine::human_time(hour_start),
+                    "until": crate::engine::human_time(hour_end),
+                });
+                (outgoing, told, alerted, values)
+            } else {
+                self.store.mark_actor(row.id, &actor, &date, None)?;
+                return Ok(None);
+            };
+        let reason = match values["bound"].as_str() {
+            Some("actions") => format!(
+                "held: {actor} has had {actions} messages applied on {date}, and the bot applies up to {} a day from one sender (`[limits] max_actions_per_day`)",
+                limits.max_actions_per_day
+            ),
+            _ => format!(
+                "held: the bot wrote {count} mails ({bytes} bytes) in the hour from {}, and applies players' messages up to {} mails and {} bytes an hour, 0 for no bound (`[limits] max_outgoing_per_hour`, `max_outgoing_bytes_per_hour`)",
+                crate::engine::human_time(hour_start),
+                limits.max_outgoing_per_hour,
+                limits.max_outgoing_bytes_per_hour
+            ),
+        };
+        let mut values = values;
+        values["sender"] = json!(actor);
+        values["subject_rest"] = json!(message.subject_rest);
+        values["tag"] = json!(message.tag);
+        values["at"] = json!(crate::engine::human_time(at));
+        values["inbox"] = json!(row.id);
+        let mut notices = Vec::new();
+        if !told {
+            notices.push(Mail::new(
+                Audience::Address(ctx.sender.clone()),
+                &message.tag,
+                "flood_held",
+                values.clone(),
+            ));
+        }
+        if !alerted {
+            let moderators = &officers.officers().moderators;
+            if moderators.is_empty() {
+                tracing::warn!(
+                    inbox = row.id,
+                    "a flood bound holds messages, and no moderator is configured to be alerted"
+                );
+            }
+            for moderator in moderators {
+                notices.push(Mail::new(
+                    Audience::Address(moderator.clone()),
+                    &message.tag,
+                    "flood_alert",
+                    values.clone(),
+                ));
+            }
+        }
+        // Named apart from the message's own mail: once released, its answer
+        // must not take a notice's Message-ID (and be dropped as sent already).
+        let notice_cause = format!("held:{cause}");
+        let mut mail = Vec::new();
+        for (index, notice) in notices.iter().enumerate() {
+            match self.render_one(notice, &notice_cause, index, thread, Kind::Reply, now) {
+                Ok(one) => mail.push(one),
+                Err(error @ (PipelineError::Template(_) | PipelineError::Compose(_))) => {
+                    tracing::error!(inbox = row.id, %error, "cannot write the notice of a held message");
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        tracing::info!(inbox = row.id, %reason, "kept aside by a flood bound");
+        self.store.mark_actor(row.id, &actor, &date, Some(&held))?;
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((row.id, InboxStatus::Aside, Some(reason))),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok(Some((false, queued)))
+    }
+
     /// Records that a message is not acted on, and why; nothing else changes.
     fn keep_aside(
         &mut self,
@@ -1394,6 +1561,19 @@ impl Bot {
     }
 }
 
+/// Whether `address` holds an office of any kind: a moderator, a keeper of the
+/// rules, an office of bot.toml or one a game names. Their mail is never held
+/// by a flood bound: an override or a ruling must get through a flood.
+fn holds_an_office(officers: &crate::engine::game::Officers, address: &Address) -> bool {
+    officers.is_moderator(address)
+        || officers.rules.contains(address)
+        || officers
+            .offices
+            .values()
+            .chain(officers.of_games.iter().map(|(_, holders)| holders))
+            .any(|holders| holders.contains(address))
+}
+
 /// What the router reads of a tagged message: its tag, the rest of its subject and
 /// its command lines.
 pub fn tagged_message(tag: &parse::SubjectTag, body_lines: Vec<String>) -> Message {
@@ -1429,6 +1609,7 @@ pub fn game_params(
             alias_confirm_hours: config.players.alias_confirm_hours,
             max_name_chars: config.players.max_name_chars,
             max_vacation_days: config.players.max_vacation_days,
+            roster_names: config.players.roster_names,
             own_addresses: vec![
                 Address::new(&config.bot.address),
                 Address::new(&config.bot.list),

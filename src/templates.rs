@@ -384,7 +384,8 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "offices": [{ "office": "Referee", "holders": ["r@x.org"] }, { "office": "Wrangler", "holders": [] }] } } }));
     lines.push(serde_json::json!({ "line": "players", "status": "done", "sentence": { "code": "roster", "args": {
         "players": [{ "name": "Alice", "address": "a@x.org", "aliases": [], "joined": "2026-01-01 00:00 UTC",
-        "home": "Alice's Home", "vacation_until": null, "in_gaol": true, "inactive": false }] } } }));
+        "home": "Alice's Home", "vacation_until": null, "in_gaol": true, "inactive": false }],
+        "count": 51, "more": 50, "full_roster": null } } }));
     let reply = templates.render(
         "reply",
         serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test", "lines": lines, "done": 1, "refused": 1,
@@ -453,6 +454,20 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         serde_json::json!({ "tag": "nomic", "subject": "[nomic] test", "subject_rest": "test",
             "at": "2026-01-01 00:00 UTC", "reason": "it has 1,500 command lines; the bot reads at most 1,000" }),
     )?;
+    for bound in [
+        serde_json::json!({ "bound": "actions", "cap": 100, "day": "2026-01-01" }),
+        serde_json::json!({ "bound": "outgoing", "cap": 500, "cap_bytes": 10_000_000, "count": 500,
+            "bytes": 2_000_000, "day": "2026-01-01", "hour": "2026-01-01 10:00 UTC", "until": "2026-01-01 11:00 UTC" }),
+    ] {
+        let mut values = bound;
+        values["sender"] = serde_json::json!("a@x.org");
+        values["tag"] = serde_json::json!("nomic");
+        values["subject_rest"] = serde_json::json!("rename Bob");
+        values["at"] = serde_json::json!("2026-01-01 10:30 UTC");
+        values["inbox"] = serde_json::json!(12);
+        templates.render("flood_held", &values)?;
+        templates.render("flood_alert", &values)?;
+    }
     templates.render(
         "went_public",
         serde_json::json!({ "subject": "[vote] yes", "first_at": "2026-01-01 00:00 UTC",

@@ -24,6 +24,9 @@ pub struct Params {
     pub max_name_chars: usize,
     /// The longest vacation `vacation until` accepts, in days from the message.
     pub max_vacation_days: u32,
+    /// The most players the `players` answer names; the rest are counted. A
+    /// list of hundreds must not get an answer that grows with every join.
+    pub roster_names: usize,
     /// The bot's own address and the game list's: no player's alias (the shell
     /// hands them in from `[bot]`; they are no number of the registry).
     #[serde(skip)]
@@ -45,6 +48,7 @@ impl Default for Params {
             alias_confirm_hours: 72,
             max_name_chars: 40,
             max_vacation_days: 366,
+            roster_names: 50,
             own_addresses: Vec::new(),
             can_write_to: can_write_to_default(),
         }
@@ -956,11 +960,23 @@ impl Registry {
                         .arg("address", pending.address.as_str()),
                 })
             }
-            Command::Players => Ok(Done {
-                events: Vec::new(),
-                mail: Vec::new(),
-                sentence: Sentence::new("roster").arg("players", self.roster()),
-            }),
+            Command::Players => {
+                let mut roster = self.roster();
+                let count = roster.len();
+                roster.truncate(params.roster_names);
+                Ok(Done {
+                    events: Vec::new(),
+                    mail: Vec::new(),
+                    sentence: Sentence::new("roster")
+                        .arg("players", roster)
+                        .arg("count", count)
+                        .arg("more", count.saturating_sub(params.roster_names))
+                        // Where the full roster can be read. There is no web record
+                        // yet: once there is, its address of the roster goes here
+                        // and the answer links to it instead of naming `state`.
+                        .arg("full_roster", serde_json::Value::Null),
+                })
+            }
             Command::Vacation { until } => {
                 let player = active_me.ok_or_else(not_a_player)?;
                 // The return is announced as a date: the vacation ends as that day begins (UTC).

@@ -23,6 +23,11 @@ use schema::sortable;
 pub const ECHO_TOLD: &str =
     "the list delivered this private message to everyone, and its sender was told";
 
+/// The beginning of the reason of a message kept aside and given back to the
+/// pipeline by the operator (`nomicbot inbox --release ID`): the flood bounds
+/// let it through.
+pub const RELEASED: &str = "released by the operator";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -758,8 +763,8 @@ impl Store {
                 };
                 // A stable Message-ID makes a second insert of the same mail a no-op.
                 tx.execute(
-                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, answer_to, answer_day, digest_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11)",
+                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, status, answer_to, answer_day, digest_at, step_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9, ?10, ?11, ?12)",
                     params![
                         mail.message_id,
                         step.cause,
@@ -771,7 +776,8 @@ impl Store {
                         status,
                         answer_to,
                         answer_day,
-                        digest_at
+                        digest_at,
+                        sortable(step.at)
                     ],
                 )?;
             }
@@ -792,6 +798,91 @@ impl Store {
             |row| row.get(0),
         )?;
         Ok(usize::try_from(count).unwrap_or(usize::MAX))
+    }
+
+    /// How many messages of `actor` the games were given on `day` (a date),
+    /// counted against `[limits] max_actions_per_day`: those admitted by the
+    /// bound and applied, not those a moderator released past it.
+    pub fn actions_on(&self, actor: &str, day: &str) -> Result<usize> {
+        let count: i64 = self.conn.query_row(
+            "SELECT count(*) FROM inbox WHERE actor = ?1 AND action_day = ?2 AND held IS NULL AND status = 'applied'",
+            params![actor, day],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
+    }
+
+    /// Records that a message is given to the games as an action of `actor` on
+    /// `day`, or (`held`) that a flood bound holds it. Written in the open batch,
+    /// so it is durable with the step or not at all; written again the same if
+    /// the step is taken again.
+    pub fn mark_actor(
+        &mut self,
+        id: i64,
+        actor: &str,
+        day: &str,
+        held: Option<&str>,
+    ) -> Result<()> {
+        self.atomically(|tx| {
+            tx.execute(
+                "UPDATE inbox SET actor = ?2, action_day = ?3, held = ?4 WHERE id = ?1",
+                params![id, actor, day, held],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Whether a message of `actor` other than `id` was held on `day` by a bound
+    /// whose mark begins with `held` (then its sender was told already).
+    pub fn was_held(&self, actor: &str, day: &str, held: &str, id: i64) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM inbox WHERE actor = ?1 AND action_day = ?2 AND substr(held, 1, length(?3)) = ?3 AND id != ?4)",
+            params![actor, day, held, id],
+            |row| row.get(0),
+        )?)
+    }
+
+    /// Whether a message other than `id`, of any sender, was held with this
+    /// very mark (then the moderators were alerted of this crossing already).
+    pub fn held_as(&self, held: &str, id: i64) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM inbox WHERE held = ?1 AND id != ?2)",
+            params![held, id],
+            |row| row.get(0),
+        )?)
+    }
+
+    /// The mail written by the steps from `from` to `until` (excluded), as a
+    /// count and bytes, less the answers folded into a digest (the digest is
+    /// counted when it is written).
+    pub fn outgoing_between(&self, from: Timestamp, until: Timestamp) -> Result<(usize, usize)> {
+        let (count, bytes): (i64, i64) = self.conn.query_row(
+            "SELECT count(*), coalesce(sum(length(raw)), 0) FROM outbox WHERE step_at >= ?1 AND step_at < ?2 AND digest_at IS NULL",
+            params![sortable(from), sortable(until)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        Ok((
+            usize::try_from(count).unwrap_or(usize::MAX),
+            usize::try_from(bytes).unwrap_or(usize::MAX),
+        ))
+    }
+
+    /// Gives messages kept aside back to the pipeline, marked as released (the
+    /// flood bounds let them through). Returns the ids that were aside.
+    pub fn release(&mut self, ids: &[i64]) -> Result<Vec<i64>> {
+        self.atomically(|tx| {
+            let mut released = Vec::new();
+            for id in ids {
+                let changed = tx.execute(
+                    "UPDATE inbox SET status = 'pending', reason = ?2 || ifnull(': ' || reason, '') WHERE id = ?1 AND status = 'aside'",
+                    params![id, RELEASED],
+                )?;
+                if changed > 0 {
+                    released.push(*id);
+                }
+            }
+            Ok(released)
+        })
     }
 
     /// The earliest time a digest of folded answers is due.
@@ -837,8 +928,8 @@ impl Store {
                         source,
                     })?;
                 tx.execute(
-                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                    "INSERT OR IGNORE INTO outbox (message_id, cause, template, envelope_from, recipients, raw, created_at, next_attempt_at, step_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
                     params![
                         mail.message_id,
                         format!("digest:{at}"),
@@ -846,7 +937,8 @@ impl Store {
                         mail.envelope_from,
                         recipients,
                         mail.raw,
-                        sortable(now)
+                        sortable(now),
+                        sortable(at)
                     ],
                 )?;
             }

@@ -88,6 +88,20 @@ const MIGRATIONS: &[&str] = &[
     // taken at its instant (`Store::steps_at`), and a void finds its message's
     // events, without reading the whole log.
     "CREATE INDEX events_cause ON events (cause);",
+    // 8: the flood bounds (`[limits] max_actions_per_day`, `max_outgoing_*`). A
+    // message admitted to the games records its sender (`actor`) and the day it
+    // counts on; one held by a bound also records which (`held`: `actions`, or
+    // `outgoing:<hour>`), so its sender is told and the moderators alerted once.
+    // The outbox records the time of the step that wrote each mail (`step_at`),
+    // so an hour's volume is that of the steps of the hour, however late the
+    // bot ran them. Rows written before stay NULL: counted in no hour.
+    "ALTER TABLE inbox ADD COLUMN actor TEXT;
+    ALTER TABLE inbox ADD COLUMN action_day TEXT;
+    ALTER TABLE inbox ADD COLUMN held TEXT;
+    CREATE INDEX inbox_actions ON inbox (actor, action_day);
+    CREATE INDEX inbox_held ON inbox (held);
+    ALTER TABLE outbox ADD COLUMN step_at TEXT;
+    CREATE INDEX outbox_step ON outbox (step_at);",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

@@ -18,6 +18,7 @@ mod e2e_gnomic;
 mod e2e_ping;
 mod e2e_ruletag;
 mod faults;
+mod floods;
 mod fuzz;
 mod fuzz_regressions;
 mod ghost;

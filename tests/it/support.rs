@@ -397,6 +397,7 @@ pub fn trusting() -> &'static str {
         nomicbot::config::believing_from(nomicbot::config::DEFAULT_CONFIG)
     });
     CONFIG.as_str()
+}
 
 /// The code of an alias request, from the bot's mail to the player: its line
 /// `confirm XXXX-XXXX-XXXX-XXXX`.
