@@ -1513,7 +1513,10 @@ mod tests {
     fn issue_23_item_2_authentication_results_are_read_as_the_filter_reads_them() {
         let ours = |header: &str| {
             let raw = format!("From: mod@nomic.example\r\n{header}\r\nSubject: x\r\n\r\nbody\r\n");
-            Headers::read(raw.as_bytes()).ours("mx.nomic.example").results.len()
+            Headers::read(raw.as_bytes())
+                .ours("mx.nomic.example")
+                .results
+                .len()
         };
         for header in [
             "Authentication-Results: mx.nomic.example; dkim=pass header.d=nomic.example",

@@ -194,7 +194,12 @@ fn issue_23_item_2_the_readme_filter_lets_no_forged_authentication_results_throu
     let port = servers.port("MAILTEST_SMTP_PORT");
     let maildir = PathBuf::from(servers.get("MAILTEST_MAILDIR_ROOT")).join("bot/Maildir");
     let config = PathBuf::from(servers.get("MAILTEST_DIR")).join("postfix/etc");
-    let believed = |raw: &str| Headers::read(raw.as_bytes()).ours(AUTHSERV_ID).results.len();
+    let believed = |raw: &str| {
+        Headers::read(raw.as_bytes())
+            .ours(AUTHSERV_ID)
+            .results
+            .len()
+    };
 
     // Without the filter the forgery reaches the mailbox and is believed: the
     // test can see a forgery that gets through.
