@@ -710,6 +710,23 @@ impl Bot {
                 _ => self.keep_aside(row, at, &cause, reason, now),
             },
             Ok((sender, message)) => {
+                // A signature already received makes a message a replay, whatever
+                // its Message-ID: a signed message re-sent by one who got it.
+                let signatures: Vec<String> = crate::mail::verify::signatures(&row.raw)
+                    .into_iter()
+                    .map(|tags| tags.replay_key)
+                    .collect();
+                if let Some(earlier) = self.store.claim_signatures(row.id, &signatures)? {
+                    return self.keep_aside(
+                        row,
+                        at,
+                        &cause,
+                        format!(
+                            "a replay: it carries a DKIM signature of {earlier}, received before"
+                        ),
+                        now,
+                    );
+                }
                 let public = self.is_public(&envelope);
                 let claim = auth::Claim {
                     raw: &row.raw,
@@ -797,6 +814,7 @@ impl Bot {
                     passphrase_commands,
                     &ctx,
                     &trust,
+                    &self.auth,
                     &self.world.shared.players,
                     self.params
                         .with_offices(&self.world.shared.offices)
@@ -936,6 +954,7 @@ impl Bot {
         let values = auth::notice_values(
             &refused,
             holder,
+            &self.world.shared.players,
             &row.raw,
             lines,
             self.is_public(envelope),

@@ -422,6 +422,7 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
         "override_on_behalf",
         "override_void",
         "random_drew",
+        "passphrase_confirm_request",
     ] {
         templates.render(name, &samples)?;
     }
@@ -442,7 +443,8 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
             serde_json::json!({ "why": why, "address": "mod@x.org", "reason": "no DKIM or DMARC pass for x.org",
                 "trust": "not authenticated (no DKIM or DMARC pass for x.org)",
                 "headers": [{ "name": "From", "value": "Mallory <mod@x.org>" }],
-                "lines": ["adjust Mallory 100 points because I can"], "public": false, "at": "2026-01-01 00:00 UTC" }),
+                "lines": ["adjust Mallory 100 points because I can"], "public": false, "at": "2026-01-01 00:00 UTC",
+                "passphrase_help": true }),
         )?;
     }
     templates.render(

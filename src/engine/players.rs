@@ -141,6 +141,19 @@ pub struct Registry {
     /// shell checks it: `mail::auth`). Only a salted hash is kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passphrases: Vec<Passphrase>,
+    /// A first passphrase asked for by mail that proved nothing of its sender:
+    /// set only when the code mailed to the address comes back from it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_passphrases: Vec<PendingPassphrase>,
+}
+
+/// A passphrase waiting for its address's confirmation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingPassphrase {
+    #[serde(flatten)]
+    pub passphrase: Passphrase,
+    /// The hash of the code mailed to the address (never the code).
+    pub code_hash: String,
 }
 
 /// The passphrase an address requires, as a salted SHA-256 (hex): never the
@@ -259,6 +272,18 @@ pub enum Event {
         hash: String,
     },
     PassphraseCleared {
+        address: Address,
+    },
+    /// A first passphrase for `address`, set when the code mailed to it comes
+    /// back (`passphrase confirm CODE`).
+    PassphraseRequested {
+        address: Address,
+        salt: String,
+        hash: String,
+        code_hash: String,
+    },
+    /// A pending passphrase's code was shown where others read it.
+    PassphraseRequestCancelled {
         address: Address,
     },
 }
@@ -451,9 +476,16 @@ const CODE_ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /// `XXXX-XXXX-XXXX-XXXX`. The address is hashed in so that two `alias` lines of one
 /// message get two codes.
 fn alias_code(entropy: &[u8; 32], address: &Address) -> String {
+    confirmation_code(entropy, "alias code", address)
+}
+
+/// A code that only the holder of an address can read, for `purpose`: 80 bits
+/// of the step's secret entropy, written `XXXX-XXXX-XXXX-XXXX`.
+pub fn confirmation_code(entropy: &[u8; 32], purpose: &str, address: &Address) -> String {
     let mut hasher = Sha256::new();
     hasher.update(entropy);
-    hasher.update(b"alias code\n");
+    hasher.update(purpose.as_bytes());
+    hasher.update(b"\n");
     hasher.update(address.as_str().as_bytes());
     let digest = hasher.finalize();
     let bits = digest[..10]
@@ -472,7 +504,7 @@ fn alias_code(entropy: &[u8; 32], address: &Address) -> String {
 
 /// A code as typed, the way it is compared: any case, dashes and spaces ignored,
 /// and the letters Crockford's alphabet leaves out read as the digits they look like.
-fn code_key(typed: &str) -> String {
+pub fn code_key(typed: &str) -> String {
     typed
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '-')
@@ -486,7 +518,7 @@ fn code_key(typed: &str) -> String {
 
 /// What the registry keeps of a code: its SHA-256 (hex). The log and `state` are the
 /// operator's to read, and a code kept in them could be read off and sent.
-fn code_hash(key: &str) -> String {
+pub fn code_hash(key: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(b"nomicbot alias code\n");
     hasher.update(key.as_bytes());
@@ -662,6 +694,8 @@ impl Registry {
                 hash,
             } => {
                 self.passphrases.retain(|p| &p.address != address);
+                self.pending_passphrases
+                    .retain(|p| &p.passphrase.address != address);
                 self.passphrases.push(Passphrase {
                     address: address.clone(),
                     salt: salt.clone(),
@@ -669,7 +703,30 @@ impl Registry {
                 });
             }
             Event::PassphraseCleared { address } => {
-                self.passphrases.retain(|p| &p.address != address)
+                self.passphrases.retain(|p| &p.address != address);
+                self.pending_passphrases
+                    .retain(|p| &p.passphrase.address != address);
+            }
+            Event::PassphraseRequested {
+                address,
+                salt,
+                hash,
+                code_hash,
+            } => {
+                self.pending_passphrases
+                    .retain(|p| &p.passphrase.address != address);
+                self.pending_passphrases.push(PendingPassphrase {
+                    passphrase: Passphrase {
+                        address: address.clone(),
+                        salt: salt.clone(),
+                        hash: hash.clone(),
+                    },
+                    code_hash: code_hash.clone(),
+                });
+            }
+            Event::PassphraseRequestCancelled { address } => {
+                self.pending_passphrases
+                    .retain(|p| &p.passphrase.address != address);
             }
         }
     }
@@ -693,12 +750,26 @@ impl Registry {
                 pending.code_hash = Some("(hidden)".to_owned());
             }
         }
+        for pending in &mut public.pending_passphrases {
+            pending.passphrase.salt = String::new();
+            pending.passphrase.hash = "(hidden)".to_owned();
+            pending.code_hash = "(hidden)".to_owned();
+        }
         public
+    }
+
+    /// The passphrase waiting for `address`'s confirmation, if one is.
+    pub fn pending_passphrase(&self, address: &Address) -> Option<&PendingPassphrase> {
+        self.pending_passphrases
+            .iter()
+            .find(|p| &p.passphrase.address == address)
     }
 
     /// Whether `public_view` hides anything.
     pub fn has_secrets(&self) -> bool {
-        !self.passphrases.is_empty() || self.pending_aliases.iter().any(|p| p.code_hash.is_some())
+        !self.passphrases.is_empty()
+            || !self.pending_passphrases.is_empty()
+            || self.pending_aliases.iter().any(|p| p.code_hash.is_some())
     }
 
     /// Carries out one command. On `Err` nothing happened.

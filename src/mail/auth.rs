@@ -638,6 +638,9 @@ pub enum PassphraseCommand {
     Set(String),
     /// `passphrase clear`: require none.
     Clear,
+    /// `passphrase confirm CODE`: the code mailed to the address for a first
+    /// passphrase asked for by mail that proved nothing.
+    Confirm(String),
     /// `passphrase clear ADDRESS because REASON`: a moderator's, for a player who
     /// lost eirs.
     ClearFor { address: Address, reason: String },
@@ -721,6 +724,7 @@ pub fn extract(mut message: Message) -> Extracted {
         let command = match verb.to_lowercase().as_str() {
             "set" if !argument.is_empty() => PassphraseCommand::Set(argument.to_owned()),
             "clear" if argument.is_empty() => PassphraseCommand::Clear,
+            "confirm" if !argument.is_empty() => PassphraseCommand::Confirm(argument.to_owned()),
             "clear" => match argument.split_once(" because ") {
                 Some((address, reason)) if !reason.trim().is_empty() => {
                     PassphraseCommand::ClearFor {
@@ -1270,10 +1274,15 @@ pub fn apply_commands(
     commands: Vec<PassphraseCommand>,
     ctx: &Ctx,
     trust: &Trust,
+    policy: &Policy,
     registry: &Registry,
     officers: &Officers,
     outcome: &mut Outcome,
 ) -> Result<(), String> {
+    // A first passphrase is set at once only for a sender a signature proved;
+    // otherwise a forger could set one on anyone's address, and then act as them
+    // with it, offices and all.
+    let proven = trust.is_full() && policy.mode != AuthMode::None;
     let (sender, public, entropy) = (&ctx.sender, ctx.public, ctx.entropy);
     let mut registry = registry.clone();
     for (index, command) in commands.into_iter().enumerate() {
@@ -1320,16 +1329,70 @@ pub fn apply_commands(
                     hasher.update(index.to_le_bytes());
                     let salt = hex(&hasher.finalize()[..16]);
                     let hash = hash(&salt, &secret);
-                    (
+                    if proven || registry.passphrase(sender).is_some() {
+                        (
+                            line,
+                            Status::Done,
+                            Sentence::new("passphrase_set"),
+                            Some(players::Event::PassphraseSet {
+                                address: sender.clone(),
+                                salt,
+                                hash,
+                            }),
+                        )
+                    } else {
+                        let code = players::confirmation_code(&entropy, "passphrase code", sender);
+                        outcome.mail.push(Mail::new(
+                            Audience::Address(sender.clone()),
+                            players::TAG,
+                            "passphrase_confirm_request",
+                            json!({ "address": sender, "code": code }),
+                        ));
+                        (
+                            line,
+                            Status::Done,
+                            Sentence::new("passphrase_requested"),
+                            Some(players::Event::PassphraseRequested {
+                                address: sender.clone(),
+                                salt,
+                                hash,
+                                code_hash: players::code_hash(&players::code_key(&code)),
+                            }),
+                        )
+                    }
+                }
+            }
+            PassphraseCommand::Confirm(code) => {
+                let line = "passphrase confirm ********".to_owned();
+                let matching = registry.pending_passphrase(sender).filter(|pending| {
+                    pending.code_hash == players::code_hash(&players::code_key(&code))
+                });
+                match matching {
+                    None => (
+                        line,
+                        Status::Refused,
+                        Sentence::new("passphrase_code_wrong"),
+                        None,
+                    ),
+                    // Shown on the list, the code is anyone's: the request is void.
+                    Some(_) if public => (
+                        line,
+                        Status::Refused,
+                        Sentence::new("passphrase_code_public"),
+                        Some(players::Event::PassphraseRequestCancelled {
+                            address: sender.clone(),
+                        }),
+                    ),
+                    Some(pending) => (
                         line,
                         Status::Done,
                         Sentence::new("passphrase_set"),
                         Some(players::Event::PassphraseSet {
                             address: sender.clone(),
-                            salt,
-                            hash,
+                            salt: pending.passphrase.salt.clone(),
+                            hash: pending.passphrase.hash.clone(),
                         }),
-                    )
+                    ),
                 }
             }
             PassphraseCommand::Clear => {
@@ -1413,11 +1476,15 @@ pub fn apply_commands(
 pub fn notice_values(
     refused: &Refused,
     address: &Address,
+    registry: &Registry,
     raw: &[u8],
     lines: &[String],
     public: bool,
     at: &str,
 ) -> serde_json::Value {
+    // An officer whose mail no signature proves learns how to act with a
+    // passphrase instead.
+    let passphrase_help = refused.why == "officer" && registry.passphrase(address).is_none();
     let headers: Vec<serde_json::Value> = Headers::read(raw)
         .summary
         .into_iter()
@@ -1432,6 +1499,7 @@ pub fn notice_values(
         "lines": lines,
         "public": public,
         "at": at,
+        "passphrase_help": passphrase_help,
     })
 }
 

@@ -789,6 +789,35 @@ impl Store {
         Ok(())
     }
 
+    /// Claims these DKIM signatures for the message `inbox_id`, unless an earlier
+    /// message carried one of them: then that message's dedup key (its
+    /// Message-ID). A message handled again finds its own claims.
+    pub fn claim_signatures(&mut self, inbox_id: i64, keys: &[String]) -> Result<Option<String>> {
+        self.atomically(|tx| {
+            for key in keys {
+                let earlier: Option<(i64, String)> = tx
+                    .query_row(
+                        "SELECT s.inbox_id, ifnull(i.dedup_key, '') FROM signatures s LEFT JOIN inbox i ON i.id = s.inbox_id WHERE s.replay_key = ?1",
+                        params![key],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .optional()?;
+                if let Some((earlier, dedup_key)) = earlier
+                    && earlier != inbox_id
+                {
+                    return Ok(Some(dedup_key));
+                }
+            }
+            for key in keys {
+                tx.execute(
+                    "INSERT OR IGNORE INTO signatures (replay_key, inbox_id) VALUES (?1, ?2)",
+                    params![key, inbox_id],
+                )?;
+            }
+            Ok(None)
+        })
+    }
+
     /// How many answers were sent to `sender` on `day` (a date), counted against
     /// the daily cap.
     pub fn answers_on(&self, sender: &str, day: &str) -> Result<usize> {

@@ -102,6 +102,13 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX inbox_held ON inbox (held);
     ALTER TABLE outbox ADD COLUMN step_at TEXT;
     CREATE INDEX outbox_step ON outbox (step_at);",
+    // 9: the DKIM signatures already received (`verify::SignatureTags::replay_key`),
+    // each with the first message that carried it: a genuine signed message
+    // re-sent by someone who received it, under a new Message-ID, is a replay.
+    "CREATE TABLE signatures (
+        replay_key TEXT PRIMARY KEY,
+        inbox_id INTEGER NOT NULL
+    );",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

@@ -21,7 +21,7 @@ fn config(auth: &str) -> String {
     let config = nomicbot::config::DEFAULT_CONFIG;
     assert!(config.contains("unauthenticated = \"players\""));
     config
-        .replace("auth = \"none\"", &format!("auth = \"{auth}\""))
+        .replace("auth = \"dkim\"", &format!("auth = \"{auth}\""))
         .replace(
             "# authserv_id = \"mx.nomic.example\"",
             "authserv_id = \"mx.nomic.example\"",
@@ -112,7 +112,7 @@ impl Game {
 
 #[test]
 fn issue_23_a_forged_alias_confirmed_from_the_forgers_address_is_never_the_players() {
-    for auth in ["none", "dmarc"] {
+    for auth in ["none", "dmarc", "dkim"] {
         let mut game = Game::new(auth);
         // Eve writes with Alice's address as From.
         let mail = game.send(ALICE, BOT, &format!("[nomic] alias {EVE}"));
@@ -191,7 +191,7 @@ fn issue_23_a_forged_alias_confirmed_from_the_forgers_address_is_never_the_playe
 
 #[test]
 fn issue_23_an_ignored_request_expires_and_the_forgers_address_stays_nobodys() {
-    for auth in ["none", "dmarc"] {
+    for auth in ["none", "dmarc", "dkim"] {
         let mut game = Game::new(auth);
         game.send(ALICE, BOT, &format!("[nomic] alias {EVE}"));
         game.answer(EVE, "[nomic] confirm");
@@ -224,7 +224,7 @@ fn issue_23_an_ignored_request_expires_and_the_forgers_address_stays_nobodys() {
 
 #[test]
 fn issue_23_the_players_own_alias_is_made_with_both_confirmations_in_either_order() {
-    for auth in ["none", "dmarc"] {
+    for auth in ["none", "dmarc", "dkim"] {
         let mut game = Game::new(auth);
         // The player first, then the new address.
         let mail = game.send(ALICE, BOT, "[nomic] alias alice2@alice.example");
@@ -282,7 +282,7 @@ fn issue_23_the_players_own_alias_is_made_with_both_confirmations_in_either_orde
 
 #[test]
 fn issue_23_a_code_sent_to_the_list_is_burnt_and_the_player_told() {
-    for auth in ["none", "dmarc"] {
+    for auth in ["none", "dmarc", "dkim"] {
         let mut game = Game::new(auth);
         let mail = game.send(ALICE, BOT, "[nomic] alias alice2@alice.example");
         let code = mail.iter().find_map(alias_code).expect("a code");

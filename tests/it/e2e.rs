@@ -54,6 +54,9 @@ retry_max_seconds = 2
 # The players' test mail is not signed: From is believed.
 [identity]
 auth = "none"
+# The crash tests send hundreds of actions from one player.
+[limits]
+max_actions_per_day = 0
 "#,
             domain = servers.domain,
             host = servers.host,

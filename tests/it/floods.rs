@@ -15,7 +15,7 @@ const MODERATOR: &str = "mod@nomic.example";
 /// A bot with a moderator, no cap on answers (so every answer is its own mail),
 /// and the given keys of bot.toml set (`key = value` lines replaced).
 fn bot_with(settings: &[(&str, &str)]) -> LocalBot {
-    let config = nomicbot::config::DEFAULT_CONFIG.replace(
+    let config = crate::support::trusting().replace(
         "moderators = []",
         &format!("moderators = [\"{MODERATOR}\"]"),
     );
