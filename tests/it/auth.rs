@@ -22,14 +22,14 @@ use mail_auth::{ResolverCache, Txt};
 use crate::support::{LocalBot, SentMail, at};
 
 /// Our receiving server's authserv-id.
-const OURS: &str = "mx.nomic.example";
-const LIST: &str = "game-list@nomic.example";
-const LIST_DOMAIN: &str = "nomic.example";
-const MODERATOR: &str = "mod@mod.example";
-const RULES_OFFICER: &str = "keeper@rules.example";
-const ALICE: &str = "alice@alice.example";
-const BOB: &str = "bob@bob.example";
-const MALLORY: &str = "mallory@mallory.example";
+pub(crate) const OURS: &str = "mx.nomic.example";
+pub(crate) const LIST: &str = "game-list@nomic.example";
+pub(crate) const LIST_DOMAIN: &str = "nomic.example";
+pub(crate) const MODERATOR: &str = "mod@mod.example";
+pub(crate) const RULES_OFFICER: &str = "keeper@rules.example";
+pub(crate) const ALICE: &str = "alice@alice.example";
+pub(crate) const BOB: &str = "bob@bob.example";
+pub(crate) const MALLORY: &str = "mallory@mallory.example";
 /// The domains that have a test key.
 const DOMAINS: &[&str] = &[
     "mod.example",
@@ -74,6 +74,8 @@ struct Keys {
     /// PKCS#8 of each domain's Ed25519 key.
     private: HashMap<&'static str, Vec<u8>>,
     records: Records,
+    /// The same records as the bot's `identity.dkim_keys` file.
+    file: std::path::PathBuf,
 }
 
 fn base64(bytes: &[u8]) -> String {
@@ -100,6 +102,7 @@ fn keys() -> &'static Keys {
     KEYS.get_or_init(|| {
         let records = Records::default();
         let mut private = HashMap::new();
+        let mut lines = String::from("# the test keys\n");
         for domain in DOMAINS {
             let pkcs8 = Ed25519Key::generate_pkcs8().expect("generate a test key");
             let key = Ed25519Key::from_pkcs8_der(&pkcs8).expect("read the test key");
@@ -110,20 +113,28 @@ fn keys() -> &'static Keys {
                 Txt::from(domain_key),
                 std::time::Instant::now() + std::time::Duration::from_secs(3600),
             );
+            lines.push_str(&format!("test._domainkey.{domain}.  {record}\n"));
             private.insert(*domain, pkcs8);
         }
-        Keys { private, records }
+        let file = std::env::temp_dir().join(format!(
+            "nomicbot-test-dkim-keys-{}.txt",
+            std::process::id()
+        ));
+        std::fs::write(&file, lines).expect("the keys file");
+        Keys {
+            private,
+            records,
+            file,
+        }
     })
 }
 
 /// The message with a DKIM-Signature of `domain` (selector `test`) on top.
-fn signed(raw: &str, domain: &str) -> String {
-    let keys = keys();
-    let key = Ed25519Key::from_pkcs8_der(&keys.private[domain]).expect("the test key");
-    let signature = DkimSigner::from_key(key)
-        .domain(domain)
-        .selector("test")
-        .headers([
+pub(crate) fn signed(raw: &str, domain: &str) -> String {
+    signed_over(
+        raw,
+        domain,
+        &[
             "From",
             "To",
             "Cc",
@@ -132,7 +143,18 @@ fn signed(raw: &str, domain: &str) -> String {
             "Subject",
             "Message-ID",
             "Date",
-        ])
+        ],
+    )
+}
+
+/// The message with a DKIM-Signature of `domain` over these headers.
+pub(crate) fn signed_over(raw: &str, domain: &str, headers: &[&str]) -> String {
+    let keys = keys();
+    let key = Ed25519Key::from_pkcs8_der(&keys.private[domain]).expect("the test key");
+    let signature = DkimSigner::from_key(key)
+        .domain(domain)
+        .selector("test")
+        .headers(headers.iter().copied())
         .sign(raw.as_bytes())
         .expect("sign");
     format!("{}{raw}", signature.to_header())
@@ -140,7 +162,7 @@ fn signed(raw: &str, domain: &str) -> String {
 
 /// What our receiving server does: verify every DKIM signature (mail-auth, the
 /// test keys only) and put its `Authentication-Results` on top.
-fn stamped(raw: &str) -> String {
+pub(crate) fn stamped(raw: &str) -> String {
     let message = AuthenticatedMessage::parse(raw.as_bytes()).expect("an authenticated message");
     let authenticator = MessageAuthenticator::new(
         ResolverConfig::from_name_servers(Vec::new()),
@@ -159,7 +181,7 @@ fn stamped(raw: &str) -> String {
 }
 
 /// A message with these headers (CRLF), as a mail program writes it.
-fn mail(headers: &[(&str, &str)], body: &str) -> String {
+pub(crate) fn mail(headers: &[(&str, &str)], body: &str) -> String {
     let mut raw = String::new();
     for (name, value) in headers {
         raw.push_str(&format!("{name}: {value}\r\n"));
@@ -173,7 +195,7 @@ fn mail(headers: &[(&str, &str)], body: &str) -> String {
 }
 
 /// A private message from `from` to the bot.
-fn private(from: &str, subject: &str, id: &str, body: &str) -> String {
+pub(crate) fn private(from: &str, subject: &str, id: &str, body: &str) -> String {
     mail(
         &[
             ("From", from),
@@ -187,7 +209,7 @@ fn private(from: &str, subject: &str, id: &str, body: &str) -> String {
 
 /// A message through the list that rewrote From to itself (DMARC munging), with
 /// the author in `author_header`, signed by the list.
-fn munged(
+pub(crate) fn munged(
     display: &str,
     author_header: (&str, &str),
     subject: &str,
@@ -215,7 +237,7 @@ fn munged(
 // The bot
 // ---------------------------------------------------------------------------
 
-fn config(auth: &str) -> String {
+pub(crate) fn config(auth: &str) -> String {
     nomicbot::config::DEFAULT_CONFIG
         .replace(
             "moderators = []",
@@ -227,17 +249,22 @@ fn config(auth: &str) -> String {
             "# authserv_id = \"mx.nomic.example\"",
             &format!("authserv_id = \"{OURS}\""),
         )
+        .replace(
+            "# dkim_keys = \"dkim-keys.txt\"",
+            &format!("dkim_keys = {:?}", keys().file.display().to_string()),
+        )
+        .replace("\ndns = true\n", "\ndns = false\n")
 }
 
-struct Game {
-    bot: LocalBot,
-    minute: i64,
+pub(crate) struct Game {
+    pub(crate) bot: LocalBot,
+    pub(crate) minute: i64,
 }
 
 impl Game {
     /// A bot under `auth = "dmarc"`; Mod (the moderator), Alice and Bob have joined
     /// with signed mail, Mallory with mail that is not.
-    fn new(auth: &str) -> Game {
+    pub(crate) fn new(auth: &str) -> Game {
         let mut game = Game {
             bot: LocalBot::with_config(&config(auth)),
             minute: 0,
@@ -277,18 +304,18 @@ impl Game {
         game
     }
 
-    fn deliver(&mut self, raw: &str) {
+    pub(crate) fn deliver(&mut self, raw: &str) {
         self.minute += 1;
         let when = at("2026-01-05T10:00:00Z") + jiff::SignedDuration::from_mins(self.minute);
         self.bot.deliver(&format!("m{}", self.minute), raw, when);
         self.bot.once(when);
     }
 
-    fn events(&self) -> usize {
+    pub(crate) fn events(&self) -> usize {
         self.bot.log_json().len()
     }
 
-    fn balance(&self, name: &str) -> i64 {
+    pub(crate) fn balance(&self, name: &str) -> i64 {
         let state = self.bot.state_json();
         let id = state["players"]["players"]
             .as_array()
@@ -309,14 +336,14 @@ impl Game {
             .unwrap_or_else(|_| panic!("a whole balance in {text}"))
     }
 
-    fn in_gaol(&self, name: &str) -> bool {
+    pub(crate) fn in_gaol(&self, name: &str) -> bool {
         self.bot.state_json()["players"]["players"]
             .as_array()
             .and_then(|players| players.iter().find(|p| p["name"] == name))
             .is_some_and(|p| p["in_gaol"] == true)
     }
 
-    fn mail_to(&self, address: &str) -> Vec<SentMail> {
+    pub(crate) fn mail_to(&self, address: &str) -> Vec<SentMail> {
         self.bot
             .sent_mail()
             .into_iter()
@@ -324,22 +351,22 @@ impl Game {
             .collect()
     }
 
-    fn notices_to(&self, address: &str) -> Vec<SentMail> {
+    pub(crate) fn notices_to(&self, address: &str) -> Vec<SentMail> {
         self.mail_to(address)
             .into_iter()
             .filter(|m| m.subject.contains("A message in your name was not applied"))
             .collect()
     }
 
-    fn aside(&self) -> String {
+    pub(crate) fn aside(&self) -> String {
         self.bot.inbox_with_status("aside")
     }
 }
 
-const OFFICER_LINES: &str = "adjust Mallory 100 A$ because I say so\ngaol Alice because I say so\nas Alice because she asked: give 10 A$ to Mallory";
+pub(crate) const OFFICER_LINES: &str = "adjust Mallory 100 A$ because I say so\ngaol Alice because I say so\nas Alice because she asked: give 10 A$ to Mallory";
 
 /// The forgery did nothing: no event, the moderator told, the attempt on record.
-fn assert_refused_and_holder_told(game: &Game, events_before: usize, holder: &str) {
+pub(crate) fn assert_refused_and_holder_told(game: &Game, events_before: usize, holder: &str) {
     assert_eq!(game.events(), events_before, "the forgery recorded nothing");
     assert_eq!(game.balance("Mallory"), 20);
     assert_eq!(game.balance("Alice"), 20);
@@ -751,12 +778,38 @@ fn with_passphrase(auth: &str) -> Game {
         "{}",
         answer.body
     );
+    confirm_passphrase(&mut game, ALICE);
+    let answer = game.mail_to(ALICE).pop().expect("an answer");
     assert!(
         answer.body.contains("now requires this passphrase"),
         "{}",
         answer.body
     );
     game
+}
+
+/// Sends back, from `address`, the code the bot mailed it for a first
+/// passphrase asked for by unsigned mail.
+pub(crate) fn confirm_passphrase(game: &mut Game, address: &str) {
+    let code = game
+        .mail_to(address)
+        .into_iter()
+        .rev()
+        .find_map(|mail| {
+            mail.body
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("passphrase confirm "))
+                .map(str::to_owned)
+        })
+        .expect("the code mailed to the address");
+    game.minute += 1;
+    let id = format!("confirm-{}@test", game.minute);
+    game.deliver(&private(
+        address,
+        "[nomic] secret",
+        &id,
+        &format!("passphrase confirm {code}"),
+    ));
 }
 
 fn assert_never_shown(game: &Game) {
@@ -873,6 +926,7 @@ fn passphrase_protects_the_moderator_on_a_list_without_dkim() {
         "mod-passphrase@test",
         &format!("passphrase set {SECRET}"),
     ));
+    confirm_passphrase(&mut game, MODERATOR);
     let before = game.events();
     game.deliver(&private(
         MODERATOR,
@@ -899,6 +953,7 @@ fn passphrase_protects_the_moderator_on_a_list_without_dkim() {
         "alice-passphrase@test",
         "passphrase set another secret",
     ));
+    confirm_passphrase(&mut game, ALICE);
     game.deliver(&private(
         MODERATOR,
         "[nomic] fix",

@@ -19,6 +19,7 @@ mod e2e_ping;
 mod e2e_ruletag;
 mod faults;
 mod floods;
+mod forged_senders;
 mod fuzz;
 mod fuzz_regressions;
 mod ghost;
