@@ -8,6 +8,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 use mail_auth::common::crypto::Ed25519Key;
@@ -95,6 +96,10 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+pub(crate) fn keys_file() -> &'static Path {
+    &keys().file
 }
 
 fn keys() -> &'static Keys {

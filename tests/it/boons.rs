@@ -327,6 +327,26 @@ fn rule_1211_9a_a_forged_or_quoted_limit_changes_nothing() {
         "passphrase set correct horse battery",
         minutes(6),
     );
+    game.bot.once(minutes(6));
+    // Unsigned, it waits for the code mailed to the address.
+    let code = game
+        .bot
+        .sent_mail()
+        .into_iter()
+        .find_map(|mail| {
+            mail.body
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("passphrase confirm "))
+                .map(str::to_owned)
+        })
+        .expect("the code mailed to the moderator");
+    game.deliver(
+        MODERATOR,
+        BOT,
+        "[nomic] passphrase",
+        &format!("passphrase confirm {code}"),
+        minutes(6) + SignedDuration::from_secs(30),
+    );
     game.bot.once(minutes(7));
     game.send(
         MODERATOR,

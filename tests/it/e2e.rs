@@ -77,6 +77,14 @@ max_actions_per_day = 0
         self.dir.path().join("bot.toml")
     }
 
+    /// Replaces the test's `[identity]` section (From believed) with `section`.
+    pub fn set_identity(&self, section: &str) {
+        let config = std::fs::read_to_string(self.config_path()).expect("bot.toml");
+        let ours = "[identity]\nauth = \"none\"\n";
+        assert!(config.contains(ours), "{config}");
+        std::fs::write(self.config_path(), config.replace(ours, section)).expect("bot.toml");
+    }
+
     pub fn bot(&self) -> String {
         self.servers.address(&format!("bot-{}", self.name))
     }

@@ -13,6 +13,7 @@ mod daemon;
 mod demo;
 mod dictionary;
 mod e2e;
+mod e2e_auth;
 mod e2e_ghost;
 mod e2e_gnomic;
 mod e2e_ping;
