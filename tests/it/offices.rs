@@ -336,6 +336,18 @@ fn item3_an_unauthenticated_appointment_is_not_carried_out() {
             "passphrase set correct horse battery",
         )],
     );
+    let code = crate::support::passphrase_code(&bot, MODERATOR);
+    play(
+        &bot,
+        "a-confirm",
+        at("2026-02-02T11:00:00Z"),
+        &[(
+            MODERATOR,
+            BOT,
+            "[nomic]",
+            &format!("passphrase confirm {code}"),
+        )],
+    );
     play(
         &bot,
         "b",

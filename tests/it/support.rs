@@ -434,3 +434,19 @@ impl LocalBot {
         .expect("set the secret");
     }
 }
+
+/// The code the bot last mailed `address` to confirm a first passphrase
+/// (`passphrase confirm CODE`).
+pub fn passphrase_code(bot: &LocalBot, address: &str) -> String {
+    bot.sent_mail()
+        .into_iter()
+        .rev()
+        .filter(|mail| mail.is_to(address))
+        .find_map(|mail| {
+            mail.body
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("passphrase confirm "))
+                .map(str::to_owned)
+        })
+        .expect("the code mailed to the address")
+}
