@@ -929,16 +929,16 @@ impl Evidence {
                 ],
             })
             .collect();
-        let arc = match (
-            &verified.arc.result,
-            &verified.arc.sealer,
-            &verified.arc.first_results,
-        ) {
-            (verify::Outcome::Pass, Some(sealer), Some(first))
-                if policy.arc_sealers.iter().any(|s| s == sealer) =>
-            {
-                parse_authentication_results(first).map(|results| (sealer.clone(), results.results))
-            }
+        // Only the results the trusted list itself sealed, and only when it is
+        // the last to have sealed: a set below it may be anyone's (a forger can
+        // start a chain claiming any pass), and a hop after it may have changed
+        // the message.
+        let arc = match &verified.arc.sealer {
+            Some(sealer) if policy.arc_sealers.iter().any(|s| s == sealer) => verified
+                .arc
+                .results_sealed_by(sealer)
+                .and_then(parse_authentication_results)
+                .map(|results| (sealer.clone(), results.results)),
             _ => None,
         };
         Evidence {

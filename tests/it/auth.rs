@@ -77,6 +77,8 @@ struct Keys {
     records: Records,
     /// The same records as the bot's `identity.dkim_keys` file.
     file: std::path::PathBuf,
+    /// Each domain's record, as published.
+    published: HashMap<&'static str, String>,
 }
 
 fn base64(bytes: &[u8]) -> String {
@@ -108,6 +110,7 @@ fn keys() -> &'static Keys {
         let records = Records::default();
         let mut private = HashMap::new();
         let mut lines = String::from("# the test keys\n");
+        let mut published = HashMap::new();
         for domain in DOMAINS {
             let pkcs8 = Ed25519Key::generate_pkcs8().expect("generate a test key");
             let key = Ed25519Key::from_pkcs8_der(&pkcs8).expect("read the test key");
@@ -120,6 +123,7 @@ fn keys() -> &'static Keys {
             );
             lines.push_str(&format!("test._domainkey.{domain}.  {record}\n"));
             private.insert(*domain, pkcs8);
+            published.insert(*domain, record.clone());
         }
         let file = std::env::temp_dir().join(format!(
             "nomicbot-test-dkim-keys-{}.txt",
@@ -130,6 +134,7 @@ fn keys() -> &'static Keys {
             private,
             records,
             file,
+            published,
         }
     })
 }
@@ -163,6 +168,80 @@ pub(crate) fn signed_over(raw: &str, domain: &str, headers: &[&str]) -> String {
         .sign(raw.as_bytes())
         .expect("sign");
     format!("{}{raw}", signature.to_header())
+}
+
+/// What a list with ARC does (RFC 8617): it checks `received` (its signatures
+/// and chain) as the server `authserv_id`, then seals `forwarded`, the message
+/// it passes on (with its subject prefix or footer), as `sealer`.
+pub(crate) fn arc_sealed(
+    received: &str,
+    forwarded: &str,
+    sealer: &str,
+    authserv_id: &str,
+) -> String {
+    arc_sealed_believing(received, forwarded, sealer, authserv_id, &keys().records)
+}
+
+/// A forger's seal: she "checks" what she got against key records of her own
+/// making: `impostor`'s key published as `victim`'s.
+pub(crate) fn forger_sealed(raw: &str, forger: &str, victim: &str) -> String {
+    let records = Records::default();
+    let record = DomainKey::parse(keys().published[forger].as_bytes()).expect("a DKIM record");
+    records.insert(
+        format!("test._domainkey.{victim}.").into_boxed_str(),
+        Txt::from(record),
+        std::time::Instant::now() + std::time::Duration::from_secs(3600),
+    );
+    // Signed with the forger's key, as the victim's domain.
+    let key = Ed25519Key::from_pkcs8_der(&keys().private[forger]).expect("the test key");
+    let signature = DkimSigner::from_key(key)
+        .domain(victim)
+        .selector("test")
+        .headers(["From", "To", "Subject", "Message-ID", "Date"])
+        .sign(raw.as_bytes())
+        .expect("sign");
+    let signed = format!("{}{raw}", signature.to_header());
+    arc_sealed_believing(&signed, &signed, forger, &format!("mx.{victim}"), &records)
+}
+
+fn arc_sealed_believing(
+    received: &str,
+    forwarded: &str,
+    sealer: &str,
+    authserv_id: &str,
+    believed: &Records,
+) -> String {
+    let message = AuthenticatedMessage::parse(received.as_bytes()).expect("a message");
+    let authenticator = MessageAuthenticator::new(
+        ResolverConfig::from_name_servers(Vec::new()),
+        ResolverOpts::default(),
+    )
+    .expect("a resolver with no server");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (dkim, arc) = runtime.block_on(async {
+        let dkim = authenticator
+            .verify_dkim(Parameters::new(&message).with_txt_cache(believed))
+            .await;
+        let arc = authenticator
+            .verify_arc(Parameters::new(&message).with_txt_cache(believed))
+            .await;
+        (dkim, arc)
+    });
+    let results = AuthenticationResults::new(authserv_id)
+        .with_dkim_results(&dkim, message.from())
+        .with_arc_result(&arc, std::net::Ipv4Addr::LOCALHOST.into());
+    let forwarded_message = AuthenticatedMessage::parse(forwarded.as_bytes()).expect("a message");
+    let key = Ed25519Key::from_pkcs8_der(&keys().private[sealer]).expect("the test key");
+    let set = mail_auth::arc::ArcSealer::from_key(key)
+        .domain(sealer)
+        .selector("test")
+        .headers(["From", "To", "Subject", "Message-ID", "DKIM-Signature"])
+        .seal(&forwarded_message, &results, &arc)
+        .expect("seal");
+    format!("{}{forwarded}", set.to_header())
 }
 
 /// What our receiving server does: verify every DKIM signature (mail-auth, the

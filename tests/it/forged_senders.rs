@@ -8,8 +8,9 @@
 use jiff::{SignedDuration, Timestamp};
 
 use crate::auth::{
-    ALICE, Game, MALLORY, MODERATOR, OFFICER_LINES, assert_refused_and_holder_told, config, mail,
-    munged, private, signed, signed_over, stamped,
+    ALICE, Game, LIST_DOMAIN, MALLORY, MODERATOR, OFFICER_LINES, arc_sealed,
+    assert_refused_and_holder_told, config, forger_sealed, mail, munged, private, signed,
+    signed_over, stamped,
 };
 use crate::support::{LocalBot, alias_code};
 
@@ -460,4 +461,67 @@ fn shipped_config_a_forged_moderator_gains_nothing_and_a_real_one_learns_about_p
         bot.state_json()["accounts"].to_string().contains("\"100\""),
         "with the passphrase, the office"
     );
+}
+
+/// Mallory's own domain: she has a key there.
+const MALLORY_DOMAIN: &str = "mallory.example";
+
+/// The moderator's command as it reached the list, and as the list passed it on:
+/// the subject tagged, a footer added, which breaks the moderator's signature.
+fn through_a_munging_list(received: &str) -> String {
+    let forwarded = received
+        .replace("Subject: [nomic] pay", "Subject: [game-list] [nomic] pay")
+        .replace(
+            "because a prize\r\n",
+            "because a prize\r\n_______________________________________________\r\ngame-list\r\n",
+        );
+    arc_sealed(received, &forwarded, LIST_DOMAIN, "mx.nomic.example")
+}
+
+#[test]
+fn arc_a_post_the_list_changed_keeps_its_authors_office_by_the_lists_seal() {
+    let mut game = Game::new("dkim");
+    let genuine = signed(
+        &private(
+            MODERATOR,
+            "[nomic] pay",
+            "arc-pay@t",
+            "adjust Mallory 5 A$ because a prize",
+        ),
+        "mod.example",
+    );
+    let sealed = through_a_munging_list(&genuine);
+    assert!(sealed.contains("ARC-Seal:"), "{sealed}");
+    game.deliver(&sealed);
+    assert_eq!(
+        game.balance("Mallory"),
+        25,
+        "the list's seal records the moderator's signature"
+    );
+}
+
+#[test]
+fn arc_a_chain_a_forger_began_is_not_the_lists_word() {
+    let mut game = Game::new("dkim");
+    let before = game.events();
+    // Mallory seals a first set of her own that claims the moderator's pass; the
+    // list, checking what it got, seals on top: the chain verifies.
+    let forged = private(
+        MODERATOR,
+        "[nomic] pay",
+        "arc-forged@t",
+        "adjust Mallory 5 A$ because a prize",
+    );
+    let mallorys = forger_sealed(&forged, MALLORY_DOMAIN, "mod.example");
+    assert!(
+        mallorys.contains("dkim=pass"),
+        "her set claims a pass: {mallorys}"
+    );
+    game.deliver(&through_a_munging_list(&mallorys));
+    assert_eq!(
+        game.events(),
+        before,
+        "no office from a set the list did not seal"
+    );
+    assert_eq!(game.balance("Mallory"), 20);
 }
