@@ -529,9 +529,31 @@ pub fn check(config: Config) -> Result<String> {
     let words = crate::pipeline::dictionary_words(&dictionary).ok_or_else(|| {
         anyhow::anyhow!("the official dictionary ([bot] dictionary) holds no word")
     })?;
+    let senders = match config.identity.auth {
+        crate::config::AuthMode::Dkim => {
+            // Reads the pinned keys: a mistake in the file is found now, not at
+            // the first officer's command.
+            crate::mail::verify::Verifier::new(&config.verify_settings())?;
+            format!(
+                "senders: DKIM checked by the bot ({}{})",
+                config
+                    .identity
+                    .dkim_keys
+                    .as_ref()
+                    .map(|path| format!("keys pinned in {}, ", config.resolve(path).display()))
+                    .unwrap_or_default(),
+                if config.identity.dns { "DNS on" } else { "no DNS" }
+            )
+        }
+        crate::config::AuthMode::Dmarc => format!(
+            "senders: the Authentication-Results of {}",
+            config.identity.authserv_id.as_deref().unwrap_or("?")
+        ),
+        crate::config::AuthMode::None => "senders: WARNING: identity.auth = \"none\" believes From, so anyone who writes a moderator's address acts as the moderator".to_owned(),
+    };
     Ok(format!(
         "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; \
-         every game's sample rendered (its own mail: {rendered}); official dictionary: {words} words",
+         every game's sample rendered (its own mail: {rendered}); official dictionary: {words} words; {senders}",
         config.transport, config.bot.address, config.bot.list
     ))
 }

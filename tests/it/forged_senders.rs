@@ -525,3 +525,40 @@ fn arc_a_chain_a_forger_began_is_not_the_lists_word() {
     );
     assert_eq!(game.balance("Mallory"), 20);
 }
+
+#[test]
+fn check_reads_the_pinned_keys_and_names_a_bad_line() {
+    let bot = LocalBot::with_config(&config("dkim"));
+    let out = bot.cli_ok(&["check"]);
+    assert!(
+        out.contains("senders: DKIM checked by the bot (keys pinned in"),
+        "{out}"
+    );
+    let bad = bot.dir.path().join("bad-keys.txt");
+    std::fs::write(&bad, "# pinned\nnot a record\n").expect("write keys");
+    let text = std::fs::read_to_string(bot.config_path()).expect("bot.toml");
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("dkim_keys = "))
+        .expect("the keys line")
+        .to_owned();
+    std::fs::write(
+        bot.config_path(),
+        text.replace(&line, "dkim_keys = \"bad-keys.txt\""),
+    )
+    .expect("bot.toml");
+    let check = bot.cli(&["check"]);
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(!check.status.success());
+    assert!(stderr.contains("bad-keys.txt:2:"), "{stderr}");
+}
+
+#[test]
+fn check_says_loudly_that_auth_none_believes_from() {
+    let bot = LocalBot::with_config(crate::support::trusting());
+    let out = bot.cli_ok(&["check"]);
+    assert!(
+        out.contains("WARNING: identity.auth = \"none\" believes From"),
+        "{out}"
+    );
+}

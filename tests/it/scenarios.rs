@@ -1479,6 +1479,10 @@ fn init_writes_a_config_that_check_accepts() {
         String::from_utf8_lossy(&check.stderr)
     );
     assert!(stdout.contains("config ok"), "{stdout}");
+    assert!(
+        stdout.contains("senders: DKIM checked by the bot (DNS on)"),
+        "safe by default: {stdout}"
+    );
 
     // A second init does not overwrite the moderator's file.
     let again = run(&["init"]);
