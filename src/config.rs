@@ -575,6 +575,7 @@ impl Config {
             source: Box::new(source),
         })?;
         config.base_dir = base_dir;
+        config.read_addresses()?;
         config.validate()?;
         config.games =
             crate::games::GameParams::from_config(&config.sections).map_err(|message| {
@@ -584,6 +585,32 @@ impl Config {
                 }
             })?;
         Ok(config)
+    }
+
+    /// Reads every address list of the offices as bare addresses: a moderator
+    /// written `Mod <mod@nomic.example>`, as a mail client shows em, would
+    /// otherwise match no sender and be silently powerless.
+    fn read_addresses(&mut self) -> Result<(), ConfigError> {
+        let mut lists: Vec<(String, &mut Vec<String>)> = vec![
+            ("[bot] moderators".into(), &mut self.bot.moderators),
+            ("[officers] rules".into(), &mut self.officers.rules),
+            (
+                "[officers] copy_private_to".into(),
+                &mut self.officers.copy_private_to,
+            ),
+        ];
+        for (office, holders) in &mut self.officers.offices {
+            lists.push((format!("[officers.offices] {office:?}"), holders));
+        }
+        for (key, list) in lists {
+            for entry in list.iter_mut() {
+                *entry = office_address(&key, entry).map_err(|message| ConfigError::Invalid {
+                    path: PathBuf::new(),
+                    message,
+                })?;
+            }
+        }
+        Ok(())
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
@@ -693,6 +720,39 @@ impl Config {
             .rsplit_once('@')
             .map(|(_, domain)| domain)
             .unwrap_or("nomicbot.invalid")
+    }
+}
+
+/// One holder of an office as bot.toml writes em: `mod@nomic.example`, or
+/// `Mod <mod@nomic.example>` as a mail client shows it; the bare address,
+/// lower-cased, as senders are compared.
+fn office_address(key: &str, entry: &str) -> Result<String, String> {
+    let inner = match (entry.rfind('<'), entry.rfind('>')) {
+        (Some(open), Some(close)) if open < close => &entry[open + 1..close],
+        _ => entry,
+    };
+    let address = crate::engine::Address::new(inner);
+    // Not `looks_valid`: a test server's `mod@localhost` has no dot and is fine.
+    let well_formed = address
+        .as_str()
+        .split_once('@')
+        .is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.is_empty()
+                && !domain.contains('@')
+                && !address
+                    .as_str()
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '<' || c == '>')
+        });
+    if well_formed {
+        Ok(address.as_str().to_owned())
+    } else {
+        Err(format!(
+            "{key}: {entry:?} is not an e-mail address; write the address itself, \
+             \"mod@example.org\", or a name and the address in angle brackets, \
+             \"Mod <mod@example.org>\""
+        ))
     }
 }
 

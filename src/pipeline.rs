@@ -1524,12 +1524,23 @@ impl Bot {
             return Ok(Vec::new());
         }
         let summary = |status| outcome.report.iter().filter(|r| r.status == status).count();
+        // With no moderator in bot.toml nobody can ever do what only a moderator may:
+        // the refusal says so and where to name one, wherever in the engine it came from.
+        let mut lines = outcome.report.clone();
+        for line in &mut lines {
+            if line.sentence.code == "moderators_only" {
+                line.sentence = line
+                    .sentence
+                    .clone()
+                    .arg("none_configured", self.config.bot.moderators.is_empty());
+            }
+        }
         let values = |copy_of: Option<&Address>| {
             json!({
                 "tag": message.tag,
                 "subject": envelope.subject,
                 "subject_rest": message.subject_rest,
-                "lines": outcome.report,
+                "lines": lines,
                 "done": summary(Status::Done),
                 "refused": summary(Status::Refused),
                 "not_understood": summary(Status::NotUnderstood),

@@ -265,6 +265,7 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
     ("not_on_vacation", &[]),
     ("home_set", &[("home", "The Old Mill")]),
     ("moderators_only", &[]),
+    ("moderators_only", &[("none_configured", "true")]),
     ("no_such_player", &[("name", "Nobody")]),
     ("gaoled", &[("name", "Alice")]),
     ("already_in_gaol", &[("name", "Alice")]),

@@ -364,12 +364,19 @@ impl Officers {
         self.moderators.contains(address) && !self.is_withdrawn(address)
     }
 
-    /// Does `address` hold the office (named as in the rules, any case)? A
-    /// moderator holds every office: the moderators are the final arbiters.
+    /// Does `address` hold the office (named as in the rules, any case), wherever
+    /// it is kept? A moderator holds every office: the moderators are the final
+    /// arbiters, and bot.toml promises it, so a first day needs no `appoint`.
+    /// Withdrawn (unauthenticated mail), an address holds none, the implied ones
+    /// included.
     pub fn holds(&self, office: &str, address: &Address) -> bool {
         !self.is_withdrawn(address)
-            && (self.is_moderator(address)
-                || self.holders(office).is_some_and(|h| h.contains(address)))
+            && (self.is_moderator(address) || self.holders_of(office).contains(address))
+    }
+
+    /// May `address` change the rules and the glossary (`[ruleset] enact` ...)?
+    pub fn keeps_the_rules(&self, address: &Address) -> bool {
+        self.holds(super::offices::KEEPER, address)
     }
 
     /// Whether `address` lost every office for this step (unauthenticated mail).

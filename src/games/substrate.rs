@@ -190,7 +190,7 @@ impl Game for Rules {
         };
         let done = view
             .ruleset
-            .apply(command, ctx, view.officers.rules.contains(&ctx.sender))?;
+            .apply(command, ctx, view.officers.keeps_the_rules(&ctx.sender))?;
         let sentence = record(tx, done, SharedEvent::Ruleset);
         // What the games compute from the rule shown, and with which numbers.
         Ok(match show {

@@ -470,7 +470,8 @@ impl Ruleset {
     }
 
     /// Carries out one command. Changing the rules or the glossary is for the officer
-    /// who keeps the rules (`is_rules_officer`, decided by the shell from bot.toml);
+    /// who keeps the rules (`is_rules_officer`: `Officers::keeps_the_rules`, so a
+    /// moderator too);
     /// reading them is for anyone. On `Err` nothing happened.
     pub fn apply(
         &self,
