@@ -669,3 +669,37 @@ impl<'a, G: Game> Tx<'a, G> {
         (self.shared, self.state, self.effects)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 24, item 1: the offices a moderator holds by being one go with the
+    /// moderator's own when the mail is not authenticated.
+    #[test]
+    fn a_withdrawn_moderator_loses_the_offices_being_a_moderator_implies() {
+        let moderator = Address::new("mod@nomic.example");
+        let officers = Officers {
+            moderators: vec![moderator.clone()],
+            ..Officers::default()
+        };
+        assert!(officers.keeps_the_rules(&moderator));
+        assert!(officers.holds("Officer in charge of Random Things", &moderator));
+        let withdrawn = officers.without(&moderator);
+        assert!(!withdrawn.is_moderator(&moderator));
+        assert!(!withdrawn.keeps_the_rules(&moderator));
+        assert!(!withdrawn.holds("Officer in charge of Random Things", &moderator));
+    }
+
+    #[test]
+    fn a_keeper_of_the_rules_keeps_them_and_holds_no_other_office() {
+        let keeper = Address::new("keeper@nomic.example");
+        let officers = Officers {
+            rules: vec![keeper.clone()],
+            ..Officers::default()
+        };
+        assert!(officers.keeps_the_rules(&keeper));
+        assert!(!officers.holds("Referee", &keeper));
+        assert!(!officers.without(&keeper).keeps_the_rules(&keeper));
+    }
+}
