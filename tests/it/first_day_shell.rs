@@ -1,0 +1,164 @@
+//! Issue 24, "A moderator's first day", the shell's share: the daemon's waits
+//! while a server is down, the daily answer cap, and `verify-sealed` on a file
+//! with nothing sealed in it.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A server that is down in the way that shows each attempt: it accepts a
+/// connection and closes it at once, before any greeting. Counts the attempts.
+struct Slammer {
+    port: u16,
+    accepted: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Slammer {
+    fn start() -> Slammer {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).expect("a free port");
+        let port = listener.local_addr().expect("address").port();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (counted, stopped) = (Arc::clone(&accepted), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            while !stopped.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((connection, _)) => {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        drop(connection);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Slammer {
+            port,
+            accepted,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn attempts(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Slammer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The log without its terminal colours.
+fn plain(log: &str) -> String {
+    let mut text = String::with_capacity(log.len());
+    let mut in_escape = false;
+    for c in log.chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (false, c) => text.push(c),
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+        }
+    }
+    text
+}
+
+/// Issue 24, item 5: the daemon logged `retry_in=64s` and knocked on the IMAP
+/// server every second. The waits it logs after failures are 2 s, 4 s, 8 s…,
+/// so its attempts start no earlier than 0 s, 2 s and 6 s: in the first five
+/// seconds there are at most two, however slow the machine (a slow machine only
+/// makes fewer). Before the fix there were five or six.
+#[test]
+fn a_daemon_facing_a_dead_imap_server_waits_as_long_as_it_logs() {
+    let imap = Slammer::start();
+    let smtp = Slammer::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = format!(
+        r#"transport = "imap"
+[bot]
+address = "bot@nomic.example"
+list = "game-list@nomic.example"
+database = "var/bot.sqlite"
+moderators = ["mod@nomic.example"]
+[imap]
+host = "127.0.0.1"
+port = {imap_port}
+user = "bot"
+password = "secret"
+tls = "none"
+mailbox = "INBOX"
+poll_seconds = 600
+[smtp]
+host = "127.0.0.1"
+port = {smtp_port}
+tls = "none"
+[identity]
+auth = "none"
+"#,
+        imap_port = imap.port,
+        smtp_port = smtp.port,
+    );
+    std::fs::write(dir.path().join("bot.toml"), config).expect("config");
+    nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+        .arg("--config")
+        .arg(dir.path().join("bot.toml"))
+        .arg("run")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nomicbot run");
+    let mut stderr = daemon.stderr.take().expect("stderr");
+    let log = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+
+    // The window opens with the first attempt, so the daemon's start-up (which
+    // a loaded machine may slow) is not counted in it. The bound is for a
+    // daemon that never tries, not a measurement.
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while imap.attempts() == 0 && Instant::now() < give_up {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let first = Instant::now();
+    std::thread::sleep(Duration::from_secs(5));
+    let attempts = imap.attempts();
+    let window = first.elapsed();
+
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let _ = daemon.wait();
+    let log = plain(&log.join().unwrap_or_default());
+    assert!(attempts >= 1, "the daemon never tried the server:\n{log}");
+    assert!(
+        log.contains("retry_in=2s"),
+        "the first failure announces a 2 s wait:\n{log}"
+    );
+    // The window may have run long on a loaded machine: the bound grows with
+    // it, as the logged waits allow (attempts at 0, 2, 6, 14, 30 s…).
+    let allowed = 1 + [2, 6, 14, 30, 62]
+        .iter()
+        .filter(|&&at| Duration::from_secs(at) <= window)
+        .count();
+    assert!(
+        attempts <= allowed,
+        "{attempts} attempts in {window:?}, where the logged waits allow {allowed}:\n{log}"
+    );
+    assert_eq!(smtp.attempts(), 0, "nothing to send, so no SMTP connection");
+}
