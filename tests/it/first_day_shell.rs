@@ -162,3 +162,74 @@ auth = "none"
     );
     assert_eq!(smtp.attempts(), 0, "nothing to send, so no SMTP connection");
 }
+
+/// An archived mail as a list archive keeps it.
+fn archived(dir: &std::path::Path, name: &str, subject: &str, body: &str) -> String {
+    let path = dir.join(name);
+    let raw = format!(
+        "From: bot@nomic.example\r\nTo: game-list@nomic.example\r\nSubject: {subject}\r\nMessage-ID: <{name}@nomic.example>\r\nDate: Mon, 02 Mar 2026 09:00:00 +0000\r\n\r\n{body}"
+    );
+    std::fs::write(&path, raw).expect("write the archived mail");
+    path.display().to_string()
+}
+
+/// Issue 24, item 11: a swapped pair or a wrong file read as an empty batch,
+/// printed "0 sealed action(s): every revealed action matches" and exited 0.
+/// Now it fails, and says what the file should have been.
+#[test]
+fn verify_sealed_fails_on_a_file_with_nothing_sealed_in_it() {
+    let bot = crate::support::LocalBot::new();
+    let dir = bot.dir.path();
+    let salt = "ab".repeat(32);
+    let hash = nomicbot::engine::sealed::commitment_hash(&salt, "Alice", "yes");
+    let commitments = archived(
+        dir,
+        "commitments.eml",
+        "Sealed actions of vote 1: 1 commitment",
+        &format!("batch \"vote 1\"\ncommitment {hash} \"Alice\"\n"),
+    );
+    let reveal = archived(
+        dir,
+        "reveal.eml",
+        "Sealed actions of vote 1 revealed",
+        &format!("batch \"vote 1\"\naction \"Alice\" salt {salt} text \"yes\"\n"),
+    );
+    let other = archived(
+        dir,
+        "minutes.eml",
+        "Minutes of the week",
+        "Nothing was sealed this week.\n",
+    );
+
+    // The right pair still passes, so what fails below is the files alone.
+    let right = bot.cli(&["verify-sealed", &commitments, &reveal]);
+    let text = String::from_utf8_lossy(&right.stdout);
+    assert!(right.status.success(), "{text}");
+    assert!(text.contains("1 sealed action(s)"), "{text}");
+
+    let swapped = bot.cli(&["verify-sealed", &reveal, &commitments]);
+    let text = String::from_utf8_lossy(&swapped.stdout);
+    assert!(!swapped.status.success(), "a swapped pair passed: {text}");
+    assert!(text.contains("wrong way round"), "{text}");
+    assert!(!text.contains("every revealed action matches"), "{text}");
+
+    let wrong = bot.cli(&["verify-sealed", &other, &reveal]);
+    let text = String::from_utf8_lossy(&wrong.stdout);
+    assert!(!wrong.status.success(), "a wrong file passed: {text}");
+    assert!(
+        text.contains(&other)
+            && text.contains("found nothing sealed in the commitments mail")
+            && text.contains("Sealed actions of ...: N commitments"),
+        "{text}"
+    );
+
+    let wrong = bot.cli(&["verify-sealed", &commitments, &other]);
+    let text = String::from_utf8_lossy(&wrong.stdout);
+    assert!(!wrong.status.success(), "a wrong file passed: {text}");
+    assert!(
+        text.contains(&other)
+            && text.contains("found nothing sealed in the reveal mail")
+            && text.contains("Sealed actions of ... revealed"),
+        "{text}"
+    );
+}
