@@ -233,3 +233,107 @@ fn verify_sealed_fails_on_a_file_with_nothing_sealed_in_it() {
         "{text}"
     );
 }
+
+const MODERATOR: &str = "mod@nomic.example";
+const ALICE: &str = "alice@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const NOTICE: &str = "its answers come in one digest at the end";
+
+/// A bot with a moderator and a daily cap of three answers.
+fn capped_bot() -> crate::support::LocalBot {
+    let config = crate::support::trusting()
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        )
+        .lines()
+        .map(|line| {
+            if line.starts_with("max_answers_per_day =") {
+                "max_answers_per_day = 3".to_owned()
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(config.contains("max_answers_per_day = 3"), "{config}");
+    crate::support::LocalBot::with_config(&config)
+}
+
+/// Issue 24, item 10: the answer that reaches the cap says that further
+/// answers of the day come in one digest, and the one past it is folded.
+#[test]
+fn the_answer_that_reaches_the_daily_cap_says_the_rest_come_in_a_digest() {
+    let bot = capped_bot();
+    let start = crate::support::at("2026-03-02T09:00:00Z");
+    let script = [
+        ("[nomic] join Alice", "game-list@nomic.example"),
+        ("[nomic] help", BOT),
+        ("[nomic] help", BOT),
+        ("[nomic] help", BOT),
+    ];
+    for (index, (subject, to)) in script.iter().enumerate() {
+        let raw = crate::support::message(ALICE, to, subject, &format!("a{index}@p.test"), "");
+        bot.deliver(
+            &format!("a{index}"),
+            &raw,
+            start + jiff::SignedDuration::from_mins(index as i64),
+        );
+    }
+    bot.once(start + jiff::SignedDuration::from_hours(1));
+    let answers: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(ALICE))
+        .collect();
+    assert_eq!(answers.len(), 3, "the cap is three a day: {answers:#?}");
+    let noted: Vec<_> = answers.iter().filter(|m| m.body.contains(NOTICE)).collect();
+    assert_eq!(noted.len(), 1, "one notice: {answers:#?}");
+    assert_eq!(
+        noted[0].in_reply_to.as_deref(),
+        Some("a2@p.test"),
+        "on the third answer"
+    );
+    // Above the signature, so a mail reader shows it.
+    let body = &noted[0].body;
+    let notice_at = body.find(NOTICE).unwrap_or(usize::MAX);
+    assert!(
+        body.find("\n-- \n")
+            .is_some_and(|signature| notice_at < signature),
+        "{body}"
+    );
+    let outbox = bot.cli_ok(&["outbox"]);
+    assert_eq!(outbox.matches("folded").count(), 1, "{outbox}");
+}
+
+/// Issue 24, item 10: a moderator's first day is many answers, and none of
+/// them waits for the digest.
+#[test]
+fn a_moderators_answers_are_never_folded() {
+    let bot = capped_bot();
+    let start = crate::support::at("2026-03-02T09:00:00Z");
+    for index in 0..6 {
+        let raw = crate::support::message(
+            MODERATOR,
+            BOT,
+            "[nomic] help",
+            &format!("m{index}@p.test"),
+            "",
+        );
+        bot.deliver(
+            &format!("m{index}"),
+            &raw,
+            start + jiff::SignedDuration::from_mins(index),
+        );
+    }
+    bot.once(start + jiff::SignedDuration::from_hours(1));
+    let answers: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(MODERATOR))
+        .collect();
+    assert_eq!(answers.len(), 6, "every answer at once: {answers:#?}");
+    assert!(answers.iter().all(|m| !m.body.contains(NOTICE)));
+    let outbox = bot.cli_ok(&["outbox"]);
+    assert!(!outbox.contains("folded"), "{outbox}");
+}
