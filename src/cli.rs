@@ -492,6 +492,14 @@ pub fn verify_sealed(commitments: &Path, reveal: &Path) -> Result<(bool, String)
                 "{n} sealed action(s): every revealed action matches the commitment published before it"
             ),
         )),
+        Err(error @ crate::engine::sealed::VerifyError::NothingSealed { mail, .. }) => {
+            let path = if mail == "reveal" {
+                reveal
+            } else {
+                commitments
+            };
+            Ok((false, format!("FAILED: {}: {error}", path.display())))
+        }
         Err(error) => Ok((false, format!("FAILED: {error}"))),
     }
 }

@@ -327,7 +327,8 @@ pub struct LimitsConfig {
     pub max_answer_bytes: usize,
     /// The most answers one sender gets in a day (a calendar day of `[calendar]`);
     /// past it, what they send is still done, and the answers are gathered in one
-    /// digest at the end of the day. 0: no cap.
+    /// digest at the end of the day. Moderators and officers are never capped.
+    /// 0: no cap.
     #[serde(default = "default_max_answers_per_day")]
     pub max_answers_per_day: usize,
     /// The most messages of one sender the games are given in a day (a calendar

@@ -17,7 +17,7 @@ use crate::mail::auth;
 use crate::mail::compose::{self, Kind, Outgoing, Thread};
 use crate::mail::parse::{self, Envelope, ParseOptions};
 use crate::store::{
-    InboxRow, InboxStatus, NewMail, Quota, Received, Step, Store, StoreError, Stored,
+    InboxRow, InboxStatus, NewMail, Quota, Received, Step, Store, StoreError, Stored, WrittenFrom,
 };
 use crate::templates::{TemplateError, Templates};
 
@@ -779,7 +779,17 @@ impl Bot {
                     None
                 };
                 if let Some(reason) = over_limit {
-                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                    return self.not_read(
+                        row,
+                        at,
+                        &cause,
+                        reason,
+                        &message,
+                        &ctx,
+                        &thread,
+                        trust.is_full(),
+                        now,
+                    );
                 }
                 // A message of passphrase lines alone has no command for the games
                 // (which would answer it with the tag's help).
@@ -837,7 +847,16 @@ impl Bot {
                         .iter()
                         .all(|line| line.status == Status::NotUnderstood)
                 {
-                    return self.chatter(row, at, &cause, &message, &ctx, &thread, now);
+                    return self.chatter(
+                        row,
+                        at,
+                        &cause,
+                        &message,
+                        &ctx,
+                        &thread,
+                        trust.is_full(),
+                        now,
+                    );
                 }
                 if let Some(held) = self.flood_gate(
                     row,
@@ -898,10 +917,20 @@ impl Bot {
                         "its answer would be {mail_bytes} bytes long, and the bot sends up to {} bytes for one message",
                         limits.max_answer_bytes
                     );
-                    return self.not_read(row, at, &cause, reason, &message, &ctx, &thread, now);
+                    return self.not_read(
+                        row,
+                        at,
+                        &cause,
+                        reason,
+                        &message,
+                        &ctx,
+                        &thread,
+                        trust.is_full(),
+                        now,
+                    );
                 }
                 let mut mail = mail;
-                self.apply_quota(&mut mail, &ctx.sender, at)?;
+                self.apply_quota(&mut mail, &ctx.sender, at, trust.is_full())?;
                 let queued = mail.len();
                 self.store.commit(Step {
                     inbox: Some((row.id, InboxStatus::Applied, None)),
@@ -1003,6 +1032,7 @@ impl Bot {
         message: &Message,
         ctx: &Ctx,
         thread: &Thread,
+        trusted: bool,
         now: Timestamp,
     ) -> Result<(bool, usize)> {
         let reason = "chatter: a reply in which no line reads as a command".to_string();
@@ -1025,7 +1055,7 @@ impl Bot {
                 }
                 Err(other) => return Err(other),
             }
-            self.apply_quota(&mut mail, &ctx.sender, at)?;
+            self.apply_quota(&mut mail, &ctx.sender, at, trusted)?;
         }
         tracing::info!(inbox = row.id, %reason, "kept aside");
         let queued = mail.len();
@@ -1054,6 +1084,7 @@ impl Bot {
         message: &Message,
         ctx: &Ctx,
         thread: &Thread,
+        trusted: bool,
         now: Timestamp,
     ) -> Result<(bool, usize)> {
         let answer = Mail::new(
@@ -1076,7 +1107,7 @@ impl Bot {
             Err(other) => return Err(other),
         };
         tracing::info!(inbox = row.id, %reason, "kept aside, not read");
-        self.apply_quota(&mut mail, &ctx.sender, at)?;
+        self.apply_quota(&mut mail, &ctx.sender, at, trusted)?;
         let queued = mail.len();
         self.store.commit(Step {
             inbox: Some((
@@ -1105,13 +1136,37 @@ impl Bot {
     /// Deterministic: the count is of the answers already committed for the
     /// messages of that day, which are applied in arrival order, so a bot that
     /// catches up after a downtime folds exactly what one that never stopped did.
-    fn apply_quota(&self, mail: &mut [NewMail], sender: &Address, at: Timestamp) -> Result<()> {
+    ///
+    /// Moderators and officers (their mail authenticated) are never capped: a
+    /// moderator's busy first day is all answers they need. The answer that
+    /// reaches the cap says so (`quota_notice.txt`).
+    fn apply_quota(
+        &self,
+        mail: &mut [NewMail],
+        sender: &Address,
+        at: Timestamp,
+        trusted: bool,
+    ) -> Result<()> {
+        let reached = self.quota_of(mail, sender, at, trusted)?;
+        self.note_cap(mail, reached)
+    }
+
+    /// [`Self::apply_quota`] but the notice: marks each mail, and returns the
+    /// index of the one that reaches the cap, if one does.
+    fn quota_of(
+        &self,
+        mail: &mut [NewMail],
+        sender: &Address,
+        at: Timestamp,
+        trusted: bool,
+    ) -> Result<Option<usize>> {
         let cap = self.config.limits.max_answers_per_day;
-        if cap == 0 {
-            return Ok(());
+        let officers = self.params.with_offices(&self.world.shared.offices);
+        if cap == 0 || (trusted && holds_an_office(officers.officers(), sender)) {
+            return Ok(None);
         }
         let Ok(day) = self.params.setting.calendar.day_of(at) else {
-            return Ok(());
+            return Ok(None);
         };
         let date = day.date.to_string();
         let sender = sender.as_str();
@@ -1123,7 +1178,8 @@ impl Bot {
         };
         let mut counted = self.store.answers_on(sender, &date)?;
         let mut answer_folded = false;
-        for one in mail.iter_mut() {
+        let mut reached = None;
+        for (index, one) in mail.iter_mut().enumerate() {
             if is_to(one, &list) {
                 continue;
             }
@@ -1136,6 +1192,9 @@ impl Bot {
             }
             if counted < cap {
                 counted += 1;
+                if counted == cap {
+                    reached = Some(index);
+                }
                 one.quota = Quota::Counted {
                     sender: sender.to_owned(),
                     day: date.clone(),
@@ -1145,7 +1204,7 @@ impl Bot {
                 one.quota = Quota::Folded { digest_at: day.end };
             }
         }
-        Ok(())
+        Ok(reached)
     }
 
     /// Sends the digests due at `at` (the end of a day): one per recipient, of
@@ -1477,7 +1536,31 @@ impl Bot {
         kind: Kind,
         now: Timestamp,
     ) -> Result<NewMail> {
-        let rendered = self.templates.render(&mail.template, &mail.values)?;
+        self.render_noted(mail, cause, index, thread, kind, now, None)
+    }
+
+    /// [`Self::render_one`], with `notice` added to the body above the signature.
+    #[allow(clippy::too_many_arguments)]
+    fn render_noted(
+        &self,
+        mail: &Mail,
+        cause: &str,
+        index: usize,
+        thread: &Thread,
+        kind: Kind,
+        now: Timestamp,
+        notice: Option<&str>,
+    ) -> Result<NewMail> {
+        let mut rendered = self.templates.render(&mail.template, &mail.values)?;
+        if let Some(notice) = notice {
+            let at = rendered
+                .body
+                .find("\n-- \n")
+                .map_or(rendered.body.len(), |at| at + 1);
+            rendered
+                .body
+                .insert_str(at, &format!("\n{}\n", notice.trim_end()));
+        }
         let to = match &mail.to {
             Audience::List => self.config.bot.list.clone(),
             Audience::Address(address) => address.as_str().to_owned(),
@@ -1504,7 +1587,50 @@ impl Bot {
             recipients: vec![to],
             raw,
             quota: Quota::Free,
+            written_from: Some(Box::new(WrittenFrom {
+                mail: mail.clone(),
+                cause: cause.to_owned(),
+                index,
+                thread: thread.clone(),
+                kind,
+                now,
+            })),
         })
+    }
+
+    /// Writes the answer that reached its sender's daily cap again, with the
+    /// notice that further answers of the day come in one digest: a player who
+    /// goes on should not think the bot stopped listening. Without the template
+    /// (a templates folder older than it) the answer goes as it was.
+    fn note_cap(&self, mail: &mut [NewMail], reached: Option<usize>) -> Result<()> {
+        let Some(one) = reached.and_then(|index| mail.get_mut(index)) else {
+            return Ok(());
+        };
+        let Some(from) = one.written_from.take() else {
+            return Ok(());
+        };
+        let notice = match self.templates.render(
+            "quota_notice",
+            json!({ "cap": self.config.limits.max_answers_per_day }),
+        ) {
+            Ok(notice) => notice.body,
+            Err(error) => {
+                tracing::warn!(%error, "the answer that reaches the daily cap goes without its notice");
+                return Ok(());
+            }
+        };
+        let quota = one.quota.clone();
+        *one = self.render_noted(
+            &from.mail,
+            &from.cause,
+            from.index,
+            &from.thread,
+            from.kind,
+            from.now,
+            Some(&notice),
+        )?;
+        one.quota = quota;
+        Ok(())
     }
 
     /// The answer to the sender: every command line with its result, and the help asked for.

@@ -840,7 +840,7 @@ async fn apply_until(
     loop {
         let now = Timestamp::now();
         let pass = apply(bot, transport, now, Some(DAEMON_FETCH), Some(queued)).await;
-        let wait = match pass {
+        let pause = match pass {
             Ok(pass) => {
                 failures = 0;
                 if pass.fetched + pass.processed.deadlines > 0 {
@@ -861,15 +861,15 @@ async fn apply_until(
                     let left = at.duration_since(Timestamp::now());
                     until = until.min(Duration::try_from(left).unwrap_or(Duration::ZERO));
                 }
-                until
+                Pause::ForMail(until)
             }
             Err(error) => {
                 let delay = after_failure(&mut failures);
                 tracing::warn!(%error, retry_in = ?delay, "pass failed");
-                delay
+                Pause::Retry(delay)
             }
         };
-        if wait.is_zero() {
+        if pause.is_zero() {
             // More is due at once: still stop here, between passes, if asked to.
             if futures::FutureExt::now_or_never(&mut shutdown).is_some() {
                 tracing::info!("shutting down");
@@ -884,7 +884,7 @@ async fn apply_until(
                 tracing::info!("shutting down");
                 return Ok(());
             }
-            result = transport.wait(bot, wait) => {
+            result = pause.wait(bot, transport) => {
                 if let Err(error) = result {
                     tracing::warn!(%error, "waiting for mail failed: reconnecting");
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -894,9 +894,81 @@ async fn apply_until(
     }
 }
 
+/// What the applying side does between two passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pause {
+    /// Waits for new mail (IDLE, or a Maildir poll) for at most this long.
+    ForMail(Duration),
+    /// A pass failed: sleeps the whole delay the log announced. Waiting for mail
+    /// here would not wait at all when the server is down (no session to idle
+    /// on, so only the one-second Maildir poll), and the daemon would knock
+    /// every second for as long as the server stays down.
+    Retry(Duration),
+}
+
+impl Pause {
+    fn is_zero(self) -> bool {
+        match self {
+            Pause::ForMail(wait) | Pause::Retry(wait) => wait.is_zero(),
+        }
+    }
+
+    async fn wait(self, bot: &Bot, transport: &mut Transport) -> Result<(), RunError> {
+        match self {
+            Pause::ForMail(timeout) => transport.wait(bot, timeout).await,
+            Pause::Retry(delay) => {
+                tokio::time::sleep(delay).await;
+                Ok(())
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: the delay logged as `retry_in` doubles from 2 s to 64 s, and
+    /// is the delay slept, not a hint.
+    #[test]
+    fn a_failed_pass_sleeps_the_delay_it_logs() {
+        let mut failures = 0;
+        let delays: Vec<u64> = (0..8)
+            .map(|_| after_failure(&mut failures).as_secs())
+            .collect();
+        assert_eq!(delays, [2, 4, 8, 16, 32, 64, 64, 64]);
+        let pause = Pause::Retry(Duration::from_secs(2));
+        assert!(!pause.is_zero());
+        assert_ne!(pause, Pause::ForMail(Duration::from_secs(2)));
+    }
+
+    /// The sleep of a `Retry` is the whole delay, on a clock the test drives.
+    #[tokio::test(start_paused = true)]
+    async fn a_retry_pause_is_not_cut_to_the_poll_second() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("bot.toml"),
+            crate::config::believing_from(crate::config::DEFAULT_CONFIG),
+        )
+        .expect("config");
+        crate::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+        let config = Config::load(&dir.path().join("bot.toml")).expect("config");
+        let bot = Bot::open(config.clone()).expect("bot");
+        let mut transport = Transport::new(&config);
+        let started = tokio::time::Instant::now();
+        Pause::Retry(Duration::from_secs(64))
+            .wait(&bot, &mut transport)
+            .await
+            .expect("wait");
+        assert_eq!(started.elapsed().as_secs(), 64);
+        let started = tokio::time::Instant::now();
+        Pause::ForMail(Duration::from_secs(64))
+            .wait(&bot, &mut transport)
+            .await
+            .expect("wait");
+        // The Maildir transport looks at its folder every second.
+        assert_eq!(started.elapsed().as_secs(), 1);
+    }
 
     #[test]
     fn a_backlog_is_read_in_batches_of_bounded_bytes() {

@@ -145,6 +145,18 @@ pub enum VerifyError {
     Missing { player: String },
     #[error("the commitments are for batch {commitments:?}, the reveal for {reveal:?}")]
     OtherBatch { commitments: String, reveal: String },
+    #[error(
+        "found nothing sealed in the {mail} mail (no \"batch\" line, no \"{keyword}\" line): it should be the bot's mail {expected}"
+    )]
+    NothingSealed {
+        mail: &'static str,
+        keyword: &'static str,
+        expected: &'static str,
+    },
+    #[error(
+        "the two mails are given the wrong way round: the commitments mail (\"Sealed actions of ...: N commitments\") comes first, the reveal (\"Sealed actions of ... revealed\") second"
+    )]
+    Swapped,
     #[error("line {line} of the {mail} mail is not in the expected form: {text}")]
     Malformed {
         mail: &'static str,
@@ -510,6 +522,29 @@ pub fn verify_sealed(commitments_text: &str, reveal_text: &str) -> Result<usize,
             text,
         })
     })?;
+    // A file that is not the mail it should be (a swapped pair, a wrong
+    // attachment) would otherwise read as an empty batch, and pass.
+    if committed_batch.is_none() && commitments.is_empty() {
+        return Err(VerifyError::NothingSealed {
+            mail: "commitments",
+            keyword: "commitment",
+            expected: "\"Sealed actions of ...: N commitments\"",
+        });
+    }
+    if revealed_batch.is_none() && actions.is_empty() {
+        return Err(VerifyError::NothingSealed {
+            mail: "reveal",
+            keyword: "action",
+            expected: "\"Sealed actions of ... revealed\"",
+        });
+    }
+    let starts_a_line = |text: &str, word: &str| text.lines().any(|line| line.starts_with(word));
+    if commitments.is_empty()
+        && actions.is_empty()
+        && (starts_a_line(commitments_text, "action ") || starts_a_line(reveal_text, "commitment "))
+    {
+        return Err(VerifyError::Swapped);
+    }
     if let (Some(commitments), Some(reveal)) = (&committed_batch, &revealed_batch)
         && commitments != reveal
     {

@@ -317,6 +317,20 @@ pub struct NewMail {
     pub raw: Vec<u8>,
     /// What the daily cap on answers makes of it (`Quota::Free` for the rest).
     pub quota: Quota,
+    /// What it was written from, so the answer that reaches the daily cap can be
+    /// written again with the notice that says so. Not stored.
+    pub written_from: Option<Box<WrittenFrom>>,
+}
+
+/// The inputs of one rendered mail (see [`NewMail::written_from`]).
+#[derive(Debug, Clone)]
+pub struct WrittenFrom {
+    pub mail: crate::engine::Mail,
+    pub cause: String,
+    pub index: usize,
+    pub thread: crate::mail::compose::Thread,
+    pub kind: crate::mail::compose::Kind,
+    pub now: Timestamp,
 }
 
 /// A mail under the daily cap on answers to a sender (`[limits] max_answers_per_day`).

@@ -20,6 +20,7 @@ mod e2e_ping;
 mod e2e_ruletag;
 mod faults;
 mod first_day;
+mod first_day_shell;
 mod floods;
 mod forged_senders;
 mod fuzz;
