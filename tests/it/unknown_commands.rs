@@ -28,7 +28,7 @@ fn with_alice() -> (LocalBot, usize) {
     (bot, sent)
 }
 
-/// The mail sent after the first `before`, to Alice.
+/// The mail sent to Alice, but for the answer to her `join`.
 fn to_alice(bot: &LocalBot) -> Vec<SentMail> {
     bot.sent_mail()
         .into_iter()
@@ -161,4 +161,32 @@ fn issue_24_item_9_chatter_in_a_tagged_reply_still_gets_nothing() {
     );
     bot.once(t0());
     assert_eq!(bot.sent_mail().len(), before);
+}
+#[test]
+fn issue_24_item_9_untagged_private_talk_gets_the_tags_in_one_answer() {
+    let (bot, _) = with_alice();
+    bot.deliver(
+        "talk",
+        &message(
+            ALICE,
+            BOT,
+            "hello there",
+            "talk@t",
+            "Hi bot, how do I play?\n",
+        ),
+        t0(),
+    );
+    bot.once(t0());
+    let answers = to_alice(&bot);
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert!(
+        answers[0].body.contains("no game tag in its subject"),
+        "{}",
+        answers[0].body
+    );
+    assert!(
+        answers[0].body.contains("    [nomic]\n"),
+        "{}",
+        answers[0].body
+    );
 }
