@@ -1484,7 +1484,22 @@ impl Bot {
             )));
         }
         let Some(tag) = &envelope.tag else {
-            return Ok(Err("no game tag in the subject".into()));
+            // Untagged mail on the list is talk among the players. Written to the
+            // bot alone (`help`, or anything else), it can only have been meant
+            // for the bot: it is answered once, as `[help]` is, with every tag.
+            // Automatic mail never reaches here, and the answer carries
+            // Auto-Submitted, so two bots cannot keep answering each other.
+            if self.is_public(envelope) {
+                return Ok(Err("no game tag in the subject".into()));
+            }
+            return Ok(Ok((
+                sender,
+                Message {
+                    tag: "help".into(),
+                    subject_rest: String::new(),
+                    body_lines: Vec::new(),
+                },
+            )));
         };
         Ok(Ok((
             sender,
@@ -1674,6 +1689,11 @@ impl Bot {
                 "public": ctx.public,
                 "at": crate::engine::human_time(ctx.now),
                 "copy_of": copy_of,
+                "untagged": envelope.tag.is_none(),
+                "tags": crate::games::known_tags()
+                    .into_iter()
+                    .filter(|tag| tag != "help")
+                    .collect::<Vec<_>>(),
             })
         };
         // The answer keeps the instance: a reply to [ghost 2] is under [ghost 2].

@@ -250,6 +250,14 @@ pub const SENTENCE_SAMPLES: &[(&str, &[(&str, &str)])] = &[
         "unknown_command",
         &[("tag", "nomic"), ("commands", "join NAME")],
     ),
+    (
+        "unknown_command",
+        &[
+            ("tag", "nomic"),
+            ("commands", "join NAME, give AMOUNT CURRENCY to NAME"),
+            ("closest", "give"),
+        ],
+    ),
     ("unknown_tag", &[("tag", "chess")]),
     ("vacation_started", &[("date", "2027-03-01")]),
     ("vacation_ended", &[]),
@@ -395,6 +403,13 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
     if let Some(missing) = reply.body.lines().find(|l| l.contains("[no wording for")) {
         return Err(TemplateError::MissingWording(missing.trim().to_owned()));
     }
+    // The answer to untagged private mail: the tags, then each tag's help.
+    templates.render(
+        "reply",
+        serde_json::json!({ "tag": "help", "subject": "help", "subject_rest": "", "lines": [], "done": 0, "refused": 0,
+            "not_understood": 0, "help": ["nomic"], "public": false, "at": "2026-01-01 00:00 UTC", "copy_of": null,
+            "untagged": true, "tags": ["nomic", "vote"] }),
+    )?;
     let samples = serde_json::json!({
         "name": "Alice", "id": 1, "at": "2026-01-01 00:00 UTC", "n_players": 2, "old_name": "Al", "new_name": "Alice",
         "address": "a2@x.org", "main_address": "a@x.org", "expires": "2026-01-04 00:00 UTC", "requested": "2026-01-01 00:00 UTC",

@@ -146,6 +146,9 @@ fn handle_game<G: Registered>(
         |rest| {
             G::subject_is_command(rest, tag, &message.body_lines)
                 || matches!(overrides::parse::<G>(rest, tag, false), Some(Ok(_)))
+                // A slip in the subject's command (`[nomic] gvie 5 A$ to Bob`) is
+                // answered as one in the body is, not taken for a mere subject.
+                || (!rest.ends_with(['!', '?']) && !closest_commands::<G>(rest, tag).is_empty())
         },
         G::KEEPS_BLANK_LINES,
     );
@@ -179,9 +182,9 @@ fn handle_game<G: Registered>(
                 overrides::apply::<G>(&mut scratch, line, command, ctx, params, &mut outcome)
             }
             Read::NotUnderstood(sentence) => LineReport {
+                sentence: with_closest::<G>(sentence, &line, tag, outcome.report.len()),
                 line,
                 status: Status::NotUnderstood,
-                sentence,
             },
         };
         outcome.report.push(report);
@@ -228,6 +231,14 @@ fn looks_like_a_command<G: Registered>(
     if !slips {
         return false;
     }
+    !closest_commands::<G>(line, tag).is_empty()
+}
+
+/// The words one slip of a letter away from a line's first word that make the
+/// game read the line whole (`gvie 5 A$ to Bob`: `give`), in the order found,
+/// each once. What "Not understood" suggests, and what makes a line a slip.
+fn closest_commands<G: Registered>(line: &str, tag: &str) -> Vec<String> {
+    let line = line.trim();
     let reads = |candidate: &str| {
         G::parse(candidate, tag).is_ok()
             || matches!(overrides::parse::<G>(candidate, tag, false), Some(Ok(_)))
@@ -241,11 +252,35 @@ fn looks_like_a_command<G: Registered>(
     let word = word.to_lowercase();
     // A long word is no slip of a command's verb; this also bounds the work.
     if word.is_empty() || word.chars().count() > 16 {
-        return false;
+        return Vec::new();
     }
-    one_letter_slips(&word)
-        .iter()
-        .any(|variant| reads(&format!("{variant}{tail}")))
+    let mut closest: Vec<String> = Vec::new();
+    for variant in one_letter_slips(&word) {
+        if !closest.contains(&variant) && reads(&format!("{variant}{tail}")) {
+            closest.push(variant);
+        }
+    }
+    closest
+}
+
+/// An unknown command that is a slip of a known one is answered with the
+/// command meant (`Did you mean: give?`). Only the first lines are looked at, as
+/// for chatter, so a long message of talk costs no more than a short one.
+fn with_closest<G: Registered>(
+    sentence: Sentence,
+    line: &str,
+    tag: &str,
+    index: usize,
+) -> Sentence {
+    if sentence.code != UNKNOWN_COMMAND || index >= SLIP_CHECKED_LINES {
+        return sentence;
+    }
+    let closest = closest_commands::<G>(line, tag);
+    if closest.is_empty() {
+        sentence
+    } else {
+        sentence.arg("closest", closest.join(", "))
+    }
 }
 
 /// How many lines of a message not understood are looked at for a slip of a

@@ -47,4 +47,5 @@ mod secrecy;
 mod substrate;
 mod support;
 mod transport;
+mod unknown_commands;
 mod vote;
