@@ -107,8 +107,16 @@ fn issue_24_item_9_help_privately_with_no_tag_gets_every_tag() {
         }
     }
     // The tags, and how to get one's commands: not every game's reference.
-    assert!(answers[0].body.len() < 4_000, "{} bytes", answers[0].body.len());
-    assert!(answers[0].body.contains("\"[nomic] help\""), "{}", answers[0].body);
+    assert!(
+        answers[0].body.len() < 4_000,
+        "{} bytes",
+        answers[0].body.len()
+    );
+    assert!(
+        answers[0].body.contains("\"[nomic] help\""),
+        "{}",
+        answers[0].body
+    );
     assert!(!bot.inbox_with_status("aside").contains("no game tag"));
 }
 
