@@ -879,6 +879,7 @@ pub(crate) fn confirm_passphrase(game: &mut Game, address: &str) {
         .mail_to(address)
         .into_iter()
         .rev()
+        .filter(|mail| mail.subject.contains("Confirm the passphrase"))
         .find_map(|mail| {
             mail.body
                 .lines()

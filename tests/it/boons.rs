@@ -333,6 +333,7 @@ fn rule_1211_9a_a_forged_or_quoted_limit_changes_nothing() {
         .bot
         .sent_mail()
         .into_iter()
+        .filter(|mail| mail.subject.contains("Confirm the passphrase"))
         .find_map(|mail| {
             mail.body
                 .lines()

@@ -442,6 +442,7 @@ pub fn passphrase_code(bot: &LocalBot, address: &str) -> String {
         .into_iter()
         .rev()
         .filter(|mail| mail.is_to(address))
+        .filter(|mail| mail.subject.contains("Confirm the passphrase"))
         .find_map(|mail| {
             mail.body
                 .lines()
