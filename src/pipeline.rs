@@ -1650,6 +1650,34 @@ impl Bot {
 
     /// The answer to the sender: every command line with its result, and the help asked for.
     #[allow(clippy::too_many_arguments)]
+    /// `history` under a tag: the latest `count` announcements the list had
+    /// under it, oldest first, each with its date and subject. Only what went to
+    /// the list, so nothing secret.
+    fn tag_history(&self, tag: &str, count: usize) -> Result<Vec<serde_json::Value>> {
+        let prefix = format!("[{}]", tag.to_lowercase());
+        let mut entries = Vec::new();
+        self.store
+            .each_mail_to(std::slice::from_ref(&self.config.bot.list), |at, raw| {
+                let subject = mail_parser::MessageParser::default()
+                    .parse_headers(raw)
+                    .and_then(|message| message.subject().map(str::to_owned))
+                    .unwrap_or_default();
+                if let Some(rest) = subject
+                    .get(..prefix.len())
+                    .filter(|head| head.eq_ignore_ascii_case(&prefix))
+                    .and_then(|_| subject.get(prefix.len()..))
+                {
+                    entries.push(json!({
+                        "at": crate::engine::human_time(at),
+                        "subject": rest.trim(),
+                    }));
+                }
+                entries.len() < count
+            })?;
+        entries.reverse();
+        Ok(entries)
+    }
+
     fn answer(
         &self,
         outcome: &Outcome,
@@ -1674,6 +1702,11 @@ impl Bot {
                     .sentence
                     .clone()
                     .arg("none_configured", self.config.bot.moderators.is_empty());
+            }
+            if line.sentence.code == crate::games::router::TAG_HISTORY {
+                let count = line.sentence.args.get("count").and_then(|c| c.as_u64());
+                let entries = self.tag_history(&message.tag, count.unwrap_or(0) as usize)?;
+                line.sentence = line.sentence.clone().arg("entries", entries);
             }
         }
         let values = |copy_of: Option<&Address>| {

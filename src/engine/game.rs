@@ -183,6 +183,21 @@ pub trait Game: Sized + 'static {
         None
     }
 
+    /// Each player's one score in this game, for `[nomic] standings` and the
+    /// periodic reports, under a name that tells it from the nomic's points
+    /// ("Gnomic score"). `None`: the game keeps no score, and the table says so.
+    /// Only what the rules have revealed: never a secret.
+    fn scores(_state: &Self::State, _view: &View<'_>) -> Option<Scores> {
+        None
+    }
+
+    /// The game's running instances, for `[nomic] games` and the reports: who
+    /// plays and whose turn it is. Their next deadline is read from the shared
+    /// schedule by the instance's tag. Only what the rules have revealed.
+    fn running(_state: &Self::State, _view: &View<'_>) -> Vec<Running> {
+        Vec::new()
+    }
+
     /// A short game, played by a script: `check` renders the mail it sends with
     /// the operator's templates, `demo --game NAME` plays it through the real
     /// pipeline, and the tests run it (the secrecy test among them). The players
@@ -210,6 +225,31 @@ pub trait Script {
     fn view(&self, game: &str) -> serde_json::Value;
     /// A line for the reader of the demo.
     fn say(&mut self, text: &str);
+}
+
+/// A game's scores (`Game::scores`): its name, and one score per player.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Scores {
+    /// How the table names the score: never just "points", which are the nomic's.
+    pub name: String,
+    /// Each player's score, as the game writes it.
+    pub of: Vec<(PlayerId, String)>,
+}
+
+/// One running instance of a game (`Game::running`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Running {
+    /// The tag its mail goes under (`ghost 2`): the owner of its deadlines.
+    pub tag: String,
+    /// What it is, shortly ("Duel", "turn 4 is being voted on").
+    pub what: String,
+    /// The players in it, by name.
+    pub players: Vec<String>,
+    /// Whose move the game waits for, if one player's.
+    pub turn: Option<String>,
+    /// Its next deadline, when the game knows it better than the earliest on
+    /// the shared schedule under its tag (which may be a reminder's).
+    pub deadline: Option<Timestamp>,
 }
 
 /// A deadline's moment as a game sees it besides `tx.at()`.

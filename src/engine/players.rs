@@ -391,7 +391,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
-                "join NAME, leave, rename NAME, alias ADDRESS, confirm, confirm CODE, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, confirm CODE, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, standings, games, history, observe GAME, unobserve GAME, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
             ),
         )),
     }

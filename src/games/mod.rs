@@ -12,6 +12,7 @@ pub mod overrides;
 pub mod random_officer;
 pub mod router;
 pub mod substrate;
+pub mod summary;
 pub mod table;
 
 use std::sync::Arc;

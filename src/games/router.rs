@@ -25,6 +25,8 @@ pub struct Message {
 /// One line, read for a game.
 enum Read<C> {
     Help,
+    /// `history [N|all]` under a tag whose game has no `history` of its own.
+    History(usize),
     Command(C),
     Override(overrides::Command<C>),
     NotUnderstood(Sentence),
@@ -127,6 +129,34 @@ fn lines_of(
     lines
 }
 
+/// The code of the answer to `history` under any tag: the shell fills it with
+/// the announcements the list had under that tag (`entries`), the latest
+/// `count`, oldest first. What went to the list is public by definition, so a
+/// history shows no secret.
+pub const TAG_HISTORY: &str = "summary_history";
+
+/// How many announcements `history` shows when no number is given, and at
+/// most (`history all`): an answer must stay readable.
+pub const HISTORY_SHOWN: usize = 10;
+pub const HISTORY_MOST: usize = 100;
+
+/// `history`, `history N`, `history all`: how many of the latest entries.
+fn history_request(line: &str) -> Option<usize> {
+    let (verb, rest) = crate::engine::split_verb(line);
+    if verb != "history" {
+        return None;
+    }
+    match rest.to_lowercase().as_str() {
+        "" => Some(HISTORY_SHOWN),
+        "all" => Some(HISTORY_MOST),
+        number => number
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(|n| n.min(HISTORY_MOST)),
+    }
+}
+
 fn is_help(line: &str) -> bool {
     line.trim().eq_ignore_ascii_case("help")
 }
@@ -145,6 +175,7 @@ fn handle_game<G: Registered>(
         message,
         |rest| {
             G::subject_is_command(rest, tag, &message.body_lines)
+                || history_request(rest).is_some()
                 || matches!(overrides::parse::<G>(rest, tag, false), Some(Ok(_)))
                 // A slip in the subject's command (`[nomic] gvie 5 A$ to Bob`) is
                 // answered as one in the body is, not taken for a mere subject.
@@ -156,6 +187,8 @@ fn handle_game<G: Registered>(
     for (line, parsed) in G::parse_message(&lines, tag) {
         let read = if is_help(&line) {
             Read::Help
+        } else if let (Err(_), Some(count)) = (&parsed, history_request(&line)) {
+            Read::History(count)
         } else {
             match overrides::parse::<G>(&line, tag, parsed.is_ok()) {
                 Some(Ok(command)) => Read::Override(command),
@@ -175,8 +208,21 @@ fn handle_game<G: Registered>(
                     sentence: Sentence::new("help_sent").arg("tag", game),
                 }
             }
+            Read::History(count) => LineReport {
+                line,
+                status: Status::Done,
+                sentence: Sentence::new(TAG_HISTORY)
+                    .arg("tag", tag)
+                    .arg("count", count),
+            },
             Read::Command(command) => {
-                apply_line::<G>(&mut scratch, line, command, ctx, params, &mut outcome)
+                let mut report =
+                    apply_line::<G>(&mut scratch, line, command, ctx, params, &mut outcome);
+                if report.status == Status::Done {
+                    report.sentence =
+                        super::summary::fill(&scratch, params, ctx.now, report.sentence);
+                }
+                report
             }
             Read::Override(command) => {
                 overrides::apply::<G>(&mut scratch, line, command, ctx, params, &mut outcome)

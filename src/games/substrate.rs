@@ -43,6 +43,10 @@ pub enum NomicCommand {
     Random(random_officer::Command),
     /// `officers`: who holds which office.
     Officers,
+    /// `standings`: the nomic's money and points, and every game's score.
+    Standings,
+    /// `games`: every running game, its players, whose turn, its next deadline.
+    Games,
     /// A moderator's `appoint` or `dismiss`.
     Office(offices::Command),
     /// `inventory`, and a moderator's `create`, `transfer`, `destroy`.
@@ -65,6 +69,12 @@ impl Game for Nomic {
         }
         if verb == "officers" && rest.is_empty() {
             return Ok(NomicCommand::Officers);
+        }
+        if matches!(verb.as_str(), "standings" | "scores") && rest.is_empty() {
+            return Ok(NomicCommand::Standings);
+        }
+        if verb == "games" && rest.is_empty() {
+            return Ok(NomicCommand::Games);
         }
         if let Some(command) = offices::parse(&verb, rest) {
             return command.map(NomicCommand::Office);
@@ -109,6 +119,10 @@ impl Game for Nomic {
             NomicCommand::Officers => {
                 Ok(Sentence::new("officers").arg("offices", roster(&tx.setting().officers)))
             }
+            // Filled from the whole world by the router (`summary::fill`): the
+            // substrate sees only the shared part.
+            NomicCommand::Standings => Ok(Sentence::new(super::summary::STANDINGS)),
+            NomicCommand::Games => Ok(Sentence::new(super::summary::GAMES)),
             NomicCommand::Inventory(command) => {
                 let view = tx.view();
                 let done = view.inventory.apply(

@@ -1325,6 +1325,29 @@ impl Store {
         Ok(out)
     }
 
+    /// The mail written to exactly these recipients (the list), newest first,
+    /// as (written at, raw message), each passed to `take` until it says stop:
+    /// `history` reads the list's announcements back without loading them all.
+    pub fn each_mail_to(
+        &self,
+        recipients: &[String],
+        mut take: impl FnMut(Timestamp, &[u8]) -> bool,
+    ) -> Result<()> {
+        let recipients = serde_json::to_string(recipients).unwrap_or_default();
+        let mut statement = self
+            .conn
+            .prepare("SELECT created_at, raw FROM outbox WHERE recipients = ?1 ORDER BY id DESC")?;
+        let mut rows = statement.query([recipients])?;
+        while let Some(row) = rows.next()? {
+            let at = ts(row.get::<_, String>(0)?)?;
+            let raw: Vec<u8> = row.get(1)?;
+            if !take(at, &raw) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     pub fn mark_sent(&mut self, id: i64, at: Timestamp) -> Result<()> {
         self.write(|conn| {
             conn.execute(

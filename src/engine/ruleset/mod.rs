@@ -23,6 +23,10 @@ pub use parse::{parse, parse_message};
 
 pub const TAG: &str = "ruleset";
 
+/// How many versions `[ruleset] history N` shows, the latest: a rule amended
+/// every week would otherwise grow the answer without bound.
+pub const HISTORY_VERSIONS: usize = 20;
+
 /// One rule as it stands: its number, name, text, and how many times it was changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rule {
@@ -59,6 +63,10 @@ pub struct Change {
     pub kind: ChangeKind,
     /// The version the change produced (for a repeal: the version repealed).
     pub version: u32,
+    /// Who made it, as the announcement named em (`Event::Attributed`); none
+    /// for a change logged before changes were attributed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A game term: a quoted term a rule defines, with the other names it goes by.
@@ -146,6 +154,13 @@ pub enum Event {
         term: String,
         number: u32,
     },
+    /// Who made the change just logged for rule `number`: the keeper of the
+    /// rules who sent the command, or the game whose play adopted it. Recorded
+    /// after the change, so older logs without it still read.
+    Attributed {
+        number: u32,
+        by: String,
+    },
     /// Rule `from`, amended or transmuted, is rule `to` from now on (Gnomic
     /// rule 108: "it receives the ordinal number of the proposal").
     Renumbered {
@@ -183,6 +198,10 @@ pub enum Command {
         number: u32,
     },
     Show {
+        number: u32,
+    },
+    /// Every version of a rule, who changed it and when.
+    History {
         number: u32,
     },
     /// The index: every rule's number and name.
@@ -310,12 +329,43 @@ impl Ruleset {
             .map_or(1, |version| version.saturating_add(1))
     }
 
+    /// Every change of the rule under `number`, oldest first, each with the
+    /// text it left in effect (none for a repeal): `[ruleset] history N`.
+    pub fn history(&self, number: u32) -> Vec<serde_json::Value> {
+        let text_of = |version: u32| {
+            self.rules
+                .iter()
+                .chain(&self.past)
+                .find(|rule| rule.number == number && rule.version == version)
+        };
+        self.changes
+            .iter()
+            .filter(|change| change.number == number)
+            .map(|change| {
+                let rule = text_of(change.version);
+                let kind = serde_json::to_value(change.kind).unwrap_or_default();
+                json!({
+                    "version": change.version,
+                    "kind": kind,
+                    "at": human_time(change.at),
+                    "by": change.by,
+                    "name": rule.map(|rule| rule.name.clone()),
+                    "mutable": rule.map(|rule| rule.mutable),
+                    "text": rule
+                        .filter(|_| change.kind != ChangeKind::Repealed)
+                        .map(|rule| rule.text.clone()),
+                })
+            })
+            .collect()
+    }
+
     fn log(&mut self, at: Timestamp, number: u32, kind: ChangeKind, version: u32) {
         self.changes.push(Change {
             at,
             number,
             kind,
             version,
+            by: None,
         });
     }
 
@@ -362,6 +412,12 @@ impl Ruleset {
             }
             Event::Renumbered { from, to } => {
                 self.renumbered.push((*from, *to));
+                return;
+            }
+            Event::Attributed { number, by } => {
+                if let Some(change) = self.changes.iter_mut().rev().find(|c| c.number == *number) {
+                    change.by = Some(by.clone());
+                }
                 return;
             }
             _ => {}
@@ -432,7 +488,7 @@ impl Ruleset {
             }
             Event::TermDefined { term, number } => self.correct(term, *number, true),
             Event::TermUndefined { term, number } => self.correct(term, *number, false),
-            Event::Bound { .. } | Event::Renumbered { .. } => {}
+            Event::Bound { .. } | Event::Renumbered { .. } | Event::Attributed { .. } => {}
         }
         self.glossary = build_glossary(&self.rules, &self.corrections);
     }
@@ -486,7 +542,9 @@ impl Ruleset {
             Command::Transmute { .. } => Some("transmute"),
             Command::Define { .. } => Some("define"),
             Command::Undefine { .. } => Some("undefine"),
-            Command::Show { .. } | Command::Rules | Command::Terms => None,
+            Command::Show { .. } | Command::History { .. } | Command::Rules | Command::Terms => {
+                None
+            }
         };
         if let Some(action) = officer_only
             && !is_rules_officer
@@ -496,6 +554,10 @@ impl Ruleset {
                 .into());
         }
         let at = human_time(ctx.now);
+        let attributed = |number: u32| Event::Attributed {
+            number,
+            by: ctx.signature(),
+        };
         // Every announcement carries every key, so that the template (strict about
         // undefined values) can test any of them.
         let changed = |kind: &str, rule: &Rule, version: u32, extra: serde_json::Value| {
@@ -545,12 +607,15 @@ impl Ruleset {
                     note: String::new(),
                 };
                 Ok(Done {
-                    events: vec![Event::Enacted {
-                        number,
-                        name: name.clone(),
-                        text: text.clone(),
-                        mutable,
-                    }],
+                    events: vec![
+                        Event::Enacted {
+                            number,
+                            name: name.clone(),
+                            text: text.clone(),
+                            mutable,
+                        },
+                        attributed(number),
+                    ],
                     mail: vec![changed(
                         "enacted",
                         &rule,
@@ -577,10 +642,13 @@ impl Ruleset {
                 }
                 let version = rule.version.saturating_add(1);
                 Ok(Done {
-                    events: vec![Event::Amended {
-                        number,
-                        text: text.clone(),
-                    }],
+                    events: vec![
+                        Event::Amended {
+                            number,
+                            text: text.clone(),
+                        },
+                        attributed(number),
+                    ],
                     mail: vec![changed(
                         "amended",
                         rule,
@@ -596,7 +664,7 @@ impl Ruleset {
             Command::Repeal { number } => {
                 let rule = self.changeable(number, "repeal")?;
                 Ok(Done {
-                    events: vec![Event::Repealed { number }],
+                    events: vec![Event::Repealed { number }, attributed(number)],
                     mail: vec![changed(
                         "repealed",
                         rule,
@@ -614,7 +682,7 @@ impl Ruleset {
                 transmuted.mutable = !rule.mutable;
                 let version = rule.version.saturating_add(1);
                 Ok(Done {
-                    events: vec![Event::Transmuted { number }],
+                    events: vec![Event::Transmuted { number }, attributed(number)],
                     mail: vec![changed("transmuted", &transmuted, version, json!({}))],
                     sentence: Sentence::new("ruleset_transmuted")
                         .arg("number", number)
@@ -634,6 +702,27 @@ impl Ruleset {
                         .arg("mutable", rule.mutable)
                         .arg("text", &rule.text)
                         .arg("note", &rule.note),
+                })
+            }
+            Command::History { number } => {
+                let versions = self.history(number);
+                if versions.is_empty() {
+                    return Err(Sentence::new("ruleset_no_history")
+                        .arg("number", number)
+                        .into());
+                }
+                Ok(Done {
+                    events: Vec::new(),
+                    mail: Vec::new(),
+                    sentence: Sentence::new("ruleset_history")
+                        .arg("number", number)
+                        .arg("in_effect", self.exists(number))
+                        .arg("shown", versions.len().min(HISTORY_VERSIONS))
+                        .arg("total", versions.len())
+                        .arg(
+                            "versions",
+                            &versions[versions.len().saturating_sub(HISTORY_VERSIONS)..],
+                        ),
                 })
             }
             Command::Rules => Ok(Done {

@@ -4,7 +4,7 @@ use super::glossary::normalize_term;
 use super::{Command, TAG};
 use crate::engine::{NotUnderstood, Sentence, split_verb};
 
-const COMMANDS: &str = "show NUMBER, rules, terms; for the officer who keeps the rules: \
+const COMMANDS: &str = "show NUMBER, history NUMBER, rules, terms, history; for the officer who keeps the rules: \
     enact [immutable] [NUMBER] NAME, amend NUMBER, repeal NUMBER, transmute NUMBER \
     (enact and amend take the rule text on the following lines, up to a line \"end\"), \
     define TERM in NUMBER, undefine TERM in NUMBER";
@@ -83,6 +83,9 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "repeal" => number_command(|number| Command::Repeal { number }, "repeal NUMBER"),
         "transmute" => number_command(|number| Command::Transmute { number }, "transmute NUMBER"),
         "show" | "rule" => number_command(|number| Command::Show { number }, "show NUMBER"),
+        "history" if !rest.is_empty() => {
+            number_command(|number| Command::History { number }, "history NUMBER")
+        }
         "rules" | "index" if rest.is_empty() => Ok(Command::Rules),
         "define" => term_in_rule(rest)
             .map(|(term, number)| Command::Define { term, number })

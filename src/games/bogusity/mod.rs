@@ -35,7 +35,7 @@ use std::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::{self, Deadline};
-use crate::engine::game::{Game, SharedEvent, Tick, Tx};
+use crate::engine::game::{Game, Running, SharedEvent, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{
     Address, Audience, Ctx, Mail, NotUnderstood, Refusal, Sentence, Timestamp, human_time,
@@ -442,6 +442,35 @@ impl Game for Bogusity {
 
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)
+    }
+
+    /// Each hearing still open, with its deadline; the responses stay unread
+    /// until it closes. The hearings keep no score: a Bogus finding costs the
+    /// nomic's points.
+    fn running(state: &Descriptions, _view: &View<'_>) -> Vec<Running> {
+        state
+            .descriptions
+            .iter()
+            .filter_map(|description| {
+                let hearing = description.hearing.as_ref()?;
+                if hearing.finding.is_some() || hearing.closed_at.is_some() {
+                    return None;
+                }
+                Some(Running {
+                    tag: TAG.to_owned(),
+                    what: format!(
+                        "a hearing on description {} ({}, by {}), called by {}",
+                        description.number,
+                        description.boon,
+                        description.describer_name,
+                        hearing.called_by_name
+                    ),
+                    players: Vec::new(),
+                    turn: None,
+                    deadline: Some(hearing.closes_at),
+                })
+            })
+            .collect()
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {

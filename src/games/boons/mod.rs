@@ -36,7 +36,7 @@ use std::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Standing, Tick, Tx, View};
+use crate::engine::game::{Game, Running, Standing, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
@@ -464,6 +464,31 @@ impl Game for Boons {
 
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)
+    }
+
+    /// Each Boon on its way, with whom it waits for and until when; which Boon
+    /// a player chose is not told here. Boons keep no score.
+    fn running(state: &State, _view: &View<'_>) -> Vec<Running> {
+        state
+            .pending
+            .iter()
+            .map(|bestowal| {
+                let (what, turn, deadline) = match &bestowal.stage {
+                    Stage::Choosing { until } => ("to be chosen", true, Some(*until)),
+                    Stage::Describing { until, .. } => ("to be described", true, Some(*until)),
+                    Stage::Described { create_at, .. } => {
+                        ("described, to be created", false, Some(*create_at))
+                    }
+                };
+                Running {
+                    tag: TAG.to_owned(),
+                    what: format!("Boon {} for {}, {what}", bestowal.number, bestowal.name),
+                    players: vec![bestowal.name.clone()],
+                    turn: turn.then(|| bestowal.name.clone()),
+                    deadline,
+                }
+            })
+            .collect()
     }
 
     fn apply(tx: &mut Tx<'_, Boons>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {

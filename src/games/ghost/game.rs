@@ -4,7 +4,7 @@
 //! rules themselves are in the parent module.
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Standing, Tick, Tx, View};
+use crate::engine::game::{Game, Running, Standing, Tick, Tx, View};
 use std::fmt::Write as _;
 
 use crate::engine::players::Registry;
@@ -56,6 +56,50 @@ impl Game for Ghost {
 
     fn on_deadline(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, _tick: &Tick) {
         commands::deadline_fired(tx, &deadline.id);
+    }
+
+    /// Each instance not over, with its players in the order of their numbers
+    /// and whose turn it is. Ghost keeps no score: its winner is paid in the
+    /// nomic's points.
+    fn running(state: &Ghosts, view: &View<'_>) -> Vec<Running> {
+        let name = |seat: &super::Seat| {
+            view.players
+                .by_id(seat.player)
+                .map_or_else(|| seat.name.clone(), |player| player.name.clone())
+        };
+        state
+            .instances
+            .iter()
+            .filter(|instance| !instance.is_over())
+            .map(|instance| {
+                let stage = if instance.is_suspended() {
+                    ", suspended: no referee"
+                } else if instance.is_held() {
+                    ", held for a moderator's ruling"
+                } else if matches!(instance.stage, super::Stage::Protest { .. }) {
+                    ", a protest is being judged"
+                } else {
+                    ""
+                };
+                let word = match &instance.ghost_word {
+                    Some(word) => format!("the ghost word is {}", word.to_uppercase()),
+                    None => "no letter played yet".to_owned(),
+                };
+                Running {
+                    tag: super::tag(instance.number),
+                    what: format!(
+                        "{}, {word}{stage}",
+                        if instance.duel { "a Duel" } else { "Ghost" }
+                    ),
+                    players: instance.in_game().map(name).collect(),
+                    turn: instance
+                        .turn()
+                        .and_then(|seat| instance.seats.iter().find(|s| s.number == seat))
+                        .map(name),
+                    deadline: None,
+                }
+            })
+            .collect()
     }
 
     /// A player who leaves the nomic leaves every instance (and its referee post);

@@ -40,7 +40,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Secrecy, Standing, Tick, Tx};
+use crate::engine::game::{Game, Running, Scores, Secrecy, Standing, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Address, Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
@@ -1239,6 +1239,50 @@ impl Game for Gnomic {
 
     /// A rule's text keeps its paragraphs.
     const KEEPS_BLANK_LINES: bool = true;
+
+    /// The Gnomic score, told apart from the nomic's points by its name.
+    fn scores(state: &State, _view: &View<'_>) -> Option<Scores> {
+        Some(Scores {
+            name: "Gnomic score".to_owned(),
+            of: state
+                .scores
+                .iter()
+                .map(|score| (score.player, score.points.to_string()))
+                .collect(),
+        })
+    }
+
+    /// The game, while it runs: the turn being voted on (who voted stays out,
+    /// let alone how), or whose turn it is to post.
+    fn running(state: &State, view: &View<'_>) -> Vec<Running> {
+        if state.started_at.is_none() || state.winner.is_some() {
+            return Vec::new();
+        }
+        let players = rules::order(state, view)
+            .into_iter()
+            .map(|score| score.name)
+            .collect();
+        let (what, turn) = match &state.open {
+            Some(open) => (
+                format!(
+                    "turn {} by {} is being voted on",
+                    open.number, open.proponent_name
+                ),
+                None,
+            ),
+            None => (
+                "waiting for the next turn".to_owned(),
+                rules::mover(state, view).map(|score| score.name),
+            ),
+        };
+        vec![Running {
+            tag: TAG.to_owned(),
+            what,
+            players,
+            turn,
+            deadline: state.open.as_ref().map(|open| open.deadline),
+        }]
+    }
 
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)

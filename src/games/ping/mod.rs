@@ -36,7 +36,7 @@ use jiff::civil::Date;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Secrecy, Standing, Tick, Tx};
+use crate::engine::game::{Game, Running, Secrecy, Standing, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
@@ -657,6 +657,27 @@ impl Game for Ping {
         if deadline.id.starts_with(TAG) {
             rules::catch_up(tx, tick.entropy);
         }
+    }
+
+    /// Where the Machine is and who is its Scholar, as the list was told; its
+    /// truth stays the Scholar's secret. The Machine keeps no score.
+    fn running(state: &Machine, _view: &View<'_>) -> Vec<Running> {
+        if state.ended.is_some() {
+            return Vec::new();
+        }
+        let Some(term) = &state.term else {
+            return Vec::new();
+        };
+        vec![Running {
+            tag: TAG.to_owned(),
+            what: format!(
+                "the Machine That Goes *ping* is in {}, its Scholar {}",
+                term.home, term.scholar_name
+            ),
+            players: Vec::new(),
+            turn: Some(term.scholar_name.clone()),
+            deadline: None,
+        }]
     }
 
     fn standing_changed(tx: &mut Tx<'_, Ping>, change: &Standing) {

@@ -5,7 +5,7 @@
 
 use crate::engine::accounts::Currency;
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Officers, Secrecy, Tick, Tx, View};
+use crate::engine::game::{Game, Officers, Running, Scores, Secrecy, Tick, Tx, View};
 
 use crate::engine::{Address, Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
@@ -110,6 +110,46 @@ impl Game for RuleTag {
         currency: &Currency,
     ) -> bool {
         Self::is_officer(officers, params, address) && currency.is_called(&params.currency)
+    }
+
+    /// Rule Tag's own standing is each player's element and RTL; the points
+    /// it pays are the nomic's, in their own column.
+    fn scores(state: &super::RuleTag, view: &View<'_>) -> Option<Scores> {
+        state.started_at?;
+        Some(Scores {
+            name: "Rule Tag element and RTL".to_owned(),
+            of: view
+                .players
+                .active()
+                .map(|player| {
+                    let standing = state.standing(player.id);
+                    let rtl = standing
+                        .rtl
+                        .map_or_else(|| "no RTL".to_owned(), |rtl| format!("RTL {rtl}"));
+                    (player.id, format!("{} {rtl}", standing.element.as_str()))
+                })
+                .collect(),
+        })
+    }
+
+    /// The nweek whose actions are being collected; private actions stay
+    /// secret until it ends.
+    fn running(state: &super::RuleTag, view: &View<'_>) -> Vec<Running> {
+        if state.started_at.is_none() || state.ended.is_some() {
+            return Vec::new();
+        }
+        let held = if state.held.is_some() {
+            ", its turn held for a moderator's ruling"
+        } else {
+            ""
+        };
+        vec![Running {
+            tag: TAG.to_owned(),
+            what: format!("nweek {}{held}", state.nweek),
+            players: view.players.active().map(|p| p.name.clone()).collect(),
+            turn: None,
+            deadline: None,
+        }]
     }
 
     fn public_view(state: &super::RuleTag, view: &View<'_>, params: &Params) -> serde_json::Value {

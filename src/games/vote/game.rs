@@ -3,7 +3,7 @@
 //! parent module.
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Secrecy, Tick, Tx};
+use crate::engine::game::{Game, Running, Secrecy, Tick, Tx, View};
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
 use super::rules;
@@ -39,6 +39,23 @@ impl Game for Vote {
             return;
         };
         let _tally = rules::resolve(tx, number, None);
+    }
+
+    /// Each open ballot with its deadline; how anyone voted stays sealed, and
+    /// so does who has voted. Ballots keep no score.
+    fn running(state: &Votes, _view: &View<'_>) -> Vec<Running> {
+        state
+            .ballots
+            .iter()
+            .filter(|ballot| ballot.closed.is_none())
+            .map(|ballot| Running {
+                tag: TAG.to_owned(),
+                what: format!("ballot {}: {}", ballot.number, ballot.question),
+                players: Vec::new(),
+                turn: None,
+                deadline: Some(ballot.deadline),
+            })
+            .collect()
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {
