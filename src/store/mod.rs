@@ -1326,7 +1326,7 @@ impl Store {
     }
 
     /// The mail written to exactly these recipients (the list), newest first,
-    /// as (written at, raw message), each passed to `take` until it says stop:
+    /// as (the moment of the step that wrote it, raw message), each passed to `take` until it says stop:
     /// `history` reads the list's announcements back without loading them all.
     pub fn each_mail_to(
         &self,
@@ -1336,7 +1336,7 @@ impl Store {
         let recipients = serde_json::to_string(recipients).unwrap_or_default();
         let mut statement = self
             .conn
-            .prepare("SELECT created_at, raw FROM outbox WHERE recipients = ?1 ORDER BY id DESC")?;
+            .prepare("SELECT coalesce(step_at, created_at), raw FROM outbox WHERE recipients = ?1 ORDER BY id DESC")?;
         let mut rows = statement.query([recipients])?;
         while let Some(row) = rows.next()? {
             let at = ts(row.get::<_, String>(0)?)?;

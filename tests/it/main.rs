@@ -44,6 +44,7 @@ mod ruletag_issue12;
 mod samples;
 mod scenarios;
 mod secrecy;
+mod standings;
 mod substrate;
 mod support;
 mod transport;
