@@ -237,7 +237,9 @@ impl Bot {
             next.apply_event(event, at);
         }
         next.retire();
-        let mail = self.render_all(&outcome, cause, None, Kind::Notice, now)?;
+        let mut mail = self.render_all(&outcome, cause, None, Kind::Notice, now)?;
+        let copies = self.observer_copies(&outcome, cause, mail.len(), now)?;
+        mail.extend(copies);
         let queued = mail.len();
         self.store.commit(Step {
             inbox: None,
@@ -931,6 +933,8 @@ impl Bot {
                 }
                 let mut mail = mail;
                 self.apply_quota(&mut mail, &ctx.sender, at, trust.is_full())?;
+                let copies = self.observer_copies(&outcome, &cause, mail.len(), now)?;
+                mail.extend(copies);
                 let queued = mail.len();
                 self.store.commit(Step {
                     inbox: Some((row.id, InboxStatus::Applied, None)),
@@ -1540,6 +1544,35 @@ impl Bot {
                 self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now)
             })
             .collect()
+    }
+
+    /// The observers of a game (`observe GAME`) get each of its announcements
+    /// privately: only what the list gets, so no secret; never to the list.
+    /// Numbered from `index` on, after the step's other mail. Not counted in
+    /// the size of a message's answer: observers cannot make a player's
+    /// message too costly to read.
+    fn observer_copies(
+        &self,
+        outcome: &Outcome,
+        cause: &str,
+        mut index: usize,
+        now: Timestamp,
+    ) -> Result<Vec<NewMail>> {
+        let no_thread = Thread::default();
+        let mut rendered = Vec::new();
+        for mail in outcome.mail.iter().filter(|m| m.to == Audience::List) {
+            let game = games::router::game_of_tag(&mail.tag).map(|_| games::base_tag(&mail.tag));
+            let Some(game) = game else { continue };
+            for observer in self.world.players.observers_of(game) {
+                let copy = Mail {
+                    to: Audience::Address(observer.clone()),
+                    ..mail.clone()
+                };
+                rendered.push(self.render_one(&copy, cause, index, &no_thread, Kind::Notice, now)?);
+                index += 1;
+            }
+        }
+        Ok(rendered)
     }
 
     fn render_one(

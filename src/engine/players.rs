@@ -145,7 +145,29 @@ pub struct Registry {
     /// set only when the code mailed to the address comes back from it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending_passphrases: Vec<PendingPassphrase>,
+    /// Addresses that get a game's announcements privately (`observe GAME`),
+    /// confirmed or waiting for the code mailed to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observers: Vec<Observer>,
 }
+
+/// An address that asked to observe a game: once confirmed with the code mailed
+/// to it, it gets a private copy of every announcement the list gets under the
+/// game's tag. Only public announcements, so a forged request leaks nothing;
+/// the code keeps a forger from turning the bot on someone else's mailbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observer {
+    pub address: Address,
+    /// The game's own tag, lower-case (`ghost`, `rule tag`).
+    pub game: String,
+    pub confirmed: bool,
+    /// The hash of the code mailed to the address (never the code).
+    pub code_hash: String,
+}
+
+/// How many games one address may observe or ask to, at once: a forged
+/// request costs its victim one mail, and no address becomes a mail cannon.
+pub const MAX_OBSERVED_PER_ADDRESS: usize = 3;
 
 /// A passphrase waiting for its address's confirmation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,6 +307,22 @@ pub enum Event {
     /// A pending passphrase's code was shown where others read it.
     PassphraseRequestCancelled {
         address: Address,
+    },
+    /// `observe GAME`: the code went to the address.
+    ObserveRequested {
+        address: Address,
+        game: String,
+        code_hash: String,
+    },
+    /// `observe GAME CODE`: copies of the game's announcements go to the address.
+    ObserveConfirmed {
+        address: Address,
+        game: String,
+    },
+    /// `unobserve GAME`, confirmed or not.
+    Unobserved {
+        address: Address,
+        game: String,
     },
 }
 
@@ -728,7 +766,41 @@ impl Registry {
                 self.pending_passphrases
                     .retain(|p| &p.passphrase.address != address);
             }
+            Event::ObserveRequested {
+                address,
+                game,
+                code_hash,
+            } => {
+                self.observers
+                    .retain(|o| !(&o.address == address && &o.game == game));
+                self.observers.push(Observer {
+                    address: address.clone(),
+                    game: game.clone(),
+                    confirmed: false,
+                    code_hash: code_hash.clone(),
+                });
+            }
+            Event::ObserveConfirmed { address, game } => {
+                for observer in &mut self.observers {
+                    if &observer.address == address && &observer.game == game {
+                        observer.confirmed = true;
+                    }
+                }
+            }
+            Event::Unobserved { address, game } => {
+                self.observers
+                    .retain(|o| !(&o.address == address && &o.game == game));
+            }
         }
+    }
+
+    /// The confirmed observers of a game (its own tag, lower-case).
+    pub fn observers_of(&self, game: &str) -> Vec<&Address> {
+        self.observers
+            .iter()
+            .filter(|o| o.confirmed && o.game == game)
+            .map(|o| &o.address)
+            .collect()
     }
 
     /// The passphrase `address` requires, if it requires one.
@@ -755,6 +827,9 @@ impl Registry {
             pending.passphrase.hash = "(hidden)".to_owned();
             pending.code_hash = "(hidden)".to_owned();
         }
+        for observer in &mut public.observers {
+            observer.code_hash = "(hidden)".to_owned();
+        }
         public
     }
 
@@ -770,6 +845,7 @@ impl Registry {
         !self.passphrases.is_empty()
             || !self.pending_passphrases.is_empty()
             || self.pending_aliases.iter().any(|p| p.code_hash.is_some())
+            || !self.observers.is_empty()
     }
 
     /// Carries out one command. On `Err` nothing happened.

@@ -47,6 +47,10 @@ pub enum NomicCommand {
     Standings,
     /// `games`: every running game, its players, whose turn, its next deadline.
     Games,
+    /// `observe GAME`, then `observe GAME CODE` with the code mailed back.
+    Observe { game: String, code: Option<String> },
+    /// `unobserve GAME`.
+    Unobserve { game: String },
     /// A moderator's `appoint` or `dismiss`.
     Office(offices::Command),
     /// `inventory`, and a moderator's `create`, `transfer`, `destroy`.
@@ -75,6 +79,9 @@ impl Game for Nomic {
         }
         if verb == "games" && rest.is_empty() {
             return Ok(NomicCommand::Games);
+        }
+        if verb == "observe" || verb == "unobserve" {
+            return observe_parse(&verb, rest);
         }
         if let Some(command) = offices::parse(&verb, rest) {
             return command.map(NomicCommand::Office);
@@ -123,6 +130,8 @@ impl Game for Nomic {
             // substrate sees only the shared part.
             NomicCommand::Standings => Ok(Sentence::new(super::summary::STANDINGS)),
             NomicCommand::Games => Ok(Sentence::new(super::summary::GAMES)),
+            NomicCommand::Observe { game, code } => observe(tx, game, code, ctx),
+            NomicCommand::Unobserve { game } => unobserve(tx, game, ctx),
             NomicCommand::Inventory(command) => {
                 let view = tx.view();
                 let done = view.inventory.apply(
@@ -146,6 +155,137 @@ impl Game for Nomic {
     fn apply_event(_: &mut (), event: &NoEvent, _: Timestamp) {
         match *event {}
     }
+}
+
+/// `observe GAME [CODE]` and `unobserve GAME`: the game by any of its tags,
+/// the code (`XXXX-XXXX-XXXX-XXXX`) last when there is one.
+fn observe_parse(verb: &str, rest: &str) -> Result<NomicCommand, NotUnderstood> {
+    let usage = |usage: &str| NotUnderstood(Sentence::new("usage").arg("usage", usage));
+    let mut words: Vec<&str> = rest.split_whitespace().collect();
+    let code = match words.last() {
+        Some(last) if verb == "observe" && words.len() > 1 && players::code_key(last).len() == 16 => {
+            let code = players::code_key(last);
+            words.pop();
+            Some(code)
+        }
+        _ => None,
+    };
+    let game = words.join(" ").trim_matches(['[', ']']).to_lowercase();
+    if game.is_empty() {
+        return Err(usage(if verb == "observe" {
+            "observe GAME"
+        } else {
+            "unobserve GAME"
+        }));
+    }
+    Ok(match verb {
+        "observe" => NomicCommand::Observe { game, code },
+        _ => NomicCommand::Unobserve { game },
+    })
+}
+
+/// The game a tag names, by its own (first) tag: what observers are kept by.
+fn observed_game(written: &str) -> Result<String, Refusal> {
+    struct Find<'a>(&'a str, Option<String>, Vec<String>);
+    impl Visit for Find<'_> {
+        fn visit<G: Registered>(&mut self) {
+            self.2.push(G::TAGS[0].to_owned());
+            if self.1.is_none() && (G::TAGS.contains(&self.0) || G::NAME == self.0) {
+                self.1 = Some(G::TAGS[0].to_owned());
+            }
+        }
+    }
+    let mut find = Find(super::base_tag(written), None, Vec::new());
+    each_part(&mut find);
+    super::each_game(&mut find);
+    find.1.ok_or_else(|| {
+        Sentence::new("observe_unknown_game")
+            .arg("game", written)
+            .arg("games", find.2.join(", "))
+            .into()
+    })
+}
+
+/// Someone who is no player asks to get a game's announcements privately, or
+/// confirms with the code mailed for it.
+fn observe(
+    tx: &mut Tx<'_, Nomic>,
+    written: String,
+    code: Option<String>,
+    ctx: &Ctx,
+) -> Result<Sentence, Refusal> {
+    let game = observed_game(&written)?;
+    let view = tx.view();
+    let registry = view.players;
+    if let Some(player) = registry.active_by_address(&ctx.sender) {
+        return Err(Sentence::new("observe_player")
+            .arg("name", &player.name)
+            .arg("game", &game)
+            .into());
+    }
+    let own = registry
+        .observers
+        .iter()
+        .find(|o| o.address == ctx.sender && o.game == game);
+    if own.is_some_and(|o| o.confirmed) {
+        return Err(Sentence::new("observe_already").arg("game", &game).into());
+    }
+    let event = match code {
+        Some(code) => {
+            let Some(pending) = own else {
+                return Err(Sentence::new("observe_no_request").arg("game", &game).into());
+            };
+            if pending.code_hash != players::code_hash(&code) {
+                return Err(Sentence::new("observe_code_wrong").arg("game", &game).into());
+            }
+            players::Event::ObserveConfirmed {
+                address: ctx.sender.clone(),
+                game: game.clone(),
+            }
+        }
+        None => {
+            let others = registry
+                .observers
+                .iter()
+                .filter(|o| o.address == ctx.sender && o.game != game)
+                .count();
+            if others >= players::MAX_OBSERVED_PER_ADDRESS {
+                return Err(Sentence::new("observe_too_many")
+                    .arg("max", players::MAX_OBSERVED_PER_ADDRESS)
+                    .into());
+            }
+            let code = players::confirmation_code(&ctx.entropy, "observe code", &ctx.sender);
+            let event = players::Event::ObserveRequested {
+                address: ctx.sender.clone(),
+                game: game.clone(),
+                code_hash: players::code_hash(&players::code_key(&code)),
+            };
+            tx.record_shared(SharedEvent::Players(event));
+            return Ok(Sentence::new("observe_requested")
+                .arg("game", &game)
+                .arg("code", code));
+        }
+    };
+    tx.record_shared(SharedEvent::Players(event));
+    Ok(Sentence::new("observe_confirmed").arg("game", game))
+}
+
+fn unobserve(tx: &mut Tx<'_, Nomic>, written: String, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let game = observed_game(&written)?;
+    let observing = tx
+        .view()
+        .players
+        .observers
+        .iter()
+        .any(|o| o.address == ctx.sender && o.game == game);
+    if !observing {
+        return Err(Sentence::new("observe_not_observing").arg("game", &game).into());
+    }
+    tx.record_shared(SharedEvent::Players(players::Event::Unobserved {
+        address: ctx.sender.clone(),
+        game: game.clone(),
+    }));
+    Ok(Sentence::new("observe_stopped").arg("game", game))
 }
 
 /// Who holds what, for the `officers` command: the configured offices, then the
