@@ -46,6 +46,9 @@ pub struct Config {
     /// What the game list adds to the posts it delivers.
     #[serde(default)]
     pub list: ListConfig,
+    /// The officers' periodic reports to the list (`games::reports`).
+    #[serde(default)]
+    pub reports: crate::games::reports::Reports,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,

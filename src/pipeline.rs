@@ -1568,7 +1568,14 @@ impl Bot {
                     to: Audience::Address(observer.clone()),
                     ..mail.clone()
                 };
-                rendered.push(self.render_one(&copy, cause, index, &no_thread, Kind::Notice, now)?);
+                rendered.push(self.render_one(
+                    &copy,
+                    cause,
+                    index,
+                    &no_thread,
+                    Kind::Notice,
+                    now,
+                )?);
                 index += 1;
             }
         }
@@ -1877,6 +1884,7 @@ pub fn game_params(
     );
     params.setting.baseline_when_unrecorded =
         config.bot.unrecorded_rules == crate::config::UnrecordedRules::Baseline;
+    params.reports = config.reports.clone();
     params
 }
 

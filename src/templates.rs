@@ -463,6 +463,54 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
                 "passphrase_help": true }),
         )?;
     }
+    // The officers' periodic reports, one per office (`games::reports`); a
+    // templates folder written before them has none, and sends none.
+    if templates.names().iter().any(|name| name == "report.txt") {
+        let report = serde_json::json!({ "at": "2026-01-12 12:00 UTC", "since": "2026-01-05 12:00 UTC", "every_days": 7,
+            "players": null, "balances": null, "changes": null, "standings": null, "games": null });
+        let parts = [
+            (
+                "Registrar",
+                "registrar",
+                "players",
+                serde_json::json!([{ "name": "Alice", "joined": "2026-01-01 00:00 UTC",
+                "vacation_until": null, "in_gaol": false, "inactive": false }]),
+            ),
+            (
+                "Treasuror",
+                "treasuror",
+                "balances",
+                serde_json::json!([{ "currency": "points", "treasury": "0",
+                "holders": [{ "name": "Alice", "amount": "20" }] }]),
+            ),
+            (
+                "Rulekeepor",
+                "rulekeepor",
+                "changes",
+                serde_json::json!([{ "number": 301, "name": "Singing", "kind": "enacted",
+                "version": 1, "at": "2026-01-06 10:00 UTC", "by": "mod@x.org" }]),
+            ),
+            (
+                "Scorekeepor",
+                "scorekeepor",
+                "standings",
+                serde_json::json!({ "currencies": ["points"],
+                "scores": [{ "game": "gnomic", "name": "Gnomic score" }],
+                "players": [{ "name": "Alice", "balances": ["20"], "scores": [null] }], "unscored": ["vote"] }),
+            ),
+        ];
+        for (office, kind, key, value) in parts {
+            let mut values = report.clone();
+            values["office"] = office.into();
+            values["kind"] = kind.into();
+            values[key] = value;
+            if kind == "scorekeepor" {
+                values["games"] = serde_json::json!([{ "game": "vote", "tag": "vote", "what": "ballot 1: Shall we?",
+                    "players": [], "turn": null, "deadline": "2026-01-13 12:00 UTC", "deadline_what": null }]);
+            }
+            templates.render("report", &values)?;
+        }
+    }
     templates.render(
         "passphrase_cleared",
         serde_json::json!({ "address": "a@x.org", "officer": "mod@x.org", "reason": "she forgot it" }),

@@ -57,6 +57,7 @@ impl World {
             self.sealed.next_deadline(),
             self.schedule.next_due(lead),
             own.1,
+            super::reports::next_unscheduled(self, params),
         ]
         .into_iter()
         .flatten()
@@ -127,6 +128,11 @@ impl World {
             }
             return outcome;
         }
+        // The periodic reports not yet on the schedule: the first of each.
+        let reports = super::reports::tick_unscheduled(self, now, &tick, params);
+        if !reports.events.is_empty() {
+            return reports;
+        }
         // The deadlines a game keeps itself.
         let mut scratch = self.clone();
         let mut outcome = phase("games", Vec::new(), Vec::new());
@@ -183,6 +189,9 @@ fn fire(
     params: &Params,
     outcome: &mut Outcome,
 ) {
+    if super::reports::fired(scratch, deadline, now, tick, params, outcome) {
+        return;
+    }
     struct Owner<'a> {
         scratch: &'a mut World,
         deadline: &'a Deadline,

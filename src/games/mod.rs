@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod driver;
 pub mod overrides;
 pub mod random_officer;
+pub mod reports;
 pub mod router;
 pub mod substrate;
 pub mod summary;
@@ -380,6 +381,8 @@ pub struct Params {
     /// The officers, the calendar and the official dictionary.
     pub setting: Setting,
     pub games: GameParams,
+    /// `[reports]`: the officers' periodic reports to the list.
+    pub reports: reports::Reports,
 }
 
 impl Params {
@@ -426,6 +429,7 @@ impl Params {
                 baseline_when_unrecorded: true,
             },
             games,
+            reports: reports::Reports::default(),
         };
         struct Bound<'a>(&'a Params, Vec<crate::engine::ruleset::bindings::Declared>);
         impl Visit for Bound<'_> {

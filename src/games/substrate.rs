@@ -48,9 +48,14 @@ pub enum NomicCommand {
     /// `games`: every running game, its players, whose turn, its next deadline.
     Games,
     /// `observe GAME`, then `observe GAME CODE` with the code mailed back.
-    Observe { game: String, code: Option<String> },
+    Observe {
+        game: String,
+        code: Option<String>,
+    },
     /// `unobserve GAME`.
-    Unobserve { game: String },
+    Unobserve {
+        game: String,
+    },
     /// A moderator's `appoint` or `dismiss`.
     Office(offices::Command),
     /// `inventory`, and a moderator's `create`, `transfer`, `destroy`.
@@ -163,7 +168,9 @@ fn observe_parse(verb: &str, rest: &str) -> Result<NomicCommand, NotUnderstood> 
     let usage = |usage: &str| NotUnderstood(Sentence::new("usage").arg("usage", usage));
     let mut words: Vec<&str> = rest.split_whitespace().collect();
     let code = match words.last() {
-        Some(last) if verb == "observe" && words.len() > 1 && players::code_key(last).len() == 16 => {
+        Some(last)
+            if verb == "observe" && words.len() > 1 && players::code_key(last).len() == 16 =>
+        {
             let code = players::code_key(last);
             words.pop();
             Some(code)
@@ -233,10 +240,14 @@ fn observe(
     let event = match code {
         Some(code) => {
             let Some(pending) = own else {
-                return Err(Sentence::new("observe_no_request").arg("game", &game).into());
+                return Err(Sentence::new("observe_no_request")
+                    .arg("game", &game)
+                    .into());
             };
             if pending.code_hash != players::code_hash(&code) {
-                return Err(Sentence::new("observe_code_wrong").arg("game", &game).into());
+                return Err(Sentence::new("observe_code_wrong")
+                    .arg("game", &game)
+                    .into());
             }
             players::Event::ObserveConfirmed {
                 address: ctx.sender.clone(),
@@ -279,7 +290,9 @@ fn unobserve(tx: &mut Tx<'_, Nomic>, written: String, ctx: &Ctx) -> Result<Sente
         .iter()
         .any(|o| o.address == ctx.sender && o.game == game);
     if !observing {
-        return Err(Sentence::new("observe_not_observing").arg("game", &game).into());
+        return Err(Sentence::new("observe_not_observing")
+            .arg("game", &game)
+            .into());
     }
     tx.record_shared(SharedEvent::Players(players::Event::Unobserved {
         address: ctx.sender.clone(),
