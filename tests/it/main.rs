@@ -39,6 +39,7 @@ mod offices;
 mod ping;
 mod postfix_filter;
 mod quick_start;
+mod reports;
 mod ruletag;
 mod ruletag_issue12;
 mod samples;
