@@ -1688,8 +1688,6 @@ impl Bot {
         Ok(())
     }
 
-    /// The answer to the sender: every command line with its result, and the help asked for.
-    #[allow(clippy::too_many_arguments)]
     /// `history` under a tag: the latest `count` announcements the list had
     /// under it, oldest first, each with its date and subject. Only what went to
     /// the list, so nothing secret.
@@ -1718,6 +1716,8 @@ impl Bot {
         Ok(entries)
     }
 
+    /// The answer to the sender: every command line with its result, and the help asked for.
+    #[allow(clippy::too_many_arguments)]
     fn answer(
         &self,
         outcome: &Outcome,

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::engine::accounts::{Holder, amount_human};
-use crate::engine::game::View;
+use crate::engine::game::{Scores, View};
 use crate::engine::{Sentence, Timestamp, human_time};
 
 use super::{Params, Registered, Visit, World, each_game};
@@ -34,7 +34,8 @@ pub fn standings(world: &World, params: &Params) -> Value {
     struct Collect<'a> {
         world: &'a World,
         params: &'a Params,
-        scored: Vec<(String, String, Vec<(u32, String)>)>,
+        /// Each game that keeps a score, by name, with its scores.
+        scored: Vec<(&'static str, Scores)>,
         unscored: Vec<String>,
     }
     impl Visit for Collect<'_> {
@@ -42,9 +43,7 @@ pub fn standings(world: &World, params: &Params) -> Value {
             let state = G::take_state(self.world);
             let view = View::new(&self.world.shared, &self.params.setting);
             match G::scores(&state, &view) {
-                Some(scores) => self
-                    .scored
-                    .push((G::NAME.to_owned(), scores.name, scores.of)),
+                Some(scores) => self.scored.push((G::NAME, scores)),
                 None => self.unscored.push(G::NAME.to_owned()),
             }
         }
@@ -78,8 +77,10 @@ pub fn standings(world: &World, params: &Params) -> Value {
             let scores: Vec<Value> = collect
                 .scored
                 .iter()
-                .map(|(_, _, of)| {
-                    of.iter()
+                .map(|(_, scores)| {
+                    scores
+                        .of
+                        .iter()
                         .find(|(id, _)| *id == player.id)
                         .map_or(Value::Null, |(_, score)| json!(score))
                 })
@@ -92,7 +93,7 @@ pub fn standings(world: &World, params: &Params) -> Value {
         "scores": collect
             .scored
             .iter()
-            .map(|(game, name, _)| json!({ "game": game, "name": name }))
+            .map(|(game, scores)| json!({ "game": game, "name": scores.name }))
             .collect::<Vec<_>>(),
         "players": players,
         "unscored": collect.unscored,

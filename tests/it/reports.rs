@@ -384,7 +384,7 @@ fn a_player_is_told_the_list_brings_em_the_announcements_already() {
         .into_iter()
         .filter(|m| m.is_to(ALICE) && !m.is_to(LIST))
         .map(|m| m.body)
-        .last()
+        .next_back()
         .unwrap_or_default();
     assert!(answer.contains("you are a player, Alice"), "{answer}");
 }
