@@ -9,7 +9,7 @@ use super::bound::Bound;
 use super::hack;
 use super::rules::{self, refuse_code};
 use super::{Event, Gnomic, TAG};
-use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::game::Tx;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
 /// 432: "All active players must agree on its invokation" and "The exception
@@ -106,9 +106,11 @@ fn end(tx: &mut Tx<'_, Gnomic>) {
             &Bound::of(&tx.view(), tx.params()).numbers(),
         ) {
             Ok(events) => {
-                for event in events {
-                    tx.record_shared(SharedEvent::Ruleset(event));
-                }
+                let by = format!(
+                    "[gnomic] turn {}, hack {} (registered during the exception state)",
+                    change.turn, change.hack.number
+                );
+                hack::record_adoption(tx, events, &by);
                 None
             }
             Err(error) => Some(error.to_string()),

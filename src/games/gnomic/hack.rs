@@ -358,6 +358,34 @@ fn quoted_pair(text: &str) -> Option<(String, String)> {
 ///
 /// Rules 114 and 332 bound the mutable rules the ruleset may be left with: a
 /// hack that would leave fewer than one or more than 52 is not applied.
+/// Records the ruleset's events of an adopted change, each change of a rule
+/// followed by who made it (`by`: the turn, or the Judgment), for `[ruleset]
+/// history` and the Rulekeepor's report.
+pub fn record_adoption(
+    tx: &mut crate::engine::game::Tx<'_, super::Gnomic>,
+    events: Vec<Event>,
+    by: &str,
+) {
+    for event in events {
+        let number = match &event {
+            Event::Enacted { number, .. }
+            | Event::Amended { number, .. }
+            | Event::Repealed { number }
+            | Event::Transmuted { number } => Some(*number),
+            _ => None,
+        };
+        tx.record_shared(crate::engine::game::SharedEvent::Ruleset(event));
+        if let Some(number) = number {
+            tx.record_shared(crate::engine::game::SharedEvent::Ruleset(
+                Event::Attributed {
+                    number,
+                    by: by.to_owned(),
+                },
+            ));
+        }
+    }
+}
+
 pub fn adoption(
     hack: &Hack,
     ruleset: &Ruleset,

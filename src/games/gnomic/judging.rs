@@ -9,7 +9,7 @@ use super::hack::{self, Change, Hack};
 use super::judgment::{self, Exemption};
 use super::rules::{self, order, refuse_code, threshold};
 use super::{Event, Gnomic, Question, Reason, Ruling, Score, ScoreChange, State, TAG};
-use crate::engine::game::{SharedEvent, Tx, View};
+use crate::engine::game::{Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
@@ -490,9 +490,8 @@ pub(super) fn complete(tx: &mut Tx<'_, Gnomic>) {
                 tx.view().ruleset,
                 &Bound::of(&tx.view(), tx.params()).numbers(),
             ) {
-                for event in events {
-                    tx.record_shared(SharedEvent::Ruleset(event));
-                }
+                let by = format!("[gnomic] Judgment {}", question.number);
+                hack::record_adoption(tx, events, &by);
                 rule = Some(number);
                 enacted.push(serde_json::json!({
                     "question": question.number,

@@ -1652,9 +1652,11 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
             let numbers = Bound::of(&tx.view(), tx.params()).numbers();
             match hack::adoption(&hack, tx.view().ruleset, &numbers) {
                 Ok(events) => {
-                    for event in events {
-                        tx.record_shared(SharedEvent::Ruleset(event));
-                    }
+                    let by = format!(
+                        "[gnomic] turn {} of {}, hack {}",
+                        turn.number, turn.proponent_name, hack.number
+                    );
+                    hack::record_adoption(tx, events, &by);
                     None
                 }
                 Err(error) => Some(error.to_string()),
