@@ -680,6 +680,36 @@ mod tests {
         assert!(!slips.iter().any(|s| s == "joni" || s == "jn"));
     }
 
+    /// Issue 24, item 7: `history` under any tag; a game's own (Ghost's) wins.
+    #[test]
+    fn history_under_any_tag_asks_for_the_lists_announcements_unless_the_game_has_its_own() {
+        let history = |tag: &str, line: &str| {
+            let outcome =
+                World::default().handle(&message(tag, "", &[line]), &ctx(), &Params::default());
+            let sentence = &outcome.report[0].sentence;
+            (sentence.code.clone(), sentence.args.get("count").cloned())
+        };
+        assert_eq!(
+            history("vote", "history"),
+            (TAG_HISTORY.to_owned(), Some(HISTORY_SHOWN.into()))
+        );
+        assert_eq!(
+            history("nomic", "history 3"),
+            (TAG_HISTORY.to_owned(), Some(3.into()))
+        );
+        assert_eq!(
+            history("rule tag", "history all"),
+            (TAG_HISTORY.to_owned(), Some(HISTORY_MOST.into()))
+        );
+        assert_eq!(
+            history("gnomic", "history 100000"),
+            (TAG_HISTORY.to_owned(), Some(HISTORY_MOST.into()))
+        );
+        assert_ne!(history("ghost", "history").0, TAG_HISTORY);
+        // `[ruleset] history N` is rule N's history.
+        assert_ne!(history("ruleset", "history 301").0, TAG_HISTORY);
+    }
+
     #[test]
     fn a_tag_without_an_understood_command_gets_the_help() {
         let outcome = World::default().handle(
