@@ -1563,7 +1563,12 @@ impl Bot {
         for mail in outcome.mail.iter().filter(|m| m.to == Audience::List) {
             let game = games::router::game_of_tag(&mail.tag).map(|_| games::base_tag(&mail.tag));
             let Some(game) = game else { continue };
-            for observer in self.world.players.observers_of(game) {
+            // One who joined since gets the list itself.
+            let observers = self.world.players.observers_of(game);
+            let not_playing = observers
+                .into_iter()
+                .filter(|a| self.world.players.active_by_address(a).is_none());
+            for observer in not_playing {
                 let copy = Mail {
                     to: Audience::Address(observer.clone()),
                     ..mail.clone()

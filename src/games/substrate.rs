@@ -410,3 +410,30 @@ fn no_params(_: &Params) -> &'static () {
 
 stateless!(Nomic, players_params);
 stateless!(Rules, no_params);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observe_reads_the_game_by_any_tag_and_the_code_last() {
+        let read = |line: &str| match Nomic::parse(line, "nomic") {
+            Ok(NomicCommand::Observe { game, code }) => Some((game, code)),
+            _ => None,
+        };
+        assert_eq!(read("observe ghost"), Some(("ghost".into(), None)));
+        assert_eq!(read("observe [Rule Tag]"), Some(("rule tag".into(), None)));
+        assert_eq!(
+            read("observe rule tag k7qm-2xhd-9pwa-rt3f"),
+            Some(("rule tag".into(), Some("K7QM2XHD9PWART3F".into())))
+        );
+        assert!(read("observe").is_none());
+        assert!(matches!(
+            Nomic::parse("unobserve vote", "nomic"),
+            Ok(NomicCommand::Unobserve { game }) if game == "vote"
+        ));
+        assert_eq!(observed_game("ghost 2").ok(), Some("ghost".to_owned()));
+        assert_eq!(observed_game("ruletag").ok(), Some("rule tag".to_owned()));
+        assert!(observed_game("chess").is_err());
+    }
+}

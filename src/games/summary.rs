@@ -151,3 +151,45 @@ pub fn running(world: &World, params: &Params, now: Timestamp) -> Value {
     each_game(&mut collect);
     Value::Array(collect.games)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Address, players};
+
+    #[test]
+    fn every_game_is_either_a_score_column_or_named_as_keeping_none() {
+        let mut world = World::default();
+        std::sync::Arc::make_mut(&mut world.shared.players).apply_event(
+            &players::Event::Joined {
+                id: 1,
+                name: "Alice".into(),
+                address: Address::new("alice@nomic.example"),
+            },
+            Timestamp::UNIX_EPOCH,
+        );
+        let table = standings(&world, &Params::default());
+        let scored = table["scores"].as_array().unwrap().len();
+        let unscored = table["unscored"].as_array().unwrap().len();
+        assert_eq!(scored + unscored, crate::games::game_names().len());
+        // Gnomic's score is named as the game's, never "points".
+        assert!(
+            table["scores"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["name"] != "points")
+        );
+        assert_eq!(table["players"][0]["name"], "Alice");
+        assert_eq!(
+            table["players"][0]["scores"].as_array().unwrap().len(),
+            scored
+        );
+    }
+
+    #[test]
+    fn nothing_runs_in_a_new_world() {
+        let games = running(&World::default(), &Params::default(), Timestamp::UNIX_EPOCH);
+        assert_eq!(games, json!([]));
+    }
+}
