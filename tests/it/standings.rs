@@ -192,3 +192,36 @@ fn ruleset_history_of_an_amended_rule_says_who_changed_it_and_when() {
     assert!(answer.contains("Players may sing.\n"), "{answer}");
     assert!(answer.contains("Players may sing in tune."), "{answer}");
 }
+
+#[test]
+fn games_names_whose_turn_it_is_in_a_game_of_ghost() {
+    let bot = bot();
+    let now = three_players_playing(&bot);
+    play(
+        &bot,
+        "ghost",
+        now,
+        &[(CAROL, LIST, "[ghost]", "start with Alice, Bob")],
+    );
+    play(
+        &bot,
+        "ask",
+        now + SignedDuration::from_mins(10),
+        &[(CAROL, BOT, "[nomic] games", "")],
+    );
+    let answer = last_answer(&bot, CAROL);
+    let ghost = answer
+        .lines()
+        .find(|line| line.contains("[ghost 1]"))
+        .unwrap_or_else(|| panic!("no Ghost: {answer}"));
+    assert!(ghost.contains("Ghost, no letter played yet"), "{ghost}");
+    assert!(
+        ghost.contains("players: Alice, Bob") || ghost.contains("players: Bob, Alice"),
+        "{ghost}"
+    );
+    assert!(
+        ghost.contains("waiting for Alice") || ghost.contains("waiting for Bob"),
+        "{ghost}"
+    );
+    assert!(ghost.contains("next deadline"), "{ghost}");
+}
