@@ -105,6 +105,20 @@ macro_rules! games {
             $(visitor.visit::<$module::$($game)::+>();)*
         }
 
+        /// Whether a line that recorded `event` must not have its answer or its
+        /// mail shown by a preview: it reveals or draws what stays hidden until
+        /// it happens (sealed actions and what is counted from them, a random
+        /// draw, what a game keeps secret: `Game::hidden_from_preview`). A
+        /// preview that showed it would let a player peek without acting.
+        pub fn hidden_from_preview(event: &Event) -> bool {
+            match event {
+                Event::Sealed(sealed::Event::Committed { .. } | sealed::Event::Revealed { .. }) => true,
+                Event::Random(_) => true,
+                $(Event::$variant(event) => <$module::$($game)::+ as Game>::hidden_from_preview(event),)*
+                _ => false,
+            }
+        }
+
         impl World {
     /// What follows a change of the ruleset made outside any game (an import by
     /// the operator): the bindings decided again, as after a game's step.
@@ -476,9 +490,29 @@ pub struct Outcome {
     /// a command (`router::looks_like_a_command`): talk under a tag, such as
     /// "How generous of you!" in a reply. The shell decides what it is answered.
     pub chatter: bool,
+    /// Where each line of `report` began in `events` and `mail`: what a line
+    /// recorded and sent runs to where the next began. A preview shows each
+    /// line's own mail (`pipeline::preview`). Lines the router did not apply
+    /// (an unknown tag) have no entry.
+    pub line_starts: Vec<LineStart>,
+}
+
+/// The lengths of an outcome's events and mail when a line began.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LineStart {
+    pub events: usize,
+    pub mail: usize,
 }
 
 impl Outcome {
+    /// Where the next line begins, at the end of what is recorded so far.
+    pub fn here(&self) -> LineStart {
+        LineStart {
+            events: self.events.len(),
+            mail: self.mail.len(),
+        }
+    }
+
     /// Takes a game's effects: its events wrapped for the log, its mail in order.
     pub fn take<G: Registered>(&mut self, effects: Vec<Effect<G::Event>>) {
         for effect in effects {

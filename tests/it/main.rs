@@ -38,6 +38,7 @@ mod list_reading;
 mod offices;
 mod ping;
 mod postfix_filter;
+mod preview;
 mod quick_start;
 mod ruletag;
 mod ruletag_issue12;

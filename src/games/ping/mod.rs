@@ -686,6 +686,20 @@ impl Game for Ping {
         }
     }
 
+    /// A guess is found right or wrong against the secret truth, and a Magic
+    /// Letter against the truth's words: a preview would answer either without
+    /// the guess being made.
+    fn hidden_from_preview(event: &Event) -> bool {
+        matches!(
+            event,
+            Event::Guessed { .. }
+                | Event::MagicNamed { .. }
+                | Event::Revealed { .. }
+                | Event::RevealOwed { .. }
+                | Event::BoonDue { .. }
+        )
+    }
+
     fn public_view(
         state: &Machine,
         _view: &crate::engine::game::View<'_>,
