@@ -1731,9 +1731,9 @@ impl Bot {
         // The officers who asked for them get a copy of what players do privately
         // (a Rule Tag moderator must see the private actions); the game's own
         // officers (`Game::private_copies`) also of what was refused, since they
-        // judge what is valid. The copy goes to each officer privately.
-        let done = outcome.report.iter().any(|r| r.status == Status::Done);
-        let judged = done || outcome.report.iter().any(|r| r.status == Status::Refused);
+        // judge what is valid. The copy goes to each officer privately. A line
+        // that only asked (`help`, `status`) is the asker's alone (issue 24).
+        let (done, judged) = outcome.acted();
         if !ctx.public && judged {
             let asked = self
                 .config

@@ -505,6 +505,46 @@ pub struct LineStart {
 }
 
 impl Outcome {
+    /// Whether line `index` of the report did or tried something an officer who
+    /// sees private actions must see: refused, or done with an event or a mail.
+    /// A question answered (`help`, `status`, `balance`) changed nothing and is
+    /// the asker's alone. A line the router did not apply counts as an action.
+    pub fn line_acted(&self, index: usize) -> bool {
+        let Some(report) = self.report.get(index) else {
+            return false;
+        };
+        match report.status {
+            crate::engine::Status::NotUnderstood => false,
+            crate::engine::Status::Refused => true,
+            crate::engine::Status::Done => {
+                let (Some(start), next) = (
+                    self.line_starts.get(index),
+                    self.line_starts
+                        .get(index + 1)
+                        .copied()
+                        .unwrap_or(self.here()),
+                ) else {
+                    return true;
+                };
+                next.events > start.events || next.mail > start.mail
+            }
+        }
+    }
+
+    /// Whether a line was done, and whether one was done or refused, of the
+    /// lines that acted (`line_acted`): what decides the officers' copies of a
+    /// private answer.
+    pub fn acted(&self) -> (bool, bool) {
+        let acted: Vec<&crate::engine::LineReport> = (0..self.report.len())
+            .filter(|index| self.line_acted(*index))
+            .map(|index| &self.report[index])
+            .collect();
+        let done = acted
+            .iter()
+            .any(|line| line.status == crate::engine::Status::Done);
+        (done, !acted.is_empty())
+    }
+
     /// Where the next line begins, at the end of what is recorded so far.
     pub fn here(&self) -> LineStart {
         LineStart {

@@ -202,8 +202,7 @@ impl Bot {
             }));
         }
         // The copies of the answer the real message would send, as `answer` decides.
-        let done = outcome.report.iter().any(|r| r.status == Status::Done);
-        let judged = done || outcome.report.iter().any(|r| r.status == Status::Refused);
+        let (done, judged) = outcome.acted();
         let mut copies: Vec<&'static str> = Vec::new();
         if !ctx.public && judged {
             let asked_for = self

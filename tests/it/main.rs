@@ -50,3 +50,4 @@ mod support;
 mod transport;
 mod unknown_commands;
 mod vote;
+mod wording;

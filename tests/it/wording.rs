@@ -1,0 +1,167 @@
+//! Issue 24, item 13: wording. What a player or an officer reads: no copy of a
+//! private question to the Rule Tag Moderator, a reveal that says which votes
+//! were replaced, subjects without the bot's internal ids, help that points to
+//! where the words are defined, and a demo that leaves no folder behind.
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::support::{LocalBot, SentMail, at, message};
+
+const BOT: &str = "bot@nomic.example";
+const LIST: &str = "game-list@nomic.example";
+const MODERATOR: &str = "mod@nomic.example";
+
+fn t0() -> Timestamp {
+    at("2026-03-02T09:00:00Z")
+}
+
+fn mins(n: i64) -> SignedDuration {
+    SignedDuration::from_mins(n)
+}
+
+fn send(
+    bot: &LocalBot,
+    id: &str,
+    from: &str,
+    to: &str,
+    subject: &str,
+    body: &str,
+    when: Timestamp,
+) {
+    let message_id = format!("{id}@players.test");
+    bot.deliver(id, &message(from, to, subject, &message_id, body), when);
+}
+
+#[test]
+fn issue_24_item_13_a_private_help_or_status_under_rule_tag_is_not_copied_to_its_moderator() {
+    use crate::ruletag::{MODERATOR as RTM, board, on, private};
+    let bot = board(
+        &["Ariel", "Earl"],
+        10,
+        crate::ruletag::FAR_BALL,
+        crate::ruletag::FAR_GOAL,
+    );
+    bot.once(on(5, 1, 200));
+    let sent_before = bot.sent().len();
+    private(&bot, "Ariel", "help", on(5, 2, 0));
+    private(&bot, "Ariel", "status", on(5, 2, 1));
+    bot.once(on(5, 2, 2));
+    let sent: Vec<SentMail> = bot.sent_mail().into_iter().skip(sent_before).collect();
+    assert_eq!(sent.len(), 2, "two answers to Ariel, no copy: {sent:#?}");
+    assert!(sent.iter().all(|mail| mail.is_to("ariel@nomic.example")));
+    assert!(!sent.iter().any(|mail| mail.is_to(RTM)));
+    // An action still reaches the Rule Tag Moderator.
+    private(&bot, "Ariel", "status\nmove from null to 325", on(5, 2, 3));
+    bot.once(on(5, 2, 4));
+    let copies: Vec<SentMail> = bot
+        .sent_mail()
+        .into_iter()
+        .skip(sent_before + 2)
+        .filter(|mail| mail.is_to(RTM))
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:#?}");
+    assert!(
+        copies[0].body.contains("> move from null to 325"),
+        "{}",
+        copies[0].body
+    );
+}
+
+#[test]
+fn issue_24_item_13_a_reveal_marks_the_votes_replaced_and_no_subject_names_vote_1() {
+    let config = crate::support::trusting().replace(
+        "moderators = []",
+        &format!("moderators = [\"{MODERATOR}\"]"),
+    );
+    let bot = LocalBot::with_config(&config);
+    for (n, name) in ["Alice", "Bob"].iter().enumerate() {
+        send(
+            &bot,
+            &format!("join-{name}"),
+            &format!("{}@nomic.example", name.to_lowercase()),
+            LIST,
+            &format!("[nomic] join {name}"),
+            "",
+            t0() + mins(n as i64),
+        );
+    }
+    send(
+        &bot,
+        "open",
+        MODERATOR,
+        LIST,
+        "[vote] open Cake?",
+        "",
+        t0() + mins(5),
+    );
+    send(
+        &bot,
+        "a1",
+        "alice@nomic.example",
+        BOT,
+        "[vote] yes",
+        "",
+        t0() + mins(10),
+    );
+    send(
+        &bot,
+        "a2",
+        "alice@nomic.example",
+        BOT,
+        "[vote] no",
+        "",
+        t0() + mins(20),
+    );
+    send(
+        &bot,
+        "b1",
+        "bob@nomic.example",
+        BOT,
+        "[vote] yes",
+        "",
+        t0() + mins(30),
+    );
+    // The ballot's deadline (three days by default) passes.
+    bot.once(t0() + SignedDuration::from_hours(24 * 4));
+    let sent = bot.sent_mail();
+    for mail in &sent {
+        assert!(
+            !mail.subject.contains("vote:"),
+            "an internal id: {}",
+            mail.subject
+        );
+    }
+    let reveal = sent
+        .iter()
+        .find(|mail| mail.subject.contains("Sealed actions of ballot 1 revealed"))
+        .unwrap_or_else(|| panic!("the reveal: {sent:#?}"));
+    let plain: Vec<&str> = reveal
+        .body
+        .lines()
+        .skip_while(|line| !line.starts_with("In plain words"))
+        .collect();
+    let alice: Vec<&&str> = plain
+        .iter()
+        .filter(|l| l.contains("Alice, sealed"))
+        .collect();
+    assert_eq!(alice.len(), 2, "{}", reveal.body);
+    assert!(
+        alice[0].contains(": yes (replaced by Alice's later one"),
+        "{}",
+        reveal.body
+    );
+    assert!(!alice[1].contains("replaced"), "{}", reveal.body);
+    assert!(
+        plain
+            .iter()
+            .any(|l| l.contains("Bob, sealed") && !l.contains("replaced")),
+        "{}",
+        reveal.body
+    );
+    assert!(
+        sent.iter().any(|m| m
+            .subject
+            .contains("Sealed actions of ballot 1: 3 commitments")),
+        "{sent:#?}"
+    );
+}
