@@ -165,3 +165,32 @@ fn issue_24_item_13_a_reveal_marks_the_votes_replaced_and_no_subject_names_vote_
         "{sent:#?}"
     );
 }
+
+#[test]
+fn issue_24_item_13_demo_without_a_folder_leaves_no_temporary_folder_behind() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+        .arg("demo")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("run nomicbot demo");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("Welcome, Alice"), "{stdout}");
+    assert!(stdout.contains("temporary folder is removed"), "{stdout}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("read the temporary folder")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // With --dir, the files stay where asked.
+    let kept = tmp.path().join("kept");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_nomicbot"))
+        .args(["demo", "--dir"])
+        .arg(&kept)
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("run nomicbot demo");
+    assert!(output.status.success());
+    assert!(kept.join("bot.toml").is_file());
+}
