@@ -194,3 +194,29 @@ fn issue_24_item_13_demo_without_a_folder_leaves_no_temporary_folder_behind() {
     assert!(output.status.success());
     assert!(kept.join("bot.toml").is_file());
 }
+
+#[test]
+fn issue_24_item_13_rule_tag_help_points_to_the_glossary_under_ruleset() {
+    let bot = LocalBot::new();
+    send(
+        &bot,
+        "help",
+        "alice@nomic.example",
+        BOT,
+        "[rule tag] help",
+        "",
+        t0(),
+    );
+    bot.once(t0() + mins(1));
+    let answers: Vec<SentMail> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|mail| mail.is_to("alice@nomic.example"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert!(
+        answers[0].body.contains("send \"terms\" under [ruleset]"),
+        "{}",
+        answers[0].body
+    );
+}
