@@ -220,3 +220,58 @@ fn issue_24_item_13_rule_tag_help_points_to_the_glossary_under_ruleset() {
         answers[0].body
     );
 }
+
+/// The README's `[ping]` section names every command the game answers to, as
+/// the game itself lists them in its "Not understood" answer.
+#[test]
+fn issue_24_item_13_the_readme_ping_section_names_every_ping_command() {
+    let bot = LocalBot::new();
+    send(
+        &bot,
+        "xyzzy",
+        "alice@nomic.example",
+        BOT,
+        "[ping] a command",
+        "xyzzy",
+        t0(),
+    );
+    bot.once(t0() + mins(1));
+    let answer = bot
+        .sent_mail()
+        .into_iter()
+        .find(|mail| mail.is_to("alice@nomic.example"))
+        .expect("the answer");
+    let body = answer.body.replace('\n', " ");
+    let listed = body
+        .split("The commands are: ")
+        .nth(1)
+        .and_then(|rest| rest.split(").").next())
+        .unwrap_or_else(|| panic!("the list of commands in: {}", answer.body));
+    let readme =
+        std::fs::read_to_string(crate::support::repo_root().join("README.md")).expect("README");
+    let start = readme.find("### `[ping]`").expect("the [ping] section");
+    let section = &readme[start..];
+    let section = &section[..section[4..]
+        .find("\n### ")
+        .map_or(section.len(), |end| end + 4)];
+    let mut checked = 0;
+    for command in listed.split([',', '(', ')', ':']) {
+        let words: Vec<&str> = command
+            .split_whitespace()
+            .take_while(|word| word.chars().any(|c| c.is_lowercase()))
+            .collect();
+        if words.is_empty() || words == ["moderators"] || words == ["help"] {
+            continue;
+        }
+        let command = words.join(" ");
+        // Each as a line of the section's list of commands, as help lists it.
+        assert!(
+            section
+                .lines()
+                .any(|line| line.trim_start().starts_with(&command)),
+            "{command:?} is not in the README's [ping] section"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "{listed}");
+}
