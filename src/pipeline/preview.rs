@@ -219,6 +219,19 @@ impl Bot {
                 }
             }
         }
+        // A deadline the lines would bring due at once (the last vote of a turn
+        // brings its count): the real message would be followed by it, so the
+        // preview says one follows, and nothing of what it would reveal.
+        let mut next = self.world.clone();
+        for event in &outcome.events {
+            next.apply_event(event, ctx.now);
+        }
+        let due_now = |world: &games::World| {
+            world
+                .next_deadline(&self.params)
+                .is_some_and(|deadline| deadline <= ctx.now)
+        };
+        let follows = !due_now(&self.world) && due_now(&next);
         let summary = |status| outcome.report.iter().filter(|r| r.status == status).count();
         Ok(json!({
             "tag": message.tag,
@@ -232,6 +245,7 @@ impl Bot {
             "public": ctx.public,
             "at": crate::engine::human_time(ctx.now),
             "copies": copies,
+            "follows": follows,
         }))
     }
 }

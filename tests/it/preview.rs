@@ -390,3 +390,92 @@ fn issue_24_item_14_a_preview_counts_against_the_daily_bound_of_actions() {
     let aside = bot.inbox_with_status("aside");
     assert!(aside.contains("max_actions_per_day"), "{aside}");
 }
+
+#[test]
+fn issue_24_item_14_the_last_vote_of_a_gnomic_turn_previewed_says_a_count_follows_and_shows_no_vote()
+ {
+    let config = crate::support::gnomic_rules_elsewhere(&moderated());
+    let bot = LocalBot::with_config(&config);
+    let start = t0();
+    for (n, name) in ["Alice", "Bob", "Carol", "Dave"].iter().enumerate() {
+        send(
+            &bot,
+            &format!("join-{name}"),
+            &format!("{}@nomic.example", name.to_lowercase()),
+            LIST,
+            &format!("[nomic] join {name}"),
+            "",
+            start + mins(n as i64),
+        );
+    }
+    send(
+        &bot,
+        "start",
+        MODERATOR,
+        LIST,
+        "[gnomic] start",
+        "",
+        start + mins(5),
+    );
+    let turn = "hack 301 \"Singing\"\nenact\nPlayers may sing.\nend\n";
+    send(
+        &bot,
+        "turn",
+        "alice@nomic.example",
+        LIST,
+        "[gnomic] turn",
+        turn,
+        start + mins(10),
+    );
+    send(
+        &bot,
+        "bob",
+        "bob@nomic.example",
+        BOT,
+        "[gnomic]",
+        "vote 301 for",
+        start + mins(20),
+    );
+    send(
+        &bot,
+        "carol",
+        "carol@nomic.example",
+        BOT,
+        "[gnomic]",
+        "vote 301 against",
+        start + mins(21),
+    );
+    bot.once(start + mins(30));
+    let before = snapshot(&bot);
+    let sent_before = bot.sent().len();
+    send(
+        &bot,
+        "preview-dave",
+        "dave@nomic.example",
+        BOT,
+        "[gnomic]",
+        "preview\nvote 301 for",
+        start + mins(40),
+    );
+    bot.once(start + mins(41));
+    assert_eq!(snapshot(&bot), before, "no vote sealed, no count");
+    let sent: Vec<SentMail> = bot.sent_mail().into_iter().skip(sent_before).collect();
+    assert_eq!(
+        sent.len(),
+        1,
+        "no count, no copy to the proponent: {sent:#?}"
+    );
+    assert!(sent[0].is_to("dave@nomic.example"));
+    let body = &sent[0].body;
+    assert!(body.contains("> vote 301 for"), "{body}");
+    assert!(body.contains("Would be done."), "{body}");
+    // The proponent's copy of the vote (rule 402) is named, not shown.
+    assert!(
+        body.contains("a private message to another player"),
+        "{body}"
+    );
+    assert!(body.contains("something would fall due at once"), "{body}");
+    for leak in ["Bob", "Carol", "against", "adopted", "salt"] {
+        assert!(!body.contains(leak), "the preview shows {leak:?}: {body}");
+    }
+}
