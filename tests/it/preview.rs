@@ -118,7 +118,10 @@ fn issue_24_item_14_a_preview_under_nomic_shows_each_line_and_changes_nothing() 
     assert!(body.contains("Not understood"), "{body}");
     // The inbox says it was a preview.
     let applied = bot.inbox_with_status("applied");
-    assert!(applied.contains("preview"), "{applied}");
+    assert!(
+        applied.contains("preview: answered with what it would do; nothing was applied"),
+        "{applied}"
+    );
     // Sent for real, the same lines do what the preview said.
     send(
         &bot,
