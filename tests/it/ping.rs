@@ -621,6 +621,14 @@ fn section_viii_thirty_pings_reveal_the_truth_and_teleport_the_machine() {
         moved[1].body
     );
     assert_ne!(game.scholar(), "Alice");
+    // Issue 24, item 13: the draw's purpose, published with its period, gives
+    // the reason in words, not its code.
+    let random = game.bot.cli_ok(&["state", "random", "--json"]);
+    assert!(
+        random.contains("teleports (after thirty pings)"),
+        "{random}"
+    );
+    assert!(!random.contains("thirty_pings"), "{random}");
     game.bot.cli_ok(&["verify-random"]);
 }
 

@@ -291,6 +291,22 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason in a player's words, for what the list reads (a random
+    /// draw's purpose heads its subject): never the code.
+    pub fn words(&self) -> &'static str {
+        match self {
+            Reason::Placed { .. } => "placed by a moderator",
+            Reason::Quack => "the Scholar is a quack",
+            Reason::ThirtyPings => "after thirty pings",
+            Reason::Gaol => "the Scholar went to Gaol",
+            Reason::Vacation => "the Scholar went on vacation",
+            Reason::Left => "the Scholar left",
+            Reason::Weightier => "the Scholar has weightier matters to research",
+            Reason::CorrectGuess => "a correct guess",
+            Reason::Removal { .. } => "the Scholar was removed",
+        }
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             Reason::Placed { .. } => "placed",
