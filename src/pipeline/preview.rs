@@ -143,6 +143,7 @@ impl Bot {
             mail: outcome.mail.len(),
         };
         let mut lines = Vec::new();
+        let mut any_hidden = false;
         for (index, report) in outcome.report.iter().enumerate() {
             let start = outcome.line_starts.get(index).copied().unwrap_or(end);
             let next = outcome.line_starts.get(index + 1).copied().unwrap_or(end);
@@ -158,6 +159,10 @@ impl Bot {
                 sentence = sentence.arg("none_configured", self.config.bot.moderators.is_empty());
             }
             let mut would = Vec::new();
+            // What a hidden line would send is not even counted: how many
+            // mails, and to whom, differ between a right guess and a wrong one.
+            let sent = if hidden { &[][..] } else { sent };
+            any_hidden |= hidden;
             for mail in sent {
                 let own = mail.to == Audience::Address(ctx.sender.clone());
                 let to = match &mail.to {
@@ -165,9 +170,7 @@ impl Bot {
                     Audience::Address(_) if own => "you",
                     Audience::Address(address) => to_whom(address),
                 };
-                let withheld = if hidden {
-                    Some("hidden")
-                } else if passphrase {
+                let withheld = if passphrase {
                     Some("code")
                 } else if !own && mail.to != Audience::List {
                     Some("private")
@@ -231,7 +234,9 @@ impl Bot {
                 .next_deadline(&self.params)
                 .is_some_and(|deadline| deadline <= ctx.now)
         };
-        let follows = !due_now(&self.world) && due_now(&next);
+        // Said only when no line is hidden: what falls due after a hidden line
+        // (the Machine moving after a right guess) would tell what it hides.
+        let follows = !any_hidden && !due_now(&self.world) && due_now(&next);
         let summary = |status| outcome.report.iter().filter(|r| r.status == status).count();
         Ok(json!({
             "tag": message.tag,
