@@ -128,7 +128,8 @@ impl Bot {
         } = asked;
         let officers = self.params.with_offices(&self.world.shared.offices);
         let officers = officers.officers();
-        // Who a private mail goes to, as the sender may be told: never whom.
+        // Who a private mail goes to, as the sender may be told: the role that
+        // receives it, never the address.
         let to_whom = |address: &Address| -> &'static str {
             if officers.is_moderator(address) {
                 "moderators"
