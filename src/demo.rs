@@ -82,7 +82,8 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// Plays the demo `game` (one of `names()`) in `dir` (default: a fresh temporary
-/// folder) and returns what a newcomer should read.
+/// folder, removed afterwards however the demo ended) and returns what a
+/// newcomer should read.
 pub fn run(dir: Option<PathBuf>, game: &str) -> Result<String> {
     let sample = crate::games::samples()
         .into_iter()
@@ -96,24 +97,37 @@ pub fn run(dir: Option<PathBuf>, game: &str) -> Result<String> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (dir, config) = setup(dir)?;
-    match sample {
+    let temporary = dir.is_none();
+    let dir = dir.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!(
+            "nomicbot-demo-{}-{}",
+            std::process::id(),
+            Timestamp::now().as_second()
+        ))
+    });
+    let played = setup(dir.clone()).and_then(|(dir, config)| match sample {
         Some(sample) => play_sample(dir, config, sample, &runtime),
         None => runtime.block_on(nomic(dir, config)),
+    });
+    if !temporary {
+        return played;
     }
+    // A folder the user did not ask for is not left behind in their /tmp.
+    if let Err(error) = std::fs::remove_dir_all(&dir)
+        && error.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(folder = %dir.display(), %error, "cannot remove the demo's temporary folder");
+    }
+    played.map(|text| {
+        format!(
+            "{text}\n(The demo's temporary folder is removed; give --dir FOLDER to keep its files.)\n"
+        )
+    })
 }
 
 /// A folder with the shipped bot.toml (with the samples' moderator, who keeps
 /// the rules too) and the templates.
-fn setup(dir: Option<PathBuf>) -> Result<(PathBuf, Config)> {
-    let dir = match dir {
-        Some(dir) => dir,
-        None => std::env::temp_dir().join(format!(
-            "nomicbot-demo-{}-{}",
-            std::process::id(),
-            Timestamp::now().as_second()
-        )),
-    };
+fn setup(dir: PathBuf) -> Result<(PathBuf, Config)> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let moderator = samples::address(samples::PLAYERS[0]);
     // The demo's mail is written here and never signed: From is believed.

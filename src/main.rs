@@ -121,7 +121,8 @@ enum Command {
     /// Play a short scripted exchange through the real pipeline on the embedded
     /// Maildir transport, and print the mail the bot sent.
     Demo {
-        /// Where to keep the demo's files (default: a fresh temporary folder).
+        /// Where to keep the demo's files (default: a fresh temporary folder,
+        /// removed when the demo ends).
         #[arg(long)]
         dir: Option<PathBuf>,
         /// Which exchange: the player registry (`nomic`, the default), or a

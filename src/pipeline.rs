@@ -21,6 +21,9 @@ use crate::store::{
 };
 use crate::templates::{TemplateError, Templates};
 
+mod preview;
+pub use preview::PREVIEWED;
+
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
     #[error(transparent)]
@@ -754,12 +757,18 @@ impl Bot {
                         return self.refuse_sender(row, at, &cause, &envelope, refused, &[], now);
                     }
                 };
+                let (message, preview) = preview::take(message);
                 let ctx = Ctx {
                     now: at,
                     sender: Address::new(&sender.address),
                     sender_name: sender.name.clone(),
                     public,
-                    entropy: self.entropy(&cause),
+                    // A preview draws apart from any real step, so it foretells no draw.
+                    entropy: if preview {
+                        self.entropy(&format!("preview:{cause}"))
+                    } else {
+                        self.entropy(&cause)
+                    },
                 };
                 let thread = Thread {
                     message_id: envelope.message_id.clone(),
@@ -822,6 +831,7 @@ impl Bot {
                         }
                     }
                 };
+                let passphrase_lines_from = outcome.report.len();
                 if let Err(line) = auth::apply_commands(
                     passphrase_commands,
                     &ctx,
@@ -841,6 +851,7 @@ impl Bot {
                 // and no help, at most one line (`bot.chatter_answer`).
                 let is_reply = envelope.tag.as_ref().is_some_and(|tag| tag.reply);
                 if is_reply
+                    && !preview
                     && outcome.chatter
                     && outcome.events.is_empty()
                     && outcome.mail.is_empty()
@@ -871,6 +882,24 @@ impl Bot {
                     now,
                 )? {
                     return Ok(held);
+                }
+                if preview {
+                    // A void is judged on the log, as the real one would be.
+                    if outcome.events.iter().any(is_void) {
+                        let _judged = self.after_void(&mut outcome, &cause, at)?;
+                    }
+                    let asked = preview::Asked {
+                        row,
+                        at,
+                        cause: &cause,
+                        message: &message,
+                        envelope: &envelope,
+                        ctx: &ctx,
+                        thread: &thread,
+                        trusted: trust.is_full(),
+                        passphrase_lines_from,
+                    };
+                    return self.preview(asked, &outcome, now);
                 }
                 let mut next = self.world.clone();
                 for event in &outcome.events {
@@ -1780,9 +1809,9 @@ impl Bot {
         // The officers who asked for them get a copy of what players do privately
         // (a Rule Tag moderator must see the private actions); the game's own
         // officers (`Game::private_copies`) also of what was refused, since they
-        // judge what is valid. The copy goes to each officer privately.
-        let done = outcome.report.iter().any(|r| r.status == Status::Done);
-        let judged = done || outcome.report.iter().any(|r| r.status == Status::Refused);
+        // judge what is valid. The copy goes to each officer privately. A line
+        // that only asked (`help`, `status`) is the asker's alone (issue 24).
+        let (done, judged) = outcome.acted();
         if !ctx.public && judged {
             let asked = self
                 .config

@@ -106,6 +106,14 @@ pub trait Game: Sized + 'static {
         Secrecy::Public
     }
 
+    /// Whether an event of this game reveals what the game keeps hidden until
+    /// it happens (a guess found right or wrong against a secret truth): a
+    /// preview of the line that records it shows neither its answer nor its
+    /// mail. Sealed actions and random draws are hidden for every game.
+    fn hidden_from_preview(_event: &Self::Event) -> bool {
+        false
+    }
+
     /// The game's own officer (a referee, a moderator of the game) besides the
     /// bot's moderators: ey may act for players under this game's tags.
     fn is_officer(_officers: &Officers, _params: &Self::Params, _address: &Address) -> bool {

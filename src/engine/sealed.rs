@@ -90,6 +90,22 @@ pub struct Batch {
     pub actions: Vec<Sealed>,
     pub commitments: Vec<Commitment>,
     pub stage: Stage,
+    /// What the batch's mail calls it ("ballot 1"), given by the owner; a batch
+    /// opened without one is called by its id with the colons read as spaces.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+}
+
+impl Batch {
+    /// The name of the batch in its mail's subjects: a player's words, never
+    /// the id the games key it by (`vote:1`).
+    pub fn title(&self) -> String {
+        if self.title.is_empty() {
+            self.id.replace(':', " ")
+        } else {
+            self.title.clone()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +120,9 @@ pub enum Event {
         batch: String,
         owner: String,
         deadline: Timestamp,
+        /// Recorded since issue 24; absent before.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        title: String,
     },
     Sealed {
         batch: String,
@@ -238,6 +257,7 @@ impl SealedBox {
                 batch,
                 owner,
                 deadline,
+                title,
             } => {
                 if self.batch(batch).is_none() {
                     self.batches.push(Batch {
@@ -247,6 +267,7 @@ impl SealedBox {
                         actions: Vec::new(),
                         commitments: Vec::new(),
                         stage: Stage::Open,
+                        title: title.clone(),
                     });
                 }
             }
@@ -280,6 +301,17 @@ impl SealedBox {
 
     /// A new batch taking sealed actions until `deadline`.
     pub fn open(&self, batch: &str, owner: &str, deadline: Timestamp) -> Result<Event, SealError> {
+        self.open_titled(batch, owner, "", deadline)
+    }
+
+    /// [`Self::open`], with the name the batch's mail gives it (`Batch::title`).
+    pub fn open_titled(
+        &self,
+        batch: &str,
+        owner: &str,
+        title: &str,
+        deadline: Timestamp,
+    ) -> Result<Event, SealError> {
         if self.batch(batch).is_some() {
             return Err(SealError::Exists(batch.to_owned()));
         }
@@ -287,6 +319,7 @@ impl SealedBox {
             batch: batch.to_owned(),
             owner: owner.to_owned(),
             deadline,
+            title: title.to_owned(),
         })
     }
 
@@ -343,6 +376,7 @@ impl SealedBox {
             COMMITMENTS_TEMPLATE,
             json!({
                 "batch": batch.id,
+                "title": batch.title(),
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),
@@ -361,7 +395,27 @@ impl SealedBox {
 
     /// Every action of a committed batch with its salt, for the list.
     pub fn reveal(&self, batch_id: &str) -> Result<(Event, Mail), SealError> {
+        self.reveal_replacing(batch_id, |_| None)
+    }
+
+    /// [`Self::reveal`], marking each action a later one replaced: the owner's
+    /// rule says which count (`choice` gives the choice an action makes, such
+    /// as the player and the hack voted on; a later action of the same choice
+    /// replaces it; `None` is replaced by nothing).
+    pub fn reveal_replacing(
+        &self,
+        batch_id: &str,
+        choice: impl Fn(&Sealed) -> Option<String>,
+    ) -> Result<(Event, Mail), SealError> {
         let batch = self.existing(batch_id)?;
+        let choices: Vec<Option<String>> = batch.actions.iter().map(&choice).collect();
+        let replaced = |index: usize| {
+            choices[index].as_ref().is_some_and(|mine| {
+                choices[index + 1..]
+                    .iter()
+                    .any(|later| later.as_ref() == Some(mine))
+            })
+        };
         match batch.stage {
             Stage::Open => return Err(SealError::NotCommitted(batch_id.to_owned())),
             Stage::Revealed => return Err(SealError::AlreadyRevealed(batch_id.to_owned())),
@@ -370,8 +424,10 @@ impl SealedBox {
         let actions: Vec<serde_json::Value> = batch
             .actions
             .iter()
-            .map(|sealed| {
+            .enumerate()
+            .map(|(index, sealed)| {
                 json!({
+                    "replaced": replaced(index),
                     "player": sealed.player_name,
                     "player_quoted": quoted(&sealed.player_name),
                     "salt": sealed.salt_hex,
@@ -391,6 +447,7 @@ impl SealedBox {
             REVEAL_TEMPLATE,
             json!({
                 "batch": batch.id,
+                "title": batch.title(),
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),

@@ -107,6 +107,20 @@ macro_rules! games {
             $(visitor.visit::<$module::$($game)::+>();)*
         }
 
+        /// Whether a line that recorded `event` must not have its answer or its
+        /// mail shown by a preview: it reveals or draws what stays hidden until
+        /// it happens (sealed actions and what is counted from them, a random
+        /// draw, what a game keeps secret: `Game::hidden_from_preview`). A
+        /// preview that showed it would let a player peek without acting.
+        pub fn hidden_from_preview(event: &Event) -> bool {
+            match event {
+                Event::Sealed(sealed::Event::Committed { .. } | sealed::Event::Revealed { .. }) => true,
+                Event::Random(_) => true,
+                $(Event::$variant(event) => <$module::$($game)::+ as Game>::hidden_from_preview(event),)*
+                _ => false,
+            }
+        }
+
         impl World {
     /// What follows a change of the ruleset made outside any game (an import by
     /// the operator): the bindings decided again, as after a game's step.
@@ -481,9 +495,69 @@ pub struct Outcome {
     /// a command (`router::looks_like_a_command`): talk under a tag, such as
     /// "How generous of you!" in a reply. The shell decides what it is answered.
     pub chatter: bool,
+    /// Where each line of `report` began in `events` and `mail`: what a line
+    /// recorded and sent runs to where the next began. A preview shows each
+    /// line's own mail (`pipeline::preview`). Lines the router did not apply
+    /// (an unknown tag) have no entry.
+    pub line_starts: Vec<LineStart>,
+}
+
+/// The lengths of an outcome's events and mail when a line began.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LineStart {
+    pub events: usize,
+    pub mail: usize,
 }
 
 impl Outcome {
+    /// Whether line `index` of the report did or tried something an officer who
+    /// sees private actions must see: refused, or done with an event or a mail.
+    /// A question answered (`help`, `status`, `balance`) changed nothing and is
+    /// the asker's alone. A line the router did not apply counts as an action.
+    pub fn line_acted(&self, index: usize) -> bool {
+        let Some(report) = self.report.get(index) else {
+            return false;
+        };
+        match report.status {
+            crate::engine::Status::NotUnderstood => false,
+            crate::engine::Status::Refused => true,
+            crate::engine::Status::Done => {
+                let (Some(start), next) = (
+                    self.line_starts.get(index),
+                    self.line_starts
+                        .get(index + 1)
+                        .copied()
+                        .unwrap_or(self.here()),
+                ) else {
+                    return true;
+                };
+                next.events > start.events || next.mail > start.mail
+            }
+        }
+    }
+
+    /// Whether a line was done, and whether one was done or refused, of the
+    /// lines that acted (`line_acted`): what decides the officers' copies of a
+    /// private answer.
+    pub fn acted(&self) -> (bool, bool) {
+        let acted: Vec<&crate::engine::LineReport> = (0..self.report.len())
+            .filter(|index| self.line_acted(*index))
+            .map(|index| &self.report[index])
+            .collect();
+        let done = acted
+            .iter()
+            .any(|line| line.status == crate::engine::Status::Done);
+        (done, !acted.is_empty())
+    }
+
+    /// Where the next line begins, at the end of what is recorded so far.
+    pub fn here(&self) -> LineStart {
+        LineStart {
+            events: self.events.len(),
+            mail: self.mail.len(),
+        }
+    }
+
     /// Takes a game's effects: its events wrapped for the log, its mail in order.
     pub fn take<G: Registered>(&mut self, effects: Vec<Effect<G::Event>>) {
         for effect in effects {

@@ -199,6 +199,7 @@ fn handle_game<G: Registered>(
                 },
             }
         };
+        outcome.line_starts.push(outcome.here());
         let report = match read {
             Read::Help => {
                 push_unique(&mut outcome.help, game);

@@ -303,12 +303,13 @@ async fn four_players_play_a_circuit_of_turns_by_mail_and_the_scores_follow_the_
 
     // Every turn's archived commitments and reveal pass verify-sealed.
     let list = list_mail(&bot).await;
+    // Each batch as the subjects name it (issue 24: no internal id in a subject).
     let batches = [
-        "gnomic:turn:1",
-        "gnomic:turn:2",
-        "gnomic:turn:3",
-        "gnomic:turn:3:hack:304",
-        "gnomic:turn:4",
+        "the votes of turn 1",
+        "the votes of turn 2",
+        "the votes of turn 3",
+        "the votes on hack 304 of turn 3",
+        "the votes of turn 4",
     ];
     for (turn, batch) in batches.iter().enumerate() {
         let commitments = list

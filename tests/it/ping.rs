@@ -621,6 +621,14 @@ fn section_viii_thirty_pings_reveal_the_truth_and_teleport_the_machine() {
         moved[1].body
     );
     assert_ne!(game.scholar(), "Alice");
+    // Issue 24, item 13: the draw's purpose, published with its period, gives
+    // the reason in words, not its code.
+    let random = game.bot.cli_ok(&["state", "random", "--json"]);
+    assert!(
+        random.contains("teleports (after thirty pings)"),
+        "{random}"
+    );
+    assert!(!random.contains("thirty_pings"), "{random}");
     game.bot.cli_ok(&["verify-random"]);
 }
 
@@ -765,4 +773,40 @@ fn guesses_racing_a_correct_one_and_a_reply_quoting_a_guess_count_for_nothing() 
     assert_eq!(game.ping()["boons_due"].as_array().map(Vec::len), Some(1));
     assert!(game.answers(BOB).iter().all(|a| !a.contains("guess")));
     assert_eq!(balance(&game.bot.state_json(), "Bob", "A$"), None);
+}
+
+/// Issue 24, item 14: a guess previewed, right or wrong, says neither: the
+/// preview is no oracle on the Scholar's truth, and nothing is fined or moved.
+#[test]
+fn issue_24_item_14_a_previewed_guess_does_not_say_whether_it_is_right() {
+    let mut game = Game::placed();
+    game.send(ALICE, false, &[&format!("truth {CLAUSE}")], minutes(20));
+    game.new_mail();
+    let before = game.bot.state_json();
+    let mut bodies = Vec::new();
+    for (n, guess) in [CLAUSE, "the day is odd"].iter().enumerate() {
+        game.send(
+            BOB,
+            true,
+            &["preview", &format!("guess {guess}")],
+            minutes(30 + n as i64),
+        );
+        let sent = game.new_mail();
+        assert_eq!(sent.len(), 1, "{sent:#?}");
+        assert!(sent[0].is_to(BOB) && !sent[0].is_to(LIST));
+        // The first line gives the message's time, the one difference allowed.
+        let body = sent[0].body.replace(guess, "GUESS");
+        bodies.push(body.lines().skip(1).collect::<Vec<_>>().join("\n"));
+    }
+    assert_eq!(game.bot.state_json(), before);
+    // The right guess and the wrong one read the same.
+    assert_eq!(bodies[0], bodies[1]);
+    assert!(
+        bodies[0].contains("what it would answer and announce is not shown"),
+        "{}",
+        bodies[0]
+    );
+    for leak in ["Congratulations", "wrong", "A$10"] {
+        assert!(!bodies[0].contains(leak), "{leak}: {}", bodies[0]);
+    }
 }

@@ -221,7 +221,12 @@ pub(super) fn meta(
     let batch = format!("{}:hack:{}", batch_id(turn.number), hack.number);
     let opened = view
         .sealed
-        .open(&batch, TAG, deadline)
+        .open_titled(
+            &batch,
+            TAG,
+            &format!("the votes on hack {} of turn {}", hack.number, turn.number),
+            deadline,
+        )
         .map_err(|e| box_error(&e))?;
     let proposal = Proposal {
         unanimity: hack::needs_unanimity(&hack, view.ruleset),

@@ -620,7 +620,12 @@ fn turn(tx: &mut Tx<'_, Gnomic>, post: TurnPost, ctx: &Ctx) -> Result<Sentence, 
     let number = state.turns.saturating_add(1);
     let opened = view
         .sealed
-        .open(&batch_id(number), TAG, deadline)
+        .open_titled(
+            &batch_id(number),
+            TAG,
+            &format!("the votes of turn {number}"),
+            deadline,
+        )
         .map_err(|e| box_error(&e))?;
     let turn = Turn {
         number,
@@ -1492,7 +1497,7 @@ fn count_batches(tx: &mut Tx<'_, Gnomic>, turn: &Turn, batches: &[String]) {
     let last = sealed_votes(&tx.view(), turn);
     let mut outcomes: Vec<serde_json::Value> = Vec::new();
     for batch in batches {
-        if let Ok((event, mail)) = tx.view().sealed.reveal(batch) {
+        if let Ok((event, mail)) = tx.view().sealed.reveal_replacing(batch, replaced_by) {
             tx.record_shared(SharedEvent::Sealed(event));
             tx.mail(mail);
         }
@@ -1556,6 +1561,14 @@ fn count_batches(tx: &mut Tx<'_, Gnomic>, turn: &Turn, batches: &[String]) {
     ));
 }
 
+/// Which sealed votes a later one replaces (the reveal marks them): only each
+/// player's last vote on a hack counts, and a vote's text begins with the hack's
+/// number ("304 yes").
+fn replaced_by(vote: &crate::engine::sealed::Sealed) -> Option<String> {
+    let hack = vote.action_text.split_whitespace().next()?;
+    Some(format!("{} {hack}", vote.player))
+}
+
 fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     // Every batch's commitments first, then every reveal: the commitments
     // reach the list before any vote does. A batch counted before is done.
@@ -1575,7 +1588,7 @@ fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {
     }
     let last = sealed_votes(&tx.view(), &turn);
     for batch in &batches {
-        if let Ok((event, mail)) = tx.view().sealed.reveal(batch) {
+        if let Ok((event, mail)) = tx.view().sealed.reveal_replacing(batch, replaced_by) {
             tx.record_shared(SharedEvent::Sealed(event));
             tx.mail(mail);
         }

@@ -291,6 +291,22 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason in a player's words, for what the list reads (a random
+    /// draw's purpose heads its subject): never the code.
+    pub fn words(&self) -> &'static str {
+        match self {
+            Reason::Placed { .. } => "placed by a moderator",
+            Reason::Quack => "the Scholar is a quack",
+            Reason::ThirtyPings => "after thirty pings",
+            Reason::Gaol => "the Scholar went to Gaol",
+            Reason::Vacation => "the Scholar went on vacation",
+            Reason::Left => "the Scholar left",
+            Reason::Weightier => "the Scholar has weightier matters to research",
+            Reason::CorrectGuess => "a correct guess",
+            Reason::Removal { .. } => "the Scholar was removed",
+        }
+    }
+
     pub fn code(&self) -> &'static str {
         match self {
             Reason::Placed { .. } => "placed",
@@ -705,6 +721,20 @@ impl Game for Ping {
             },
             _ => Secrecy::Public,
         }
+    }
+
+    /// A guess is found right or wrong against the secret truth, and a Magic
+    /// Letter against the truth's words: a preview would answer either without
+    /// the guess being made.
+    fn hidden_from_preview(event: &Event) -> bool {
+        matches!(
+            event,
+            Event::Guessed { .. }
+                | Event::MagicNamed { .. }
+                | Event::Revealed { .. }
+                | Event::RevealOwed { .. }
+                | Event::BoonDue { .. }
+        )
     }
 
     fn public_view(

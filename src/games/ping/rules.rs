@@ -325,7 +325,7 @@ fn draw(
     let names: Vec<&str> = candidates.iter().map(|p| p.name.as_str()).collect();
     let purpose = format!(
         "the Machine That Goes *ping* teleports ({}): one of {}",
-        reason.code(),
+        reason.words(),
         names.join(", ")
     );
     let random = tx.view().random;

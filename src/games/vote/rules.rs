@@ -80,7 +80,7 @@ fn open(tx: &mut Tx<'_, Vote>, question: &str, ctx: &Ctx) -> Result<Sentence, Re
     let opened = tx
         .view()
         .sealed
-        .open(&batch, TAG, deadline)
+        .open_titled(&batch, TAG, &format!("ballot {number}"), deadline)
         .map_err(|e| box_error(&e))?;
     tx.record(Event::Opened {
         number,
@@ -323,7 +323,9 @@ pub(super) fn resolve(
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
     }
-    if let Ok((event, mail)) = tx.view().sealed.reveal(&batch_name) {
+    // Only each player's last vote counts: the reveal marks the ones replaced.
+    let replaced_by = |vote: &sealed::Sealed| Some(vote.player.to_string());
+    if let Ok((event, mail)) = tx.view().sealed.reveal_replacing(&batch_name, replaced_by) {
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
     }

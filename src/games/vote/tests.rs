@@ -286,6 +286,7 @@ fn opening_schedules_the_deadline_and_a_reminder_per_active_player() {
             batch: "vote:1".to_owned(),
             owner: "vote".to_owned(),
             deadline,
+            title: "ballot 1".to_owned(),
         })
     );
     let schedule = &play.table.world.schedule;
