@@ -42,6 +42,9 @@ pub struct Declared {
     pub mechanics: Vec<Mechanic>,
     /// The text the bot implements, by rule number.
     pub baseline: Vec<(u32, &'static str)>,
+    /// The shipped rule text that holds these rules: what `nomicbot
+    /// import-rules NAME` takes to put them in the registry.
+    pub text: &'static str,
 }
 
 impl Declared {
