@@ -317,7 +317,9 @@ impl Bot {
                 let free = self.world.ruleset.next_free_number();
                 let key = shipped
                     .and_then(|t| t.number_key)
-                    .map(|key| format!(", then set {key} = {free} in bot.toml so that the game follows it"))
+                    .map(|key| {
+                        format!(", then set {key} = {free} in bot.toml so that the game follows it")
+                    })
                     .unwrap_or_default();
                 format!(
                     "import it under a free number: nomicbot import-rules {label} --number {free}{key}"
@@ -1885,7 +1887,9 @@ pub fn game_params(
         config.games.clone(),
     );
     params.setting.baseline_when_unrecorded =
-        config.bot.unrecorded_rules == crate::config::UnrecordedRules::Baseline;
+        config.bot.unrecorded_rules != crate::config::UnrecordedRules::Absent;
+    params.setting.rules_required =
+        config.bot.unrecorded_rules == crate::config::UnrecordedRules::Required;
     params
 }
 

@@ -87,9 +87,7 @@ pub fn find(name: &str) -> Option<&'static RuleText> {
 /// The shipped text a file holds, if it is one (a copy of `rules/`), so that
 /// importing it by its path reads it as importing it by name does.
 pub fn matching(content: &str) -> Option<&'static RuleText> {
-    TEXTS
-        .iter()
-        .find(|text| text.text.trim() == content.trim())
+    TEXTS.iter().find(|text| text.text.trim() == content.trim())
 }
 
 /// The names `import-rules` takes, for a refusal.
@@ -117,7 +115,8 @@ impl RuleText {
 
 /// `nomicbot import-rules --list`: one line to a text.
 pub fn list() -> String {
-    let mut out = String::from("The rule texts shipped with the bot (nomicbot import-rules NAME):\n");
+    let mut out =
+        String::from("The rule texts shipped with the bot (nomicbot import-rules NAME):\n");
     for text in TEXTS {
         let games = text.games();
         let games = if games.is_empty() {

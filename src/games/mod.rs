@@ -423,6 +423,7 @@ impl Params {
                 lexicon,
                 bound: Arc::new(Vec::new()),
                 baseline_when_unrecorded: true,
+                rules_required: false,
             },
             games,
         };

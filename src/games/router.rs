@@ -333,6 +333,20 @@ pub(super) fn apply_line<G: Registered>(
     params: &Params,
     outcome: &mut Outcome,
 ) -> LineReport {
+    if params.setting.rules_required && G::begins(&command) {
+        let declared = G::bindings(G::params(params));
+        let missing = crate::engine::ruleset::bindings::never_held(&scratch.ruleset, &declared);
+        if !missing.is_empty() {
+            return LineReport {
+                line,
+                status: Status::Refused,
+                sentence: Sentence::new("ruleset_not_imported")
+                    .arg("game", G::NAME)
+                    .arg("numbers", &missing)
+                    .arg("text", declared.text),
+            };
+        }
+    }
     let secrecy = G::secrecy(&command, ctx);
     let mut tx = Tx::<G>::new(
         scratch.shared.clone(),

@@ -122,6 +122,18 @@ fn never_recorded(ruleset: &Ruleset, declared: &Declared) -> bool {
         .all(|rule| !ruleset.exists(rule) && !ruleset.was_repealed(rule))
 }
 
+/// The rules of a game the registry never held (none of them imported,
+/// enacted or repealed): all its bound rules then, else none. A game that
+/// requires its rules (`[bot] unrecorded_rules = "required"`) does not begin
+/// while this is not empty.
+pub fn never_held(ruleset: &Ruleset, declared: &Declared) -> Vec<u32> {
+    if never_recorded(ruleset, declared) {
+        declared.rules()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Decides one bound rule against the registry as it stands. `previous` is the
 /// binding in force: a moderator's ruling on the same text stands.
 ///

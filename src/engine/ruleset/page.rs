@@ -60,9 +60,7 @@ fn header(line: &str) -> Option<(u32, bool)> {
     // Ackanomic's pages write the revision after a slash ("Rule 1211/3"): the
     // history of the text, not a number the registry keeps.
     let (number, revised) = match rest.trim().split_once('/') {
-        Some((number, revision)) if revision.chars().all(|c| c.is_ascii_digit()) => {
-            (number, true)
-        }
+        Some((number, revision)) if revision.chars().all(|c| c.is_ascii_digit()) => (number, true),
         _ => (rest.trim(), false),
     };
     Some((number.parse().ok()?, revised))
@@ -98,7 +96,10 @@ fn parse_titled(lines: &[&str], number: u32, name: String) -> Result<Vec<Rule>, 
         .skip_while(|line| line.trim().is_empty())
         .skip(1)
         .skip_while(|line| line.trim().is_empty());
-    let byline = rest.next().map(|line| line.trim().to_owned()).unwrap_or_default();
+    let byline = rest
+        .next()
+        .map(|line| line.trim().to_owned())
+        .unwrap_or_default();
     let body: Vec<&str> = rest.copied().collect();
     let text = paragraphs(&body)
         .into_iter()

@@ -466,6 +466,11 @@ impl Game for Boons {
         parse::parse(line)
     }
 
+    /// No start: each Boon bestowed (`bestow`) begins its own play.
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Bestow { .. })
+    }
+
     fn apply(tx: &mut Tx<'_, Boons>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         if matches!(
             command,
