@@ -390,11 +390,39 @@ fn execute(args: Args) -> Result<ExitCode> {
                         rules.join(", "),
                         imported.changes
                     );
-                    let key = nomicbot::rule_texts::matching(&content).and_then(|t| t.number_key);
-                    if let (Some(number), Some(key)) = (number, key) {
+                    let shipped = nomicbot::rule_texts::matching(&content);
+                    if let (Some(number), Some(key)) = (number, shipped.and_then(|t| t.number_key))
+                    {
                         println!(
                             "set {key} = {number} in bot.toml so that the game follows rule {number}"
                         );
+                    } else if let Some(shipped) = shipped {
+                        // A game bound to the text under other numbers than
+                        // the import gave (Rule Tag's, numbered from the next
+                        // free number) follows none of it until told.
+                        let numbers: Vec<u32> = imported.rules.iter().map(|(n, _)| *n).collect();
+                        for declared in bot.params().setting.bound.iter() {
+                            let bound = declared.rules();
+                            if declared.text != shipped.name
+                                || bound.iter().all(|rule| numbers.contains(rule))
+                            {
+                                continue;
+                            }
+                            let list = |numbers: &[u32]| {
+                                numbers
+                                    .iter()
+                                    .map(u32::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            };
+                            println!(
+                                "{} follows rules {} (bot.toml's [{}]), and the text's rules are {}: set the game's rule numbers there to follow them",
+                                declared.game,
+                                list(&bound),
+                                declared.game,
+                                list(&numbers)
+                            );
+                        }
                     }
                 }
                 Err(why) => bail!("{label} cannot be imported: {why}"),
