@@ -7,7 +7,7 @@ use super::parse::unquote;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImportError {
     #[error(
-        "no rules found: neither a ruleset page (\"Rule 101\" lines) nor \"Create a new rule\" blocks"
+        "no rules found: neither a ruleset page (\"Rule 101\" lines), nor \"Create a new rule\" blocks, nor a rule under its title (\"103 - Ghost\")"
     )]
     UnknownFormat,
     #[error("the page lists rule {0} but holds no text for it")]
@@ -25,21 +25,22 @@ pub fn parse_ruleset(text: &str) -> Result<Vec<Rule>, ImportError> {
     parse_ruleset_with(text, 1)
 }
 
-/// Reads a ruleset page (`Rule 101` headers, as on the Gnomic site) or the
-/// `Create a new rule "NAME":` blocks of a proposal, which carry no numbers: those
-/// are numbered from `first_number` in the order they come.
+/// Reads a ruleset page (`Rule 101` headers, as on the Gnomic site), the
+/// `Create a new rule "NAME":` blocks of a proposal, which carry no numbers (those
+/// are numbered from `first_number` in the order they come), or one rule under
+/// its title line (`103 - Ghost`).
 pub fn parse_ruleset_with(text: &str, first_number: u32) -> Result<Vec<Rule>, ImportError> {
     let lines: Vec<&str> = text.lines().map(|line| line.trim_end()).collect();
-    if lines.iter().any(|line| header_number(line).is_some()) {
-        parse_page(&lines)
-    } else if let Some((number, name)) = lines
+    let title = lines
         .iter()
         .find(|line| !line.trim().is_empty())
-        .and_then(|line| title_line(line))
-    {
-        parse_titled(&lines, number, name)
+        .and_then(|line| title_line(line));
+    if lines.iter().any(|line| header_number(line).is_some()) {
+        parse_page(&lines)
     } else if lines.iter().any(|line| create_rule_name(line).is_some()) {
         parse_proposal(&lines, first_number)
+    } else if let Some((number, name)) = title {
+        parse_titled(&lines, number, name)
     } else {
         Err(ImportError::UnknownFormat)
     }
