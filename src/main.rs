@@ -384,12 +384,22 @@ fn execute(args: Args) -> Result<ExitCode> {
                         .iter()
                         .map(|(number, name)| format!("{number} {name}"))
                         .collect();
+                    // A few rules on the line; a whole ruleset one to a line.
+                    let listed = if rules.len() <= 5 {
+                        format!(" ({})", rules.join(", "))
+                    } else {
+                        String::new()
+                    };
                     println!(
-                        "imported {label}: {} rule(s) ({}); {} change(s); the announcement is in the outbox",
+                        "imported {label}: {} rule(s){listed}; {} change(s); the announcement is in the outbox",
                         rules.len(),
-                        rules.join(", "),
                         imported.changes
                     );
+                    if rules.len() > 5 {
+                        for rule in &rules {
+                            println!("  {rule}");
+                        }
+                    }
                     let shipped = nomicbot::rule_texts::matching(&content);
                     if let (Some(number), Some(key)) = (number, shipped.and_then(|t| t.number_key))
                     {
