@@ -335,15 +335,11 @@ pub(super) fn apply_line<G: Registered>(
 ) -> LineReport {
     if params.setting.rules_required && G::begins(&command) {
         let declared = G::bindings(G::params(params));
-        let missing = crate::engine::ruleset::bindings::never_held(&scratch.ruleset, &declared);
-        if !missing.is_empty() {
+        if let Some(sentence) = super::bindings::not_ready(&scratch.ruleset, &declared) {
             return LineReport {
                 line,
                 status: Status::Refused,
-                sentence: Sentence::new("ruleset_not_imported")
-                    .arg("game", G::NAME)
-                    .arg("numbers", &missing)
-                    .arg("text", declared.text),
+                sentence,
             };
         }
     }

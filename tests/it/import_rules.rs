@@ -329,3 +329,28 @@ fn ghost_does_not_start_before_its_rule_is_imported() {
     let refused = replies_to(&bot, MODERATOR);
     assert!(refused.contains("nomicbot import-rules ghost"), "{refused}");
 }
+
+#[test]
+fn ghost_does_not_start_on_gnomics_rule_103_and_says_how_to_import_its_own() {
+    let bot = bot();
+    import_ok(&bot, &["gnomic"]);
+    play(
+        &bot,
+        "a",
+        at("2026-03-02T10:00:00Z"),
+        &[
+            ("alice@nomic.example", LIST, "[nomic] join Alice", ""),
+            ("bob@nomic.example", LIST, "[nomic] join Bob", ""),
+            (MODERATOR, BOT, "[ghost] start Alice, Bob", ""),
+        ],
+    );
+    let refused = replies_to(&bot, MODERATOR);
+    assert!(
+        refused.contains("\"Definition of rule changes\""),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("nomicbot import-rules ghost --number 441"),
+        "{refused}"
+    );
+}
