@@ -86,9 +86,10 @@ pub struct BotConfig {
     /// none an attempt at a command): `none`, no answer; `short`, one line.
     #[serde(default)]
     pub chatter_answer: ChatterAnswer,
-    /// A game whose bound rules the registry never held: played by the texts
-    /// the bot implements ("baseline"), or not at all until its rules are
-    /// imported ("absent", the strict reading).
+    /// A game whose bound rules the registry never held: refused its start
+    /// until they are imported ("required", the default), played by the texts
+    /// the bot implements ("baseline"), or played applying none of them
+    /// ("absent", the strict reading).
     #[serde(default)]
     pub unrecorded_rules: UnrecordedRules,
 }
@@ -98,6 +99,7 @@ pub struct BotConfig {
 #[serde(rename_all = "lowercase")]
 pub enum UnrecordedRules {
     #[default]
+    Required,
     Baseline,
     Absent,
 }
@@ -784,11 +786,19 @@ pub const DEFAULT_CONFIG: &str = include_str!("../bot.toml");
 /// The shipped configuration's `identity.auth` line.
 const SHIPPED_AUTH: &str = "\nauth = \"dkim\"\n";
 
+/// The shipped configuration's `bot.unrecorded_rules` line.
+const SHIPPED_UNRECORDED: &str = "\nunrecorded_rules = \"required\"\n";
+
 /// A configuration text with From believed (`auth = "none"`): for the demo,
-/// the samples and the benchmarks, whose mail is local and never signed.
+/// the samples and the benchmarks, whose mail is local and never signed. Their
+/// games also begin without an import (`unrecorded_rules = "baseline"`): a
+/// scripted exchange starts a game on a fresh registry, and the import has
+/// tests of its own.
 pub fn believing_from(config_text: &str) -> String {
     debug_assert!(config_text.contains(SHIPPED_AUTH), "the shipped auth line");
-    config_text.replacen(SHIPPED_AUTH, "\nauth = \"none\"\n", 1)
+    config_text
+        .replacen(SHIPPED_AUTH, "\nauth = \"none\"\n", 1)
+        .replacen(SHIPPED_UNRECORDED, "\nunrecorded_rules = \"baseline\"\n", 1)
 }
 
 #[cfg(test)]

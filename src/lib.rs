@@ -13,6 +13,7 @@ pub mod fuzzing;
 pub mod games;
 pub mod mail;
 pub mod pipeline;
+pub mod rule_texts;
 pub mod run;
 pub mod samples;
 pub mod store;

@@ -101,10 +101,21 @@ enum Command {
         commitments: PathBuf,
         reveal: PathBuf,
     },
-    /// Import a ruleset text (a ruleset page, or "Create a new rule" blocks) into the
-    /// registry, announced on the list.
+    /// Import a rule text into the registry, announced on the list: a text
+    /// shipped with the bot by name (`--list` lists them), or a file (a
+    /// ruleset page, or "Create a new rule" blocks).
     ImportRules {
-        file: PathBuf,
+        /// A shipped text's name (gnomic, ackanomic, ghost, rule-tag, space) or
+        /// a file's path.
+        #[arg(required_unless_present = "list", value_name = "NAME|FILE")]
+        text: Option<String>,
+        /// List the shipped texts and the games that follow each.
+        #[arg(long)]
+        list: bool,
+        /// Import a text of one rule under this number (when the registry
+        /// gives its own number to a rule of another name).
+        #[arg(long, value_name = "N")]
+        number: Option<u32>,
         #[arg(long)]
         now: Option<Timestamp>,
         #[command(flatten)]
@@ -345,16 +356,87 @@ fn execute(args: Args) -> Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
         }
-        Command::ImportRules { file, now, lock } => {
+        Command::ImportRules {
+            text,
+            list,
+            number,
+            now,
+            lock,
+        } => {
+            let Some(text) = text.filter(|_| !list) else {
+                print!("{}", nomicbot::rule_texts::list());
+                return Ok(ExitCode::SUCCESS);
+            };
+            let (label, content) = match nomicbot::rule_texts::find(&text) {
+                Some(shipped) => (shipped.name.to_owned(), shipped.text.to_owned()),
+                None => match std::fs::read_to_string(&text) {
+                    Ok(content) => (text.clone(), content),
+                    Err(error) => bail!(
+                        "{text} is neither a shipped rule text ({}) nor a file that can be read ({error}); nomicbot import-rules --list lists the texts",
+                        nomicbot::rule_texts::names().join(", ")
+                    ),
+                },
+            };
             let mut bot = open_exclusive(&args.config, lock.duration())?;
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            match bot.import_rules(&text, now.unwrap_or_else(Timestamp::now))? {
-                Ok(n) => println!(
-                    "imported {} ({n} change(s)); the announcement is in the outbox",
-                    file.display()
-                ),
-                Err(why) => bail!("{} cannot be imported: {why}", file.display()),
+            match bot.import_rules_as(&content, number, now.unwrap_or_else(Timestamp::now))? {
+                Ok(imported) => {
+                    let rules: Vec<String> = imported
+                        .rules
+                        .iter()
+                        .map(|(number, name)| format!("{number} {name}"))
+                        .collect();
+                    // A few rules on the line; a whole ruleset one to a line.
+                    let listed = if rules.len() <= 5 {
+                        format!(" ({})", rules.join(", "))
+                    } else {
+                        String::new()
+                    };
+                    println!(
+                        "imported {label}: {} rule(s){listed}; {} change(s); the announcement is in the outbox",
+                        rules.len(),
+                        imported.changes
+                    );
+                    if rules.len() > 5 {
+                        for rule in &rules {
+                            println!("  {rule}");
+                        }
+                    }
+                    let shipped = nomicbot::rule_texts::matching(&content);
+                    if let (Some(number), Some(key)) = (number, shipped.and_then(|t| t.number_key))
+                    {
+                        println!(
+                            "set {key} = {number} in bot.toml so that the game follows rule {number}"
+                        );
+                    } else if let Some(shipped) = shipped {
+                        // A game bound to the text under other numbers than
+                        // the import gave (Rule Tag's, numbered from the next
+                        // free number) follows none of it until told.
+                        let numbers: Vec<u32> = imported.rules.iter().map(|(n, _)| *n).collect();
+                        for declared in bot.params().setting.bound.iter() {
+                            let bound = declared.rules();
+                            if declared.text != shipped.name
+                                || bound.iter().all(|rule| numbers.contains(rule))
+                            {
+                                continue;
+                            }
+                            let list = |numbers: &[u32]| {
+                                numbers
+                                    .iter()
+                                    .map(u32::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            };
+                            println!(
+                                "{} follows rules {} (bot.toml's [{}]), and the text's rules are {}: set the game's rule numbers there to follow them",
+                                declared.game,
+                                list(&bound),
+                                declared.game,
+                                list(&numbers)
+                            );
+                        }
+                    }
+                }
+                Err(why) => bail!("{label} cannot be imported: {why}"),
             }
         }
         Command::Init { force } => {

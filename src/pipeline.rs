@@ -115,6 +115,15 @@ pub struct Processed {
     pub mail_queued: usize,
 }
 
+/// What `Bot::import_rules_as` put in the registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// Events recorded: the import, and every binding it changed.
+    pub changes: usize,
+    /// The text's rules, by number and name.
+    pub rules: Vec<(u32, String)>,
+}
+
 pub struct Bot {
     pub config: Config,
     pub store: Store,
@@ -265,11 +274,76 @@ impl Bot {
         text: &str,
         now: Timestamp,
     ) -> Result<std::result::Result<usize, String>> {
+        Ok(self
+            .import_rules_as(text, None, now)?
+            .map(|imported| imported.changes))
+    }
+
+    /// `import_rules`, a text of one rule perhaps under another number
+    /// (`number`, `nomicbot import-rules ghost --number 441`). A shipped text
+    /// (`rule_texts`), by name or as a copy of its file, is read by its layout.
+    /// A rule of the text whose number the registry gives a rule of another
+    /// name is refused, naming both and the fix: an import never silently
+    /// replaces another rule.
+    pub fn import_rules_as(
+        &mut self,
+        text: &str,
+        number: Option<u32>,
+        now: Timestamp,
+    ) -> Result<std::result::Result<Imported, String>> {
         let first = self.world.ruleset.next_free_number();
-        let rules = match crate::engine::ruleset::parse_ruleset_with(text, first) {
+        let shipped = crate::rule_texts::matching(text);
+        let parsed = match shipped {
+            Some(shipped) => shipped.parse(first),
+            None => crate::engine::ruleset::parse_ruleset_with(text, first),
+        };
+        let mut rules = match parsed {
             Ok(rules) => rules,
             Err(error) => return Ok(Err(error.to_string())),
         };
+        let label = shipped.map_or_else(|| "FILE".to_owned(), |t| t.name.to_owned());
+        if let Some(number) = number {
+            if rules.len() != 1 {
+                return Ok(Err(format!(
+                    "--number gives a text of one rule its number, and this text holds {} rules",
+                    rules.len()
+                )));
+            }
+            rules[0].number = number;
+        }
+        for rule in &rules {
+            let Some(held) = self.world.ruleset.get(rule.number) else {
+                continue;
+            };
+            if held.name == rule.name {
+                continue;
+            }
+            let fix = if rules.len() == 1 {
+                let free = self.world.ruleset.next_free_number();
+                let key = shipped
+                    .and_then(|t| t.number_key)
+                    .map(|key| {
+                        format!(", then set {key} = {free} in bot.toml so that the game follows it")
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "import it under a free number: nomicbot import-rules {label} --number {free}{key}"
+                )
+            } else {
+                format!(
+                    "repeal or renumber rule {} in the registry first ([ruleset] repeal {})",
+                    rule.number, rule.number
+                )
+            };
+            return Ok(Err(format!(
+                "rule {} in the registry is \"{}\", and the text's rule {} is \"{}\": an import does not replace a rule of another name; {fix}",
+                rule.number, held.name, rule.number, rule.name
+            )));
+        }
+        let names: Vec<(u32, String)> = rules
+            .iter()
+            .map(|rule| (rule.number, rule.name.clone()))
+            .collect();
         let at = self.clock.map_or(now, |c| c.max(now));
         let done = match self.world.ruleset.import(rules, at) {
             Ok(done) => done,
@@ -299,7 +373,10 @@ impl Bot {
         outcome.mail.extend(followed.mail);
         let n_events = outcome.events.len();
         self.commit_local(&cause, at, outcome, now)?;
-        Ok(Ok(n_events))
+        Ok(Ok(Imported {
+            changes: n_events,
+            rules: names,
+        }))
     }
 
     /// The world the event log describes: every event, in today's format, folded
@@ -1917,7 +1994,9 @@ pub fn game_params(
         config.games.clone(),
     );
     params.setting.baseline_when_unrecorded =
-        config.bot.unrecorded_rules == crate::config::UnrecordedRules::Baseline;
+        config.bot.unrecorded_rules != crate::config::UnrecordedRules::Absent;
+    params.setting.rules_required =
+        config.bot.unrecorded_rules == crate::config::UnrecordedRules::Required;
     params.reports = config.reports.clone();
     params
 }

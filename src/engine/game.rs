@@ -63,6 +63,14 @@ pub trait Game: Sized + 'static {
         Self::parse(rest, tag).is_ok()
     }
 
+    /// Whether a command begins the game or an instance of it (`start`; for a
+    /// game without one, the act that first brings its matter into play). The
+    /// router refuses it while the registry never held the game's rules and
+    /// `[bot] unrecorded_rules` is "required".
+    fn begins(_command: &Self::Command) -> bool {
+        false
+    }
+
     /// Carries out one command. On `Err` the transaction is dropped by the caller.
     fn apply(tx: &mut Tx<'_, Self>, command: Self::Command, ctx: &Ctx)
     -> Result<Sentence, Refusal>;
@@ -532,9 +540,12 @@ pub struct Setting {
     /// from bot.toml: what `[ruleset] show` and `state` tell of a rule.
     pub bound: Arc<Vec<ruleset::bindings::Declared>>,
     /// `[bot] unrecorded_rules`: a game whose bound rules the registry never
-    /// held plays by the baseline (true, "baseline") or applies none of them
-    /// (false, "absent").
+    /// held plays by the baseline (true, "baseline" and "required") or applies
+    /// none of them (false, "absent").
     pub baseline_when_unrecorded: bool,
+    /// `[bot] unrecorded_rules = "required"`: such a game does not begin
+    /// (`Game::begins`) until its rules are imported.
+    pub rules_required: bool,
 }
 
 impl Default for Setting {
@@ -545,6 +556,7 @@ impl Default for Setting {
             lexicon: Arc::new(NoWords),
             bound: Arc::new(Vec::new()),
             baseline_when_unrecorded: true,
+            rules_required: false,
         }
     }
 }

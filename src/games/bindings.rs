@@ -22,6 +22,43 @@ pub(super) fn touched<E>(effects: &[Effect<E>]) -> bool {
     })
 }
 
+/// Why a game may not begin while `[bot] unrecorded_rules = "required"`: the
+/// registry never held its rules, or holds under one of its numbers a rule of
+/// a name its text does not give (Gnomic's 103 where Ghost's 103 is bound), the
+/// game's own rules not yet imported. Each refusal names the command that
+/// imports them.
+pub(super) fn not_ready(ruleset: &ruleset::Ruleset, declared: &Declared) -> Option<Sentence> {
+    let missing = bindings::never_held(ruleset, declared);
+    if !missing.is_empty() {
+        return Some(
+            Sentence::new("ruleset_not_imported")
+                .arg("game", declared.game)
+                .arg("numbers", &missing)
+                .arg("text", declared.text),
+        );
+    }
+    let shipped = crate::rule_texts::find(declared.text)?;
+    let names: Vec<String> = shipped
+        .parse(1)
+        .ok()?
+        .into_iter()
+        .map(|rule| rule.name)
+        .collect();
+    let (number, held) = declared.rules().into_iter().find_map(|number| {
+        let held = ruleset.get(number)?;
+        (!names.contains(&held.name)).then(|| (number, held.name.clone()))
+    })?;
+    Some(
+        Sentence::new("ruleset_not_the_games")
+            .arg("game", declared.game)
+            .arg("number", number)
+            .arg("name", held)
+            .arg("text", declared.text)
+            .arg("next", ruleset.next_free_number())
+            .arg("one_rule", names.len() == 1),
+    )
+}
+
 /// The binding a rule has when none is recorded: followed as the baseline.
 fn unrecorded(game: &str, rule: u32) -> Binding {
     Binding {

@@ -441,6 +441,7 @@ impl Params {
                 lexicon,
                 bound: Arc::new(Vec::new()),
                 baseline_when_unrecorded: true,
+                rules_required: false,
             },
             games,
             reports: reports::Reports::default(),
@@ -611,6 +612,22 @@ pub fn game_names() -> Vec<&'static str> {
     let mut names = Names(Vec::new());
     each_game(&mut names);
     names.0
+}
+
+/// The registered games whose rules the shipped text `text` holds (each
+/// game's `Declared::text`, under its default numbers).
+pub fn following(text: &str) -> Vec<&'static str> {
+    struct Following<'a>(&'a str, Vec<&'static str>);
+    impl Visit for Following<'_> {
+        fn visit<G: Registered>(&mut self) {
+            if G::bindings(&Default::default()).text == self.0 {
+                self.1.push(G::NAME);
+            }
+        }
+    }
+    let mut following = Following(text, Vec::new());
+    each_game(&mut following);
+    following.1
 }
 
 /// A registered game's sample (`Game::sample`): what `check` renders and `demo

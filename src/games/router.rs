@@ -380,6 +380,16 @@ pub(super) fn apply_line<G: Registered>(
     params: &Params,
     outcome: &mut Outcome,
 ) -> LineReport {
+    if params.setting.rules_required && G::begins(&command) {
+        let declared = G::bindings(G::params(params));
+        if let Some(sentence) = super::bindings::not_ready(&scratch.ruleset, &declared) {
+            return LineReport {
+                line,
+                status: Status::Refused,
+                sentence,
+            };
+        }
+    }
     let secrecy = G::secrecy(&command, ctx);
     let mut tx = Tx::<G>::new(
         scratch.shared.clone(),

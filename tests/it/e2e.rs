@@ -38,6 +38,8 @@ address = "bot-{name}@{domain}"
 list = "list-{name}@{domain}"
 database = "var/bot.sqlite"
 moderators = ["mod-{name}@{domain}"]
+# The games start on a fresh registry (the import has tests of its own).
+unrecorded_rules = "baseline"
 [imap]
 host = "{host}"
 port = {imap_port}

@@ -32,6 +32,7 @@ mod golden;
 mod hardening;
 mod hardening_engine;
 mod hardening_mail;
+mod import_rules;
 mod inventory;
 mod list_manager;
 mod list_reading;

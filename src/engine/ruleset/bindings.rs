@@ -42,6 +42,9 @@ pub struct Declared {
     pub mechanics: Vec<Mechanic>,
     /// The text the bot implements, by rule number.
     pub baseline: Vec<(u32, &'static str)>,
+    /// The shipped rule text that holds these rules: what `nomicbot
+    /// import-rules NAME` takes to put them in the registry.
+    pub text: &'static str,
 }
 
 impl Declared {
@@ -117,6 +120,18 @@ fn never_recorded(ruleset: &Ruleset, declared: &Declared) -> bool {
         .rules()
         .into_iter()
         .all(|rule| !ruleset.exists(rule) && !ruleset.was_repealed(rule))
+}
+
+/// The rules of a game the registry never held (none of them imported,
+/// enacted or repealed): all its bound rules then, else none. A game that
+/// requires its rules (`[bot] unrecorded_rules = "required"`) does not begin
+/// while this is not empty.
+pub fn never_held(ruleset: &Ruleset, declared: &Declared) -> Vec<u32> {
+    if never_recorded(ruleset, declared) {
+        declared.rules()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Decides one bound rule against the registry as it stands. `previous` is the

@@ -18,7 +18,7 @@ mod tests;
 
 pub use glossary::extract_glossary;
 use glossary::{build_glossary, normalize_term};
-pub use page::{ImportError, parse_ruleset, parse_ruleset_with, rule_text};
+pub use page::{ImportError, parse_paragraphs, parse_ruleset, parse_ruleset_with, rule_text};
 pub use parse::{parse, parse_message};
 
 pub const TAG: &str = "ruleset";

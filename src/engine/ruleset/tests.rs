@@ -138,6 +138,61 @@ fn the_rule_tag_proposal_imports_five_numbered_rules() {
 }
 
 #[test]
+fn an_ackanomic_rule_without_a_title_is_called_by_its_number_and_its_author_is_a_note() {
+    let page = "Rule 1213/9\nHabeous Corpus (Ed Graham)\n\nCreate a game.\n\n\
+                Rule 1217/7\nBuried Treasure!\nMalenkai (Randy Hall)\n\nBury it.\n\n\
+                Acka Rules Menu HTML 3.2 Checked!";
+    let rules = parse_ruleset(page).unwrap();
+    let read: Vec<(&str, &str, &str)> = rules
+        .iter()
+        .map(|r| (r.name.as_str(), r.note.as_str(), r.text.as_str()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("Rule 1213", "Habeous Corpus (Ed Graham)", "Create a game."),
+            ("Buried Treasure!", "Malenkai (Randy Hall)", "Bury it."),
+        ]
+    );
+}
+
+#[test]
+fn a_rule_under_its_title_line_has_its_author_as_a_note() {
+    let text = "103 - Ghost\n\nGuy Fawkes\n1. Equipment: none \n2. Players\n\n3. Beginning";
+    let rules = parse_ruleset(text).unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!((rules[0].number, rules[0].name.as_str()), (103, "Ghost"));
+    assert_eq!(rules[0].note, "Guy Fawkes");
+    assert_eq!(
+        rules[0].text,
+        "1. Equipment: none\n2. Players\n\n3. Beginning"
+    );
+}
+
+#[test]
+fn a_ruleset_of_paragraphs_keeps_wrapped_lines_and_items_with_their_rule() {
+    let text = "A player may act.\nUnless a rule forbids:\n- e may move to an\nadjacent vertex.\n\
+                - e may wait.\nThe game ends.";
+    let rules = parse_paragraphs(text, 7, "Space Nomic").unwrap();
+    let read: Vec<(u32, &str, &str)> = rules
+        .iter()
+        .map(|r| (r.number, r.name.as_str(), r.text.as_str()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (7, "Space Nomic 1", "A player may act."),
+            (
+                8,
+                "Space Nomic 2",
+                "Unless a rule forbids:\n- e may move to an\nadjacent vertex.\n- e may wait."
+            ),
+            (9, "Space Nomic 3", "The game ends."),
+        ]
+    );
+}
+
+#[test]
 fn a_page_that_lists_a_rule_it_does_not_hold_is_refused() {
     let page = "101 102\n\nRule 101\n\nFollow the rules.\n\nAll players must.\n\ninitial rule.\n";
     assert_eq!(parse_ruleset(page), Err(ImportError::Missing(102)));

@@ -64,6 +64,7 @@ pub fn declared(params: &Params) -> Declared {
             mechanic("the hearing's responses and result (§8)", vec![]),
         ],
         baseline: vec![(rule, baseline())],
+        text: "ackanomic",
     }
 }
 

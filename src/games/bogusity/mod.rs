@@ -486,6 +486,11 @@ impl Game for Bogusity {
         parse::parse_message(lines)
     }
 
+    /// No start: each description posted (`describe`) may begin a hearing.
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Describe { .. })
+    }
+
     fn apply(tx: &mut Tx<'_, Bogusity>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         if !matches!(command, Command::Status) {
             changes::in_effect(tx)?;

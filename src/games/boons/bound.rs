@@ -115,6 +115,7 @@ pub fn declared(params: &Params) -> Declared {
             ),
         ],
         baseline: vec![(rule, baseline())],
+        text: "ackanomic",
     }
 }
 

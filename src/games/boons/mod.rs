@@ -491,6 +491,11 @@ impl Game for Boons {
             .collect()
     }
 
+    /// No start: each Boon bestowed (`bestow`) begins its own play.
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Bestow { .. })
+    }
+
     fn apply(tx: &mut Tx<'_, Boons>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         if matches!(
             command,

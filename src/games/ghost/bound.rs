@@ -19,14 +19,13 @@ const RULE_TEXT: &str = include_str!("../../../rules/ghost.txt");
 /// The rule's number in the text.
 pub const RULE_NUMBER: u32 = 103;
 
-/// The text the bot implements: the file without its title (the number and
-/// name are the registry's) and the author's line ("Guy Fawkes", like a page's
-/// "Enacted by ..."), both the paragraphs before "1. Equipment".
+/// The text the bot implements: the rule as `nomicbot import-rules ghost`
+/// records it, without its title (the number and name are the registry's) and
+/// the author's line ("Guy Fawkes", a note like a page's "Enacted by ...").
 pub fn baseline() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
-        let start = RULE_TEXT.find("1. Equipment").unwrap_or(0);
-        RULE_TEXT[start..].trim().to_owned()
+        crate::engine::ruleset::rule_text(RULE_TEXT, RULE_NUMBER).unwrap_or_default()
     })
 }
 
@@ -88,6 +87,7 @@ pub fn declared(params: &Params) -> Declared {
         game: <Ghost as Game>::NAME,
         mechanics,
         baseline: vec![(rule, baseline())],
+        text: "ghost",
     }
 }
 

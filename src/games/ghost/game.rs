@@ -46,6 +46,10 @@ impl Game for Ghost {
             && (!is_bare_play(rest) || body.iter().all(|l| l.trim().is_empty()))
     }
 
+    fn begins(play: &Play) -> bool {
+        matches!(play.command, Command::Start { .. })
+    }
+
     fn apply(tx: &mut Tx<'_, Ghost>, play: Play, ctx: &Ctx) -> Result<Sentence, Refusal> {
         commands::apply(tx, play.instance, play.command, ctx)
     }

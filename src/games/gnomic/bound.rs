@@ -295,6 +295,7 @@ pub fn declared(params: &Params) -> Declared {
         game: <Gnomic as Game>::NAME,
         mechanics,
         baseline,
+        text: "gnomic",
     }
 }
 

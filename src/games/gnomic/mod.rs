@@ -1296,6 +1296,10 @@ impl Game for Gnomic {
         parse::parse_message(lines)
     }
 
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Start)
+    }
+
     fn apply(tx: &mut Tx<'_, Gnomic>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         rules::apply(tx, command, ctx)
     }

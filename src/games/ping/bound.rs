@@ -84,6 +84,7 @@ pub fn declared(params: &Params) -> Declared {
         game: <Ping as Game>::NAME,
         mechanics,
         baseline: vec![(params.rule, baseline())],
+        text: "ackanomic",
     }
 }
 

@@ -661,6 +661,12 @@ impl Game for Ping {
         parse::parse(line)
     }
 
+    /// The Machine has no start: a moderator's first `place` brings it into
+    /// a Home, and the game into play.
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Place { .. })
+    }
+
     fn apply(tx: &mut Tx<'_, Ping>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         rules::apply(tx, command, ctx)
     }

@@ -195,6 +195,7 @@ pub fn declared(params: &Params) -> Declared {
         game: <RuleTag as Game>::NAME,
         mechanics,
         baseline,
+        text: "rule-tag",
     }
 }
 

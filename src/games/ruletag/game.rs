@@ -40,6 +40,10 @@ impl Game for RuleTag {
         super::parse(line)
     }
 
+    fn begins(command: &Command) -> bool {
+        matches!(command, Command::Start)
+    }
+
     fn apply(tx: &mut Tx<'_, RuleTag>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
         rules::apply(tx, command, ctx)
     }
