@@ -285,6 +285,46 @@ impl Bot {
     /// A rule of the text whose number the registry gives a rule of another
     /// name is refused, naming both and the fix: an import never silently
     /// replaces another rule.
+    /// A shipped text that numbers none of its rules takes the numbers bot.toml
+    /// gives the game that follows it (Rule Tag's `[ruletag.rules]`), each rule
+    /// found by its text among the game's, when every one of them is free: the
+    /// operator then has nothing to set. Otherwise they keep the next free numbers.
+    fn number_as_the_game_follows(&self, text: &str, rules: &mut [crate::engine::ruleset::Rule]) {
+        let baselines: Vec<(u32, &str)> = self
+            .params
+            .setting
+            .bound
+            .iter()
+            .filter(|declared| declared.text == text)
+            .flat_map(|declared| declared.baseline.iter().copied())
+            .collect();
+        let numbers: Option<Vec<u32>> = rules
+            .iter()
+            .map(|rule| {
+                baselines
+                    .iter()
+                    .find(|(_, baseline)| baseline.trim() == rule.text.trim())
+                    .map(|(number, _)| *number)
+            })
+            .collect();
+        let Some(numbers) = numbers else { return };
+        let mut distinct = numbers.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let free = numbers.iter().zip(rules.iter()).all(|(number, rule)| {
+            self.world
+                .ruleset
+                .get(*number)
+                .is_none_or(|held| held.name == rule.name)
+                && !self.world.ruleset.was_repealed(*number)
+        });
+        if distinct.len() == rules.len() && free {
+            for (number, rule) in numbers.into_iter().zip(rules.iter_mut()) {
+                rule.number = number;
+            }
+        }
+    }
+
     pub fn import_rules_as(
         &mut self,
         text: &str,
@@ -302,14 +342,26 @@ impl Bot {
             Err(error) => return Ok(Err(error.to_string())),
         };
         let label = shipped.map_or_else(|| "FILE".to_owned(), |t| t.name.to_owned());
+        // A text that numbers none of its rules (a proposal's "Create a new
+        // rule" blocks, the Space Nomic's paragraphs) reads the same from any
+        // first number.
+        let unnumbered = match shipped {
+            Some(shipped) => shipped.parse(first.saturating_add(1)),
+            None => crate::engine::ruleset::parse_ruleset_with(text, first.saturating_add(1)),
+        }
+        .is_ok_and(|again| again.first().map(|r| r.number) != rules.first().map(|r| r.number));
         if let Some(number) = number {
-            if rules.len() != 1 {
+            if rules.len() != 1 && !unnumbered {
                 return Ok(Err(format!(
-                    "--number gives a text of one rule its number, and this text holds {} rules",
+                    "--number gives a text of one rule its number, or numbers a text that numbers none of its rules from it; this text numbers its {} rules itself",
                     rules.len()
                 )));
             }
-            rules[0].number = number;
+            for (offset, rule) in (0u32..).zip(rules.iter_mut()) {
+                rule.number = number.saturating_add(offset);
+            }
+        } else if unnumbered && let Some(shipped) = shipped {
+            self.number_as_the_game_follows(shipped.name, &mut rules);
         }
         for rule in &rules {
             let Some(held) = self.world.ruleset.get(rule.number) else {

@@ -35,7 +35,7 @@ pub struct Reports {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Office {
-    /// Off unless bot.toml turns it on.
+    /// On unless bot.toml turns it off: the bot holds the office.
     pub on: bool,
     /// Days between two reports; a week by default.
     pub every_days: u16,

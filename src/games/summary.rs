@@ -127,7 +127,12 @@ pub fn running(world: &World, params: &Params, now: Timestamp) -> Value {
                     Some(at) => (Some(human_time(at)), None),
                     None => (
                         scheduled.map(|d| human_time(d.at)),
-                        scheduled.map(|d| d.what.clone()),
+                        scheduled.map(|d| match (d.what.strip_prefix("your "), &instance.turn) {
+                            // A deadline is worded for its player's reminder
+                            // ("your turn in Ghost 1"); the listing goes to anyone.
+                            (Some(rest), Some(whose)) => format!("{whose}'s {rest}"),
+                            _ => d.what.clone(),
+                        }),
                     ),
                 };
                 self.games.push(json!({

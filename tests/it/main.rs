@@ -21,6 +21,7 @@ mod e2e_ruletag;
 mod faults;
 mod first_day;
 mod first_day_shell;
+mod first_hour;
 mod floods;
 mod forged_senders;
 mod fuzz;
