@@ -185,11 +185,33 @@ fn rule_tag_imports_its_five_rules_from_the_next_free_number_and_rule_tag_follow
 }
 
 #[test]
-fn rule_tag_imported_under_other_numbers_than_bot_toml_gives_says_which_to_set() {
+fn rule_tag_imports_under_the_numbers_bot_toml_binds_it_to_when_they_are_free() {
     let bot = bot();
     let out = import_ok(&bot, &["rule-tag"]);
+    assert!(out.contains("1001 Elements"), "{out}");
+    assert!(out.contains("1005 rule tag basketball"), "{out}");
+    assert!(!out.contains("set the game's rule numbers"), "{out}");
+    let held = rules(&bot);
+    assert_followed(&bot, "ruletag", &held);
+}
+
+#[test]
+fn rule_tag_imported_where_its_numbers_are_taken_says_which_to_set() {
+    let bot = bot();
+    let rule = tempfile::NamedTempFile::new().expect("a file");
+    std::fs::write(
+        rule.path(),
+        "Create a new rule \"Something else\":\nAnother rule sits at 1001.\n",
+    )
+    .expect("write");
+    import_ok(
+        &bot,
+        &[rule.path().to_str().expect("a path"), "--number", "1001"],
+    );
+    let out = import_ok(&bot, &["rule-tag"]);
+    assert!(out.contains("1002 Elements"), "{out}");
     assert!(out.contains("[ruletag]"), "{out}");
-    assert!(out.contains("1, 2, 3, 4, 5"), "{out}");
+    assert!(out.contains("1002, 1003, 1004, 1005, 1006"), "{out}");
 }
 
 #[test]
