@@ -44,7 +44,7 @@ pub fn standings(world: &World, params: &Params) -> Value {
             let view = View::new(&self.world.shared, &self.params.setting);
             match G::scores(&state, &view) {
                 Some(scores) => self.scored.push((G::NAME, scores)),
-                None => self.unscored.push(G::NAME.to_owned()),
+                None => self.unscored.push(format!("[{}]", G::TAGS[0])),
             }
         }
     }
