@@ -161,28 +161,22 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
         None,
         bot.params().setting.baseline_when_unrecorded,
     );
-    let parts = [
-        "bindings",
-        "players",
-        "accounts",
-        "ruleset",
-        "schedule",
-        "random",
-        "sealed",
-        "offices",
-        "inventory",
-    ];
+    let names = player_names(&value);
+    name_players(&mut value, &names);
     let (value, text) = match game {
         None => (value, None),
         Some("nomic") => (value["players"].clone(), None),
-        Some(part) if parts.contains(&part) => (value[part].clone(), None),
+        Some(part) if STATE_PARTS.contains(&part) => (value[part].clone(), None),
         Some(name) => {
             let now = jiff::Timestamp::now();
             match crate::games::state_of(world, bot.params(), name, private, now) {
-                Some(found) => found,
+                Some((mut found, text)) => {
+                    name_players(&mut found, &names);
+                    (found, text)
+                }
                 None => bail!(
-                    "no game {name:?} here; try: {}, {}",
-                    parts.join(", "),
+                    "no game or part {name:?} here; try: {}, {}",
+                    STATE_PARTS.join(", "),
                     crate::games::game_names().join(", ")
                 ),
             }
@@ -194,11 +188,62 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     if let Some(text) = text {
         return Ok(text);
     }
-    match game {
-        Some("players" | "nomic") | None => {}
-        Some(_) => return Ok(format!("{}\n", serde_json::to_string_pretty(&value)?)),
-    }
     let mut out = String::new();
+    match game {
+        Some("players" | "nomic") => {
+            players_text(bot, world, &mut out)?;
+            return Ok(out);
+        }
+        Some(_) => {
+            outline(&value, 0, &names, &mut out);
+            return Ok(out);
+        }
+        None => players_text(bot, world, &mut out)?,
+    }
+    // Everything else, part by part, then game by game: each game in its own
+    // words when it has them.
+    for part in STATE_PARTS.iter().filter(|part| **part != "players") {
+        writeln!(out, "\n{}:", heading(part))?;
+        outline(&value[*part], 1, &names, &mut out);
+    }
+    let now = jiff::Timestamp::now();
+    for name in crate::games::game_names() {
+        let Some((mut found, text)) =
+            crate::games::state_of(world, bot.params(), name, private, now)
+        else {
+            continue;
+        };
+        writeln!(out, "\n{}:", heading(name))?;
+        match text {
+            Some(text) => {
+                for line in text.lines() {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+            None => {
+                name_players(&mut found, &names);
+                outline(&found, 1, &names, &mut out);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The parts of `state` besides the games, as `state PART` names them.
+const STATE_PARTS: [&str; 9] = [
+    "players",
+    "bindings",
+    "accounts",
+    "ruleset",
+    "schedule",
+    "random",
+    "sealed",
+    "offices",
+    "inventory",
+];
+
+/// The players as a person reads them: names, addresses, aliases pending.
+fn players_text(bot: &Bot, world: &World, out: &mut String) -> Result<()> {
     let active: Vec<_> = world.players.active().collect();
     writeln!(out, "Players ({}):", active.len())?;
     for player in active {
@@ -226,7 +271,178 @@ pub fn state(bot: &Bot, game: Option<&str>, json: bool, private: bool) -> Result
     if let Some(at) = bot.next_deadline() {
         writeln!(out, "Next deadline: {}", crate::engine::human_time(at))?;
     }
-    Ok(out)
+    Ok(())
+}
+
+fn heading(name: &str) -> String {
+    let mut words = name.replace('_', " ");
+    if let Some(first) = words.get(..1) {
+        words.replace_range(..1, &first.to_uppercase());
+    }
+    words
+}
+
+/// The keys whose whole number is a player's id, in every game's view.
+const PLAYER_KEYS: [&str; 9] = [
+    "player",
+    "by",
+    "called_by",
+    "created_by",
+    "describer",
+    "last_magic_namer",
+    "scholar",
+    "owner",
+    "proposer",
+];
+
+/// Every player ever joined, by id, from the state's view of the players.
+fn player_names(value: &serde_json::Value) -> std::collections::BTreeMap<i64, String> {
+    value["players"]["players"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|player| Some((player["id"].as_i64()?, player["name"].as_str()?.to_owned())))
+        .collect()
+}
+
+/// Puts the player's name beside each id a person would have to look up
+/// (`"player": 4` gains `"player_name": "Carol"`), unless a name is there already.
+fn name_players(value: &mut serde_json::Value, names: &std::collections::BTreeMap<i64, String>) {
+    match value {
+        serde_json::Value::Object(object) => {
+            let mut added = Vec::new();
+            for key in PLAYER_KEYS {
+                let named = format!("{key}_name");
+                let has_name =
+                    object.contains_key(&named) || (key == "player" && object.contains_key("name"));
+                if let Some(name) = object
+                    .get(key)
+                    .and_then(serde_json::Value::as_i64)
+                    .and_then(|id| names.get(&id))
+                    .filter(|_| !has_name)
+                {
+                    added.push((named, name.clone()));
+                }
+            }
+            for (key, name) in added {
+                object.insert(key, serde_json::Value::String(name));
+            }
+            for inner in object.values_mut() {
+                name_players(inner, names);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for inner in items {
+                name_players(inner, names);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A view as an indented outline: `key: value` lines, lists one item a line,
+/// a player's id shown with the name.
+fn outline(
+    value: &serde_json::Value,
+    depth: usize,
+    names: &std::collections::BTreeMap<i64, String>,
+    out: &mut String,
+) {
+    use serde_json::Value;
+    let pad = "  ".repeat(depth);
+    match value {
+        Value::Object(object) => {
+            for (key, inner) in object {
+                // Shown with the id it names.
+                if key.ends_with("_name")
+                    && PLAYER_KEYS.contains(&key.trim_end_matches("_name"))
+                    && object.contains_key(key.trim_end_matches("_name"))
+                {
+                    continue;
+                }
+                let label = key.replace('_', " ");
+                match inner {
+                    _ if PLAYER_KEYS.contains(&key.as_str()) && inner.is_i64() => {
+                        let id = inner.as_i64().unwrap_or_default();
+                        match names.get(&id) {
+                            Some(name) => {
+                                let _ = writeln!(out, "{pad}{label}: {name} (#{id})");
+                            }
+                            None => {
+                                let _ = writeln!(out, "{pad}{label}: #{id}");
+                            }
+                        }
+                    }
+                    Value::Object(inner_object) if inner_object.is_empty() => {
+                        let _ = writeln!(out, "{pad}{label}: none");
+                    }
+                    Value::Object(_) => {
+                        let _ = writeln!(out, "{pad}{label}:");
+                        outline(inner, depth + 1, names, out);
+                    }
+                    Value::Array(items) if items.is_empty() => {
+                        let _ = writeln!(out, "{pad}{label}: none");
+                    }
+                    Value::Array(items) if items.iter().all(is_scalar) => {
+                        let line: Vec<String> = items.iter().map(scalar).collect();
+                        let _ = writeln!(out, "{pad}{label}: {}", line.join(", "));
+                    }
+                    Value::Array(_) => {
+                        let _ = writeln!(out, "{pad}{label}:");
+                        outline(inner, depth + 1, names, out);
+                    }
+                    Value::String(text) if text.contains('\n') => {
+                        let _ = writeln!(out, "{pad}{label}:");
+                        for line in text.lines() {
+                            let _ = writeln!(out, "{pad}  | {line}");
+                        }
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{pad}{label}: {}", scalar(inner));
+                    }
+                }
+            }
+        }
+        Value::Array(items) if items.is_empty() => {
+            let _ = writeln!(out, "{pad}none");
+        }
+        Value::Array(items) => {
+            for item in items {
+                if is_scalar(item) {
+                    let _ = writeln!(out, "{pad}- {}", scalar(item));
+                    continue;
+                }
+                // The item's lines, the first marked as a new item.
+                let mut lines = String::new();
+                outline(item, depth + 1, names, &mut lines);
+                let inner_pad = "  ".repeat(depth + 1);
+                for (index, line) in lines.lines().enumerate() {
+                    let rest = line.strip_prefix(&inner_pad).unwrap_or(line);
+                    let mark = if index == 0 { "- " } else { "  " };
+                    let _ = writeln!(out, "{pad}{mark}{rest}");
+                }
+            }
+        }
+        other => {
+            let _ = writeln!(out, "{pad}{}", scalar(other));
+        }
+    }
+}
+
+fn is_scalar(value: &serde_json::Value) -> bool {
+    !matches!(
+        value,
+        serde_json::Value::Object(_) | serde_json::Value::Array(_)
+    ) && !value.as_str().is_some_and(|text| text.contains('\n'))
+}
+
+fn scalar(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "none".to_owned(),
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Array(_) | serde_json::Value::Object(_) => value.to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn aliases(list: &[crate::engine::Address]) -> String {
@@ -347,13 +563,31 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
     if json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&rows)?));
     }
+    // What each applied message did: its events, counted by their cause.
+    let mut events: std::collections::HashMap<String, usize> = Default::default();
+    if rows.iter().any(|row| row.status == InboxStatus::Applied) {
+        bot.store.each_event(|record| -> Result<()> {
+            *events.entry(record.cause).or_default() += 1;
+            Ok(())
+        })?;
+    }
     let mut out = String::new();
+    // One line a message: its number first, its reason last after ": ".
     for row in rows {
+        let what = match row.status {
+            InboxStatus::Applied => match events.get(&format!("mail:{}", row.dedup_key)).copied() {
+                Some(1) => "applied, 1 event".to_owned(),
+                Some(n) => format!("applied, {n} events"),
+                None => "applied, no event".to_owned(),
+            },
+            InboxStatus::Aside => "kept aside".to_owned(),
+            other => other.as_str().to_owned(),
+        };
+        let (sender, subject) = Heads::sender_and_subject(&row.raw);
         writeln!(
             out,
-            "#{} {:?} {} {} {}{}",
+            "#{} {} {sender} \"{subject}\" ({what}; {} {}){}",
             row.id,
-            row.status,
             crate::engine::human_time(row.received_at),
             row.source,
             row.dedup_key,
@@ -361,6 +595,44 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
         )?;
     }
     Ok(out)
+}
+
+/// Who sent each stored message and its subject, by its key: what `log` shows
+/// beside the events a message caused.
+struct Heads(std::collections::HashMap<String, (String, String)>);
+
+impl Heads {
+    fn read(bot: &Bot) -> Result<Heads> {
+        Ok(Heads(
+            bot.store
+                .inbox_heads()?
+                .into_iter()
+                .map(|(key, head)| (key, Heads::sender_and_subject(&head)))
+                .collect(),
+        ))
+    }
+
+    /// From (name and address) and Subject, decoded; "unknown sender" when
+    /// the message has no From a reader can read.
+    fn sender_and_subject(raw: &[u8]) -> (String, String) {
+        let Some(message) = mail_parser::MessageParser::new().parse_headers(raw) else {
+            return ("unknown sender".to_owned(), String::new());
+        };
+        let sender = message
+            .from()
+            .and_then(|list| list.first())
+            .map(|from| match (from.name(), from.address()) {
+                (Some(name), Some(address)) => format!("{name} <{address}>"),
+                (None, Some(address)) => address.to_owned(),
+                (name, None) => name.unwrap_or("unknown sender").to_owned(),
+            })
+            .unwrap_or_else(|| "unknown sender".to_owned());
+        let subject = message
+            .subject()
+            .unwrap_or_default()
+            .replace(['\r', '\n'], " ");
+        (sender, subject)
+    }
 }
 
 /// Gives messages kept aside back to the pipeline (`inbox --release ID`): the
@@ -399,17 +671,90 @@ pub fn log(bot: &Bot, json: bool, out: &mut impl std::io::Write) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
+    // Grouped by what caused them: a message (its time, sender and subject),
+    // a deadline, an import; one line an event under it.
+    let heads = Heads::read(bot)?;
+    let mut names = std::collections::BTreeMap::new();
+    let mut last_cause: Option<(String, Timestamp)> = None;
     bot.store.each_event(|record| -> Result<()> {
-        writeln!(
-            out,
-            "{} {} {} {}",
-            record.seq,
-            record.at,
-            record.cause,
-            serde_json::to_string(&record.event)?
-        )?;
+        let event = serde_json::to_value(&record.event)?;
+        if event["game"] == "players"
+            && let (Some(id), Some(name)) = (event["id"].as_i64(), event["name"].as_str())
+        {
+            names.insert(id, name.to_owned());
+        }
+        if last_cause.as_ref() != Some(&(record.cause.clone(), record.at)) {
+            let cause = match record.cause.split_once(':') {
+                Some(("mail", key)) => match heads.0.get(key) {
+                    Some((sender, subject)) => format!("mail from {sender} \"{subject}\""),
+                    None => format!("mail {key}"),
+                },
+                Some(("deadline", _)) => "deadline".to_owned(),
+                Some((kind, _)) => kind.to_owned(),
+                None => record.cause.clone(),
+            };
+            writeln!(out, "{}  {cause}", crate::engine::human_time(record.at))?;
+            last_cause = Some((record.cause.clone(), record.at));
+        }
+        writeln!(out, "  #{} {}", record.seq, event_words(&event, &names))?;
         Ok(())
     })
+}
+
+/// One event on one line: its game and kind, then its fields, a player's id
+/// with the name, long values cut short (`log --json` has them whole).
+fn event_words(
+    event: &serde_json::Value,
+    names: &std::collections::BTreeMap<i64, String>,
+) -> String {
+    const LONGEST: usize = 80;
+    let mut line = format!(
+        "{} {}",
+        event["game"].as_str().unwrap_or("?"),
+        event["kind"].as_str().unwrap_or("")
+    )
+    .trim()
+    .to_owned();
+    let Some(fields) = event.as_object() else {
+        return line;
+    };
+    let mut parts = Vec::new();
+    for (key, value) in fields {
+        if key == "game" || key == "kind" {
+            continue;
+        }
+        let shown = match value {
+            _ if PLAYER_KEYS.contains(&key.as_str()) && value.is_i64() => {
+                let id = value.as_i64().unwrap_or_default();
+                match names.get(&id) {
+                    Some(name) => format!("{name} (#{id})"),
+                    None => format!("#{id}"),
+                }
+            }
+            serde_json::Value::Object(object)
+                if object.len() == 1 && object.get("player").is_some_and(|v| v.is_i64()) =>
+            {
+                let id = object["player"].as_i64().unwrap_or_default();
+                match names.get(&id) {
+                    Some(name) => format!("{name} (#{id})"),
+                    None => format!("player #{id}"),
+                }
+            }
+            serde_json::Value::String(text) => text.replace('\n', " "),
+            other => other.to_string(),
+        };
+        let shown = if shown.chars().count() > LONGEST {
+            format!("{}...", shown.chars().take(LONGEST).collect::<String>())
+        } else {
+            shown
+        };
+        parts.push(format!("{} {shown}", key.replace('_', " ")));
+    }
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join(", "));
+    }
+    line
 }
 
 /// Rebuilds the world from the event log alone; a bar shows the events folded.

@@ -12,10 +12,24 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("config {path} is not valid: {source}")]
+    /// No file where the config was looked for: a first start, or a start
+    /// from another folder.
+    #[error(
+        "no config at {path}: write one with `nomicbot init`, or name yours with --config (or NOMICBOT_CONFIG)"
+    )]
+    Missing { path: PathBuf },
+    #[error(
+        "config {path} is a folder: name the bot.toml in it with --config (or NOMICBOT_CONFIG)"
+    )]
+    Folder { path: PathBuf },
+    /// A value the file's syntax or a key's type refuses, told by its line, its
+    /// section and key, and what to write instead.
+    #[error("config {path}{where_}: {message}")]
     Parse {
         path: PathBuf,
-        source: Box<toml::de::Error>,
+        /// ", line N" when the line is known.
+        where_: String,
+        message: String,
     },
     #[error("config {path}: {message}")]
     Invalid { path: PathBuf, message: String },
@@ -548,9 +562,15 @@ fn default_max_vacation_days() -> u32 {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            let path = path.to_owned();
+            if source.kind() == std::io::ErrorKind::NotFound {
+                ConfigError::Missing { path }
+            } else if path.is_dir() {
+                ConfigError::Folder { path }
+            } else {
+                ConfigError::Read { path, source }
+            }
         })?;
         let base_dir = path
             .parent()
@@ -558,9 +578,12 @@ impl Config {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
         Config::parse(&text, base_dir).map_err(|e| match e {
-            ConfigError::Parse { source, .. } => ConfigError::Parse {
+            ConfigError::Parse {
+                where_, message, ..
+            } => ConfigError::Parse {
                 path: path.to_owned(),
-                source,
+                where_,
+                message,
             },
             ConfigError::Invalid { message, .. } => ConfigError::Invalid {
                 path: path.to_owned(),
@@ -571,10 +594,7 @@ impl Config {
     }
 
     pub fn parse(text: &str, base_dir: PathBuf) -> Result<Config, ConfigError> {
-        let mut config: Config = toml::from_str(text).map_err(|source| ConfigError::Parse {
-            path: PathBuf::new(),
-            source: Box::new(source),
-        })?;
+        let mut config: Config = toml::from_str(text).map_err(|error| parse_error(text, &error))?;
         config.base_dir = base_dir;
         config.read_addresses()?;
         config.validate()?;
@@ -675,6 +695,15 @@ impl Config {
         Ok(())
     }
 
+    /// The warning an operator must read when senders are not authenticated:
+    /// said once by each command that applies or sends mail, not by the ones
+    /// that only read.
+    pub fn trust_warning(&self) -> Option<&'static str> {
+        (self.identity.auth == AuthMode::None).then_some(
+            "[identity] auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use auth = \"dkim\" (the default) or \"dmarc\"",
+        )
+    }
+
     /// A path from the config, taken relative to the config file's folder.
     pub fn resolve(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
@@ -721,6 +750,206 @@ impl Config {
             .rsplit_once('@')
             .map(|(_, domain)| domain)
             .unwrap_or("nomicbot.invalid")
+    }
+}
+
+/// A refusal of the TOML reader, told as an operator reads bot.toml: the line,
+/// the section and the key, and the value's expected form in words.
+fn parse_error(text: &str, error: &toml::de::Error) -> ConfigError {
+    let message = plain(error.message());
+    let Some(span) = error.span() else {
+        return ConfigError::Parse {
+            path: PathBuf::new(),
+            where_: String::new(),
+            message,
+        };
+    };
+    let start = span.start.min(text.len());
+    let line_number = text[..start].matches('\n').count() + 1;
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines.get(line_number - 1).copied().unwrap_or("").trim();
+    // The table header the line belongs to, if any.
+    let section = lines[..line_number.saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(|line| line.trim())
+        .find(|line| line.starts_with('['))
+        .filter(|_| !line.starts_with('['));
+    if error.message().starts_with("missing field") {
+        // Told where the table begins: a header line, or the top of the file.
+        let table = if line.starts_with('[') {
+            format!("{line} ")
+        } else {
+            "the top of the file: ".to_owned()
+        };
+        return ConfigError::Parse {
+            path: PathBuf::new(),
+            where_: String::new(),
+            message: format!("{table}{message}"),
+        };
+    }
+    let setting = match line.split_once('=') {
+        // A value refused: the whole `key = value`, its comment left out.
+        Some((key, _)) if !error.message().starts_with("unknown field") => {
+            let value = text.get(span.clone()).unwrap_or("").trim();
+            // A refusal of the key itself (a duplicate) spans the key.
+            if value == key.trim() {
+                value.to_owned()
+            } else {
+                format!("{} = {value}", key.trim())
+            }
+        }
+        Some((key, _)) => key.trim().to_owned(),
+        None => line.to_owned(),
+    };
+    let message = match section {
+        Some(section) => format!("{section} {setting}: {message}"),
+        None if setting.is_empty() => message,
+        None => format!("{setting}: {message}"),
+    };
+    ConfigError::Parse {
+        path: PathBuf::new(),
+        where_: format!(", line {line_number}"),
+        message,
+    }
+}
+
+/// A game's section that its game refuses (`[vote] days = "three"`): the key
+/// at fault is the one whose removal changes the refusal, since the reader of a
+/// section read as a value keeps no position.
+pub fn section_error<T: serde::de::DeserializeOwned>(
+    name: &str,
+    section: &toml::Value,
+    error: &toml::de::Error,
+) -> String {
+    let refusal = error.message().to_owned();
+    let refused_without = |path: &[String]| -> bool {
+        let mut trial = section.clone();
+        remove_at(&mut trial, path);
+        match trial.try_into::<T>() {
+            Ok(_) => false,
+            Err(other) => other.message() == refusal,
+        }
+    };
+    let mut path: Vec<String> = Vec::new();
+    loop {
+        let Some(toml::Value::Table(table)) = value_at(section, &path) else {
+            break;
+        };
+        let culprit = table.keys().find(|key| {
+            let mut trial = path.clone();
+            trial.push((*key).clone());
+            !refused_without(&trial)
+        });
+        match culprit {
+            Some(key) => path.push(key.clone()),
+            None => break,
+        }
+    }
+    let message = plain(&refusal);
+    match path.split_last() {
+        None => format!("[{name}]: {message}"),
+        Some((key, tables)) => {
+            let header = std::iter::once(name.to_owned())
+                .chain(tables.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(".");
+            match value_at(section, &path) {
+                Some(value) if !refusal.starts_with("unknown field") => {
+                    format!("[{header}] {key} = {value}: {message}")
+                }
+                _ => format!("[{header}] {key}: {message}"),
+            }
+        }
+    }
+}
+
+fn value_at<'v>(value: &'v toml::Value, path: &[String]) -> Option<&'v toml::Value> {
+    path.iter()
+        .try_fold(value, |value, key| value.as_table()?.get(key))
+}
+
+fn remove_at(value: &mut toml::Value, path: &[String]) {
+    let Some((last, tables)) = path.split_last() else {
+        return;
+    };
+    let mut value = value;
+    for key in tables {
+        match value.as_table_mut().and_then(|table| table.get_mut(key)) {
+            Some(inner) => value = inner,
+            None => return,
+        }
+    }
+    if let Some(table) = value.as_table_mut() {
+        table.remove(last);
+    }
+}
+
+/// The reader's refusal in an operator's words: no Rust type names.
+fn plain(message: &str) -> String {
+    let message = message.trim();
+    let ticked = |text: &str| text.trim().trim_matches('`').to_owned();
+    let one_of = |list: &str| {
+        list.trim_start_matches("one of ")
+            .split(", ")
+            .flat_map(|item| item.split(" or "))
+            .map(|item| ticked(item))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(rest) = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))
+    {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let (words, numeric) = expectation(expected.trim());
+        let hint = if found.starts_with("string") && numeric {
+            " (write it without quotes)"
+        } else if !found.starts_with("string") && words == "text in quotes" {
+            " (write it in quotes)"
+        } else {
+            ""
+        };
+        return format!("expected {words}{hint}");
+    }
+    if let Some(field) = message.strip_prefix("missing field ") {
+        return format!("the key {} is missing: add it", ticked(field));
+    }
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let (field, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        return format!(
+            "no key {} here (a misspelling?); the keys here: {}",
+            ticked(field),
+            one_of(expected)
+        );
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        let (value, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        return format!(
+            "{} is not one of the choices: {}",
+            ticked(value),
+            one_of(expected)
+        );
+    }
+    if message == "wanted string or table" {
+        return "expected one of the choices, in quotes".to_owned();
+    }
+    message.to_owned()
+}
+
+/// What a Rust type the reader expected is, in words; and whether it is a number.
+fn expectation(expected: &str) -> (String, bool) {
+    match expected {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => ("a whole number".into(), true),
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            ("a whole number, 0 or more".into(), true)
+        }
+        "f32" | "f64" => ("a number".into(), true),
+        "a boolean" => ("true or false".into(), true),
+        "a string" => ("text in quotes".into(), false),
+        "a sequence" => ("a list in brackets, [...]".into(), false),
+        "a map" => ("a table (a [section] or { key = value })".into(), false),
+        other => (other.to_owned(), false),
     }
 }
 

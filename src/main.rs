@@ -56,9 +56,18 @@ enum Command {
         #[command(flatten)]
         lock: LockWait,
     },
-    /// The current state (all of it, or one part: players).
+    /// The current state, as text for people (`--json` for programs).
+    ///
+    /// Without PART: everything, the players first. Player ids are shown with
+    /// the players' names.
     State {
+        /// One part only: players (or nomic), bindings, accounts, ruleset,
+        /// schedule, random, sealed, offices, inventory, or a game by its name
+        /// or tag (gnomic, ghost, ruletag, ping, boons, bogusity, vote).
+        #[arg(value_name = "PART")]
         game: Option<String>,
+        /// Print JSON instead of text (ids as stored, each with the player's
+        /// name beside it as `<key>_name`).
         #[arg(long)]
         json: bool,
         /// Also show what is still secret (a running random period's seed, sealed
@@ -203,6 +212,10 @@ fn open(config: &std::path::Path) -> Result<Bot> {
 /// Opens the bot to apply or send: holds the database's lock until it exits.
 fn open_exclusive(config: &std::path::Path, wait: Duration) -> Result<Bot> {
     let config = Config::load(config)?;
+    // Said here, once per run: the commands that only read stay quiet.
+    if let Some(warning) = config.trust_warning() {
+        tracing::warn!("{warning}");
+    }
     Ok(Bot::open_exclusive(config, wait)?)
 }
 
@@ -315,8 +328,18 @@ fn execute(args: Args) -> Result<ExitCode> {
         Command::Log { json } => {
             let bot = open(&args.config)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            cli::log(&bot, json, &mut out)?;
-            std::io::Write::flush(&mut out)?;
+            // A reader that stops early (`| head`) is not an error.
+            let written =
+                cli::log(&bot, json, &mut out).and_then(|()| Ok(std::io::Write::flush(&mut out)?));
+            if let Err(error) = written
+                && !error.chain().any(|cause| {
+                    cause
+                        .downcast_ref::<std::io::Error>()
+                        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                })
+            {
+                return Err(error);
+            }
         }
         Command::Replay => {
             let bot = open(&args.config)?;

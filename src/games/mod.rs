@@ -58,7 +58,11 @@ macro_rules! games {
                 Ok(GameParams {
                     $($field: match sections.get(<$module::$($game)::+ as Game>::NAME) {
                         Some(section) => section.clone().try_into().map_err(|e: toml::de::Error| {
-                            format!("[{}]: {}", <$module::$($game)::+ as Game>::NAME, e.message())
+                            crate::config::section_error::<<$module::$($game)::+ as Game>::Params>(
+                                <$module::$($game)::+ as Game>::NAME,
+                                section,
+                                &e,
+                            )
                         })?,
                         None => Default::default(),
                     },)*
