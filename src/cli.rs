@@ -493,6 +493,31 @@ pub fn outbox(bot: &Bot, json: bool) -> Result<String> {
     Ok(out)
 }
 
+/// Why the mail of a pass was not all sent, from the outbox: the last error
+/// the server gave, and what becomes of the mail.
+pub fn unsent(bot: &Bot, failed: usize, refused: usize) -> Result<String> {
+    let rows = bot.store.outbox()?;
+    let last_error = rows
+        .iter()
+        .filter(|row| row.status != "sent")
+        .filter_map(|row| row.last_error.as_deref())
+        .next_back()
+        .unwrap_or("no reason recorded");
+    let mut what = Vec::new();
+    if failed > 0 {
+        let waiting = rows.iter().filter(|row| row.status == "pending").count();
+        what.push(format!(
+            "mail not sent: {last_error}; {waiting} message(s) wait in the outbox for the next pass (`nomicbot outbox`)"
+        ));
+    }
+    if refused > 0 {
+        what.push(format!(
+            "{refused} message(s) refused by the server for good, marked failed (`nomicbot outbox`)"
+        ));
+    }
+    Ok(what.join("; "))
+}
+
 /// An outgoing message as an operator reads it: To, Cc, From and Subject decoded,
 /// every header in order (encoded words decoded, folded lines joined) and the
 /// body as text.

@@ -164,6 +164,10 @@ impl LockWait {
 /// sysexits.h, "try again later", which is what a cron job should do.
 const EXIT_LOCKED: u8 = 75;
 
+/// The exit code of a `once` whose mail could not all be sent (the server down
+/// or refusing): EX_UNAVAILABLE of sysexits.h. The mail stays in the outbox.
+const EXIT_NOT_SENT: u8 = 69;
+
 fn main() -> ExitCode {
     let args = Args::parse();
     tracing_subscriber::fmt()
@@ -277,6 +281,13 @@ fn execute(args: Args) -> Result<ExitCode> {
                 pass.failed,
                 pass.refused
             );
+            if pass.failed + pass.refused > 0 {
+                eprintln!(
+                    "nomicbot: {}",
+                    cli::unsent(&bot, pass.failed, pass.refused)?
+                );
+                return Ok(ExitCode::from(EXIT_NOT_SENT));
+            }
         }
         Command::Ingest {
             files,

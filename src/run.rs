@@ -26,9 +26,9 @@ pub enum RunError {
     Store(#[from] crate::store::StoreError),
     #[error(transparent)]
     Maildir(#[from] maildir::MaildirError),
-    #[error("imap: {0}")]
+    #[error(transparent)]
     Imap(#[from] crate::mail::imap::ImapError),
-    #[error("smtp: {0}")]
+    #[error(transparent)]
     Smtp(#[from] crate::mail::smtp::SmtpError),
     #[error("cannot read password file: {0}")]
     Password(std::io::Error),

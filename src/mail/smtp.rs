@@ -56,7 +56,7 @@ pub enum ErrorKind {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SmtpError {
-    #[error("smtp setup: {0}")]
+    #[error("[smtp] {0}")]
     Setup(String),
     #[error("{address:?} is not a valid envelope address: {reason}")]
     Address { address: String, reason: String },
@@ -64,14 +64,19 @@ pub enum SmtpError {
     NoRecipient,
     #[error("the server cannot take this message: {0}")]
     Unsupported(&'static str),
-    #[error("smtp send timed out after {seconds}s")]
+    #[error(
+        "the SMTP server did not answer within {seconds}s: check [smtp] host and port; a TLS port (465) needs [smtp] tls = \"tls\""
+    )]
     Timeout { seconds: u64 },
-    #[error("cannot connect to the smtp server: {0}")]
-    Connect(#[source] std::io::Error),
-    #[error("tls handshake with the smtp server failed: {0}")]
-    Handshake(#[source] std::io::Error),
-    #[error("smtp send failed: {0}")]
-    Send(#[source] lettre::transport::smtp::Error),
+    #[error(
+        "cannot connect to the SMTP server at {0} ({1}): check [smtp] host and port, and that the server is running"
+    )]
+    Connect(String, #[source] std::io::Error),
+    /// `host:port`, and the handshake's error, said in words.
+    #[error("{}", super::tls::handshake_advice("smtp", "SMTP", 465, .0, .1))]
+    Handshake(String, std::io::Error),
+    #[error("{}", send_words(.0))]
+    Send(lettre::transport::smtp::Error),
 }
 
 impl SmtpError {
@@ -81,13 +86,13 @@ impl SmtpError {
             SmtpError::Address { .. } | SmtpError::NoRecipient | SmtpError::Unsupported(_) => {
                 ErrorKind::Permanent
             }
-            SmtpError::Timeout { .. } | SmtpError::Connect(_) => ErrorKind::Retry,
+            SmtpError::Timeout { .. } | SmtpError::Connect(..) => ErrorKind::Retry,
             // rustls reports a certificate it does not trust as InvalidData:
             // retrying will not make it trusted.
-            SmtpError::Handshake(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+            SmtpError::Handshake(_, error) if error.kind() == std::io::ErrorKind::InvalidData => {
                 ErrorKind::Operator
             }
-            SmtpError::Handshake(_) => ErrorKind::Retry,
+            SmtpError::Handshake(..) => ErrorKind::Retry,
             SmtpError::Send(error) => {
                 if error.is_tls() || error.is_client() || is_tls_refusal(error) {
                     return ErrorKind::Operator;
@@ -105,6 +110,37 @@ impl SmtpError {
                 }
             }
         }
+    }
+}
+
+/// A refusal or failure of the SMTP conversation in an operator's words: the
+/// server's own reply, and which key of `[smtp]` usually fixes it.
+fn send_words(error: &lettre::transport::smtp::Error) -> String {
+    let code = error.status().map(|code| code.to_string());
+    // lettre's text is "permanent error (535): 5.7.8 Error: authentication failed: ...".
+    let said = error.to_string();
+    match code.as_deref() {
+        Some("530" | "534" | "535" | "538") => format!(
+            "the SMTP server refused the login ({said}): check [smtp] user and [smtp] password (or password_file)"
+        ),
+        _ if error.is_tls() || is_tls_refusal(error) => {
+            let mut cause = String::new();
+            let mut source = std::error::Error::source(error);
+            while let Some(inner) = source {
+                cause = inner.to_string();
+                source = inner.source();
+            }
+            let advice = super::tls::handshake_advice(
+                "smtp",
+                "SMTP",
+                465,
+                "this address",
+                &std::io::Error::other(cause),
+            );
+            format!("{advice} ({said})")
+        }
+        Some(_) => format!("the SMTP server refused this message ({said})"),
+        None => format!("sending over SMTP failed ({said}): check [smtp] host, port and tls"),
     }
 }
 
@@ -184,7 +220,9 @@ impl Outbound {
         let credentials = match &cfg.user {
             Some(user) => {
                 let password = password.ok_or_else(|| {
-                    SmtpError::Setup(format!("smtp user {user} is set but no password is"))
+                    SmtpError::Setup(format!(
+                        "user = {user:?} is set but no password: set [smtp] password or password_file"
+                    ))
                 })?;
                 Some(Credentials::new(user.clone(), password))
             }
@@ -244,15 +282,20 @@ impl Outbound {
         let connect = TcpStream::connect((self.host.as_str(), self.port));
         let tcp = match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
             Ok(Ok(tcp)) => tcp,
-            Ok(Err(error)) => return Err(SmtpError::Connect(error)),
+            Ok(Err(error)) => return Err(SmtpError::Connect(self.address(), error)),
             Err(_elapsed) => {
                 return Err(SmtpError::Timeout {
                     seconds: CONNECT_TIMEOUT.as_secs(),
                 });
             }
         };
-        tcp.set_nodelay(true).map_err(SmtpError::Connect)?;
+        tcp.set_nodelay(true)
+            .map_err(|error| SmtpError::Connect(self.address(), error))?;
         Ok(tcp)
+    }
+
+    fn address(&self) -> String {
+        format!("{}:{}", self.host, self.port)
     }
 
     /// Implicit TLS: lettre would open this connection itself, without
@@ -264,7 +307,10 @@ impl Outbound {
         })?;
         match tokio::time::timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
             Ok(Ok(stream)) => Ok(Secured(stream)),
-            Ok(Err(error)) => Err(SmtpError::Handshake(error)),
+            Ok(Err(error)) => Err(SmtpError::Handshake(
+                format!("{}:{}", self.host, self.port),
+                error,
+            )),
             Err(_elapsed) => Err(SmtpError::Timeout {
                 seconds: CONNECT_TIMEOUT.as_secs(),
             }),
