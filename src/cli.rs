@@ -935,3 +935,83 @@ pub fn check(config: Config) -> Result<String> {
         config.transport, config.bot.address, config.bot.list
     ))
 }
+
+/// `check --connect`: logs in to the IMAP server and selects the mailbox, and
+/// connects and logs in to the SMTP server, offering an envelope from the bot
+/// to the list without sending. A line for each, and whether both worked.
+pub async fn check_connect(config: &Config) -> (bool, String) {
+    if config.transport == crate::config::TransportKind::Maildir {
+        return (
+            true,
+            format!(
+                "transport = \"maildir\": no server to connect to (mail in: {}, mail out: {})",
+                config.resolve(&config.maildir.inbox).display(),
+                config.resolve(&config.maildir.outbox).display()
+            ),
+        );
+    }
+    let mut ok = true;
+    let mut lines = Vec::new();
+    let imap = match &config.imap {
+        Some(imap) => check_imap(config, imap).await,
+        None => Err("transport = \"imap\" needs an [imap] section".to_owned()),
+    };
+    let smtp = match &config.smtp {
+        Some(smtp) => check_smtp(config, smtp).await,
+        None => Err("transport = \"imap\" needs an [smtp] section".to_owned()),
+    };
+    for (name, result) in [("imap", imap), ("smtp", smtp)] {
+        match result {
+            Ok(found) => lines.push(format!("{name} ok: {found}")),
+            Err(error) => {
+                ok = false;
+                lines.push(format!("{name} FAILED: {error}"));
+            }
+        }
+    }
+    (ok, lines.join("\n"))
+}
+
+async fn check_imap(config: &Config, imap: &crate::config::ImapConfig) -> Result<String, String> {
+    let password = crate::config::read_password(&imap.password, &imap.password_file, config)
+        .map_err(|error| {
+            format!(
+                "cannot read [imap] password_file: {error}: write the password on its first line"
+            )
+        })?
+        .unwrap_or_default();
+    let inbound = crate::mail::imap::Inbound::connect(imap, &password)
+        .await
+        .map_err(|error| error.to_string())?;
+    let found = format!(
+        "logged in to {}:{} as {}, mailbox {} selected ({})",
+        imap.host,
+        imap.port,
+        imap.user,
+        imap.mailbox,
+        if inbound.supports_idle() {
+            "IDLE: new mail is seen at once"
+        } else {
+            "no IDLE: polled every [imap] poll_seconds"
+        }
+    );
+    inbound.logout().await;
+    Ok(found)
+}
+
+async fn check_smtp(config: &Config, smtp: &crate::config::SmtpConfig) -> Result<String, String> {
+    let password = crate::config::read_password(&smtp.password, &smtp.password_file, config)
+        .map_err(|error| {
+            format!(
+                "cannot read [smtp] password_file: {error}: write the password on its first line"
+            )
+        })?;
+    let outbound =
+        crate::mail::smtp::Outbound::new(smtp, password).map_err(|error| error.to_string())?;
+    let found = outbound
+        .check(&config.bot.address, &config.bot.list)
+        .await
+        .map_err(|error| error.to_string());
+    outbound.close().await;
+    found
+}

@@ -126,7 +126,12 @@ enum Command {
         force: bool,
     },
     /// Validate the configuration and every template.
-    Check,
+    Check {
+        /// Also log in to the IMAP and SMTP servers (nothing is fetched or
+        /// sent) and say what was found; exit code 1 if either fails.
+        #[arg(long)]
+        connect: bool,
+    },
     /// Play a short scripted exchange through the real pipeline on the embedded
     /// Maildir transport, and print the mail the bot sent.
     Demo {
@@ -393,9 +398,16 @@ fn execute(args: Args) -> Result<ExitCode> {
         Command::Init { force } => {
             println!("{}", cli::init(&args.config, force)?);
         }
-        Command::Check => {
+        Command::Check { connect } => {
             let config = Config::load(&args.config)?;
-            println!("{}", cli::check(config)?);
+            println!("{}", cli::check(config.clone())?);
+            if connect {
+                let (ok, text) = runtime()?.block_on(cli::check_connect(&config));
+                println!("{text}");
+                if !ok {
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
         }
         Command::Demo { dir, game } => {
             let text = demo::run(dir, &game)?;

@@ -58,6 +58,9 @@ pub enum ErrorKind {
 pub enum SmtpError {
     #[error("[smtp] {0}")]
     Setup(String),
+    /// `check --connect`: the envelope of the bot's mail refused.
+    #[error("{0}")]
+    Refused(String),
     #[error("{address:?} is not a valid envelope address: {reason}")]
     Address { address: String, reason: String },
     #[error("smtp message has no recipient")]
@@ -82,7 +85,7 @@ pub enum SmtpError {
 impl SmtpError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            SmtpError::Setup(_) => ErrorKind::Operator,
+            SmtpError::Setup(_) | SmtpError::Refused(_) => ErrorKind::Operator,
             SmtpError::Address { .. } | SmtpError::NoRecipient | SmtpError::Unsupported(_) => {
                 ErrorKind::Permanent
             }
@@ -369,6 +372,63 @@ impl Outbound {
                 .map_err(SmtpError::Send)?;
         }
         Ok(connection)
+    }
+
+    /// Connects, secures and logs in as a message would, then offers the
+    /// envelope of a message from `from` to `to` and takes it back (RSET):
+    /// nothing is sent. Says what the server is and offers.
+    pub async fn check(&self, from: &str, to: &str) -> Result<String, SmtpError> {
+        let mut connection = within(self.connect()).await?;
+        let info = connection.server_info();
+        let mut offers = Vec::new();
+        for (extension, name) in [
+            (Extension::StartTls, "STARTTLS"),
+            (Extension::EightBitMime, "8BITMIME"),
+            (Extension::SmtpUtfEight, "SMTPUTF8"),
+        ] {
+            if info.supports_feature(extension) {
+                offers.push(name);
+            }
+        }
+        let server = info.name().to_owned();
+        let envelope = Envelope::new(Some(parse_address(from)?), vec![parse_address(to)?])
+            .map_err(|_| SmtpError::NoRecipient)?;
+        let offered = within(async {
+            connection
+                .command(Mail::new(envelope.from().cloned(), Vec::new()))
+                .await
+                .map_err(SmtpError::Send)?;
+            for recipient in envelope.to() {
+                connection
+                    .command(Rcpt::new(recipient.clone(), Vec::new()))
+                    .await
+                    .map_err(SmtpError::Send)?;
+            }
+            connection.command(Rset).await.map_err(SmtpError::Send)
+        })
+        .await;
+        let _ = tokio::time::timeout(QUIT_TIMEOUT, connection.quit()).await;
+        offered.map_err(|error| match error {
+            SmtpError::Send(refusal) => SmtpError::Refused(format!(
+                "the SMTP server will not take mail from {from} to {to} ({refusal}): check [bot] address and list, and that [smtp] user may send as the bot"
+            )),
+            other => other,
+        })?;
+        Ok(format!(
+            "{server} at {}, {}{}; it takes mail from {from} to {to}",
+            self.address(),
+            match (&self.tls, &self.credentials) {
+                (LettreTls::None, None) => "no TLS, no login",
+                (LettreTls::None, Some(_)) => "no TLS, logged in",
+                (_, None) => "TLS, no login",
+                (_, Some(_)) => "TLS, logged in",
+            },
+            if offers.is_empty() {
+                String::new()
+            } else {
+                format!(" (offers {})", offers.join(", "))
+            }
+        ))
     }
 
     async fn envelope(&self, envelope: &Envelope, raw: &[u8]) -> Result<Prepared, SmtpError> {
