@@ -43,20 +43,35 @@ pub fn ingest(
     received: Timestamp,
     now: Timestamp,
 ) -> Result<String> {
-    let bar = progress(files.len() as u64, "ingesting");
+    // By bytes read: one mbox archive of years of mail moves the bar too.
+    let total: u64 = files
+        .iter()
+        .filter_map(|file| std::fs::metadata(file).ok())
+        .map(|metadata| metadata.len())
+        .sum();
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message("storing");
     let mut counts = IngestCounts::default();
     for file in files {
-        ingest_file(bot, file, received, now, &mut counts)?;
-        bar.inc(1);
+        ingest_file(bot, file, received, now, &mut counts, &bar)?;
     }
-    bar.finish_and_clear();
+    bar.set_message("applying");
+    bar.tick();
     let IngestCounts {
         messages,
         new,
         duplicate,
         again,
     } = counts;
-    let processed = bot.process(now)?;
+    let processed = bot.process(now);
+    bar.finish_and_clear();
+    let processed = processed?;
     Ok(format!(
         "{} file(s), {messages} message(s): {new} new, {duplicate} duplicate, {again} stored before; \
          applied {}, kept aside {}, deadlines {}, mail queued {} (see `nomicbot outbox`; `nomicbot once` sends it)",
@@ -82,6 +97,7 @@ fn ingest_file(
     received: Timestamp,
     now: Timestamp,
     counts: &mut IngestCounts,
+    bar: &indicatif::ProgressBar,
 ) -> Result<()> {
     use std::io::{BufReader, Read, Seek};
     let cannot_read = || format!("cannot read {}", file.display());
@@ -105,6 +121,7 @@ fn ingest_file(
     input.rewind().with_context(cannot_read)?;
     let mut store = |batch: &mut Vec<Received>| -> Result<()> {
         counts.messages += batch.len();
+        bar.inc(batch.iter().map(|message| message.raw.len() as u64).sum());
         for stored in bot.receive(batch, None, now)? {
             match stored {
                 Stored::New(_) => counts.new += 1,

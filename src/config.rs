@@ -832,10 +832,7 @@ pub fn section_error<T: serde::de::DeserializeOwned>(
         }
     };
     let mut path: Vec<String> = Vec::new();
-    loop {
-        let Some(toml::Value::Table(table)) = value_at(section, &path) else {
-            break;
-        };
+    while let Some(toml::Value::Table(table)) = value_at(section, &path) {
         let culprit = table.keys().find(|key| {
             let mut trial = path.clone();
             trial.push((*key).clone());
@@ -893,7 +890,7 @@ fn plain(message: &str) -> String {
         list.trim_start_matches("one of ")
             .split(", ")
             .flat_map(|item| item.split(" or "))
-            .map(|item| ticked(item))
+            .map(&ticked)
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -272,7 +272,9 @@ fn execute(args: Args) -> Result<ExitCode> {
             // The transport (its SMTP pool) must be dropped inside the runtime.
             let pass = runtime()?.block_on(async {
                 let mut transport = run::Transport::new(&bot.config);
+                transport.show_progress();
                 let pass = run::once(&mut bot, &mut transport, now).await;
+                transport.hide_progress();
                 transport.close().await;
                 pass
             })?;

@@ -59,6 +59,8 @@ pub struct Transport {
     unseen: Vec<u32>,
     /// When the server announced new mail, if it did since the last fetch.
     woken_at: Option<Instant>,
+    /// What a pass is at, for the operator at a terminal (hidden otherwise).
+    progress: indicatif::ProgressBar,
 }
 
 impl Transport {
@@ -69,7 +71,31 @@ impl Transport {
             sender: Sender::new(config, Arrivals::default()),
             unseen: Vec::new(),
             woken_at: None,
+            progress: indicatif::ProgressBar::hidden(),
         }
+    }
+
+    /// Shows what a pass is at (fetching, applying, sending, with counts) on
+    /// stderr while it runs, if stderr is a terminal: a long `once` is seen to
+    /// move. Never drawn into a file or a pipe.
+    pub fn show_progress(&mut self) {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        self.sender.progress = bar.clone();
+        self.progress = bar;
+    }
+
+    /// Takes the progress line off the terminal.
+    pub fn hide_progress(&self) {
+        self.progress.finish_and_clear();
     }
 
     fn inbox_dir(&self) -> PathBuf {
@@ -119,6 +145,8 @@ impl Transport {
                         maildir::mark_seen(&dir, message)?;
                     }
                     new += count_new(&stored);
+                    self.progress
+                        .set_message(format!("fetching: {new} new message(s) stored"));
                 }
                 Ok(new)
             }
@@ -136,6 +164,7 @@ impl Transport {
                 let Some(session) = self.imap.as_mut() else {
                     return Ok(0);
                 };
+                self.progress.set_message("fetching over IMAP");
                 let fetch = Fetch {
                     mailbox: &cfg.mailbox,
                     now,
@@ -254,6 +283,8 @@ pub struct Sender {
     arrivals: Arrivals,
     /// Where each acceptance is recorded the moment it comes (`store::sent`).
     journal: Option<SentJournal>,
+    /// Shown by `once` at a terminal (see [`Transport::show_progress`]).
+    progress: indicatif::ProgressBar,
 }
 
 impl Sender {
@@ -263,6 +294,7 @@ impl Sender {
             smtp: None,
             arrivals,
             journal: None,
+            progress: indicatif::ProgressBar::hidden(),
         }
     }
 
@@ -317,6 +349,11 @@ impl Sender {
             }
             after = last.id;
             let delivered = self.deliver(&page, store, journal, &mut tally).await;
+            self.progress.set_message(format!(
+                "sending: {} sent, {} not sent",
+                tally.sent,
+                tally.failed + tally.refused
+            ));
             journal.fold(store)?;
             delivered?;
             if let Some((id, error, retry_at)) = tally.server_trouble.take() {
@@ -746,6 +783,7 @@ async fn apply(
             queued.notify_one();
         }
     };
+    transport.progress.set_message("applying");
     let processed = match fetched {
         Ok(_) => bot
             .process_with(now, &mut committed)
