@@ -36,6 +36,7 @@ mod inventory;
 mod list_manager;
 mod list_reading;
 mod offices;
+mod operator_tools;
 mod ping;
 mod postfix_filter;
 mod quick_start;
