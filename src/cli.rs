@@ -328,16 +328,19 @@ fn name_players(value: &mut serde_json::Value, names: &std::collections::BTreeMa
     match value {
         serde_json::Value::Object(object) => {
             let mut added = Vec::new();
-            for key in PLAYER_KEYS {
+            for (key, value) in object.iter() {
+                // A holder written `{"player": 4}` is named beside it, and the
+                // object itself left as readers match it.
+                let id = match value {
+                    serde_json::Value::Object(_) => names_one(value),
+                    _ if PLAYER_KEYS.contains(&key.as_str()) => value.as_i64(),
+                    _ => None,
+                };
                 let named = format!("{key}_name");
-                let has_name =
-                    object.contains_key(&named) || (key == "player" && object.contains_key("name"));
-                if let Some(name) = object
-                    .get(key)
-                    .and_then(serde_json::Value::as_i64)
-                    .and_then(|id| names.get(&id))
-                    .filter(|_| !has_name)
-                {
+                // A holder object itself stays as it is: it is named beside it.
+                let has_name = object.contains_key(&named)
+                    || (key == "player" && (object.contains_key("name") || object.len() == 1));
+                if let Some(name) = id.and_then(|id| names.get(&id)).filter(|_| !has_name) {
                     added.push((named, name.clone()));
                 }
             }
@@ -371,14 +374,32 @@ fn outline(
         Value::Object(object) => {
             for (key, inner) in object {
                 // Shown with the id it names.
-                if key.ends_with("_name")
-                    && PLAYER_KEYS.contains(&key.trim_end_matches("_name"))
-                    && object.contains_key(key.trim_end_matches("_name"))
+                if let Some(named) = key.strip_suffix("_name")
+                    && object.get(named).is_some_and(|id| {
+                        let player = if id.is_object() || PLAYER_KEYS.contains(&named) {
+                            names_one(id)
+                        } else {
+                            None
+                        };
+                        player.is_some_and(|id| names.contains_key(&id))
+                    })
                 {
                     continue;
                 }
                 let label = key.replace('_', " ");
+                let one_player = match inner {
+                    Value::Object(_) => names_one(inner),
+                    _ => None,
+                };
                 match inner {
+                    _ if let Some(id) = one_player => match names.get(&id) {
+                        Some(name) => {
+                            let _ = writeln!(out, "{pad}{label}: {name} (#{id})");
+                        }
+                        None => {
+                            let _ = writeln!(out, "{pad}{label}: player #{id}");
+                        }
+                    },
                     _ if PLAYER_KEYS.contains(&key.as_str()) && inner.is_i64() => {
                         let id = inner.as_i64().unwrap_or_default();
                         match names.get(&id) {
@@ -443,6 +464,15 @@ fn outline(
         other => {
             let _ = writeln!(out, "{pad}{}", scalar(other));
         }
+    }
+}
+
+/// The id of a holder written `{"player": 4}`, or a bare id.
+fn names_one(value: &serde_json::Value) -> Option<i64> {
+    match value {
+        serde_json::Value::Object(inner) if inner.len() == 1 => inner.get("player")?.as_i64(),
+        serde_json::Value::Object(_) => None,
+        _ => value.as_i64(),
     }
 }
 
@@ -628,7 +658,7 @@ pub fn inbox(bot: &Bot, status: Option<InboxStatus>, json: bool) -> Result<Strin
         let (sender, subject) = Heads::sender_and_subject(&row.raw);
         writeln!(
             out,
-            "#{} {} {sender} \"{subject}\" ({what}; {} {}){}",
+            "#{} {} {sender} \"{subject}\" ({what}; {}) {}{}",
             row.id,
             crate::engine::human_time(row.received_at),
             row.source,

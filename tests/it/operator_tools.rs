@@ -162,7 +162,7 @@ fn state_is_text_for_people_by_default_and_json_with_names_beside_ids() {
         assert!(text.contains(heading), "{heading:?} in\n{text}");
     }
     // A player is shown by name, never as `{"player": 1}`.
-    assert!(text.contains("player: Alice (#1)"), "{text}");
+    assert!(text.contains("holder: Alice (#1)"), "{text}");
     assert!(!text.contains("\"player\""), "{text}");
 
     let part = bot.cli_ok(&["state", "accounts"]);
@@ -173,9 +173,13 @@ fn state_is_text_for_people_by_default_and_json_with_names_beside_ids() {
 
     let json: serde_json::Value =
         serde_json::from_str(&bot.cli_ok(&["state", "accounts", "--json"])).expect("JSON");
-    let holder = &json["balances"][0]["holder"];
-    assert_eq!(holder["player"], 1, "{json}");
-    assert_eq!(holder["player_name"], "Alice", "{json}");
+    let balance = &json["balances"][0];
+    assert_eq!(
+        balance["holder"],
+        serde_json::json!({"player": 1}),
+        "{json}"
+    );
+    assert_eq!(balance["holder_name"], "Alice", "{json}");
 }
 
 #[test]
