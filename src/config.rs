@@ -1030,4 +1030,48 @@ mod tests {
         assert_eq!(minimal.list.footer_markers, default_footer_markers());
         assert_eq!(minimal.bot.chatter_answer, ChatterAnswer::None);
     }
+
+    fn refusal(text: &str) -> String {
+        match Config::parse(text, PathBuf::from(".")) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    const MINIMAL: &str =
+        "transport = \"maildir\"\n[bot]\naddress = \"b@x.org\"\nlist = \"l@x.org\"\n";
+
+    #[test]
+    fn a_refused_value_is_told_by_its_line_section_and_key_without_rust_types() {
+        let text = format!("{MINIMAL}[players]\nmax_name_chars = \"forty\"\n");
+        let message = refusal(&text);
+        assert!(
+            message.ends_with(
+                ", line 6: [players] max_name_chars = \"forty\": expected a whole number, 0 or more (write it without quotes)"
+            ),
+            "{message}"
+        );
+        let text = format!("{MINIMAL}[identity]\nauth = \"maybe\"\n");
+        assert!(
+            refusal(&text).ends_with(
+                "[identity] auth = \"maybe\": maybe is not one of the choices: dkim, dmarc, none"
+            ),
+            "{}",
+            refusal(&text)
+        );
+        let message = refusal("transport = \"maildir\"\n");
+        assert!(message.contains("the key bot is missing"), "{message}");
+    }
+
+    #[test]
+    fn a_refused_game_key_is_found_by_taking_it_out() {
+        let text = format!("{MINIMAL}[vote]\ndays = \"three\"\n");
+        assert!(
+            refusal(&text).ends_with(
+                "[vote] days = \"three\": expected a whole number (write it without quotes)"
+            ),
+            "{}",
+            refusal(&text)
+        );
+    }
 }
