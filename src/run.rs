@@ -30,8 +30,20 @@ pub enum RunError {
     Imap(#[from] crate::mail::imap::ImapError),
     #[error(transparent)]
     Smtp(#[from] crate::mail::smtp::SmtpError),
-    #[error("cannot read password file: {0}")]
-    Password(std::io::Error),
+    /// `[imap]` or `[smtp]` `password_file`, or the section itself missing.
+    #[error("{0}")]
+    Password(String),
+}
+
+/// A password file that cannot be read, named by its key.
+fn password_file(section: &str, path: &Option<PathBuf>, error: &std::io::Error) -> RunError {
+    let shown = path
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    RunError::Password(format!(
+        "cannot read [{section}] password_file = {shown:?} ({error}): write the password on its first line, or set [{section}] password"
+    ))
 }
 
 /// What one pass did.
@@ -157,7 +169,7 @@ impl Transport {
                 let fresh = self.imap.is_none();
                 if fresh {
                     let password = read_password(&cfg.password, &cfg.password_file, &self.config)
-                        .map_err(RunError::Password)?
+                        .map_err(|error| password_file("imap", &cfg.password_file, &error))?
                         .unwrap_or_default();
                     self.imap = Some(Inbound::connect(&cfg, &password).await?);
                 }
@@ -449,19 +461,19 @@ impl Sender {
     fn outbound(&mut self) -> Result<&Outbound, RunError> {
         if self.smtp.is_none() {
             let Some(cfg) = self.config.smtp.clone() else {
-                return Err(RunError::Password(std::io::Error::other(
-                    "no [smtp] section",
-                )));
+                return Err(RunError::Password(
+                    "transport = \"imap\" needs an [smtp] section".to_owned(),
+                ));
             };
             let password = read_password(&cfg.password, &cfg.password_file, &self.config)
-                .map_err(RunError::Password)?;
+                .map_err(|error| password_file("smtp", &cfg.password_file, &error))?;
             self.smtp = Some(Outbound::new(&cfg, password)?);
         }
         match &self.smtp {
             Some(outbound) => Ok(outbound),
-            None => Err(RunError::Password(std::io::Error::other(
-                "no smtp transport",
-            ))),
+            None => Err(RunError::Password(
+                "transport = \"imap\" needs an [smtp] section".to_owned(),
+            )),
         }
     }
 

@@ -66,7 +66,8 @@ pub enum ImapError {
         // Said in words above, not as a cause.
         error: std::io::Error,
     },
-    #[error("[imap] tls: {0}")]
+    /// Says which key of `[imap]` is at fault.
+    #[error("{0}")]
     TlsSetup(String),
     #[error(
         "the IMAP server refused the login as {user} ({}): check [imap] user and [imap] password (or password_file)",
@@ -470,9 +471,13 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     cfg: &ImapConfig,
     stream: S,
 ) -> Result<tokio_rustls::client::TlsStream<S>, ImapError> {
-    let connector = super::tls::connector(cfg.ca_file.as_deref()).map_err(ImapError::TlsSetup)?;
+    let connector = super::tls::connector(cfg.ca_file.as_deref())
+        .map_err(|error| ImapError::TlsSetup(format!("[imap] ca_file: {error}")))?;
     let server_name = ServerName::try_from(cfg.host.clone()).map_err(|_| {
-        ImapError::TlsSetup(format!("{:?} is not a valid tls server name", cfg.host))
+        ImapError::TlsSetup(format!(
+            "[imap] host = {:?} is not a valid TLS server name: write the server's name or IP address",
+            cfg.host
+        ))
     })?;
     connector
         .connect(server_name, stream)

@@ -304,9 +304,13 @@ impl Outbound {
     /// Implicit TLS: lettre would open this connection itself, without
     /// `TCP_NODELAY`, so the handshake is ours, trusting what IMAP trusts.
     async fn handshake(&self, tcp: TcpStream) -> Result<Secured, SmtpError> {
-        let connector = super::tls::connector(self.ca_file.as_deref()).map_err(SmtpError::Setup)?;
+        let connector = super::tls::connector(self.ca_file.as_deref())
+            .map_err(|error| SmtpError::Setup(format!("ca_file: {error}")))?;
         let name = ServerName::try_from(self.host.clone()).map_err(|_| {
-            SmtpError::Setup(format!("{:?} is not a valid tls server name", self.host))
+            SmtpError::Setup(format!(
+                "host = {:?} is not a valid TLS server name: write the server's name or IP address",
+                self.host
+            ))
         })?;
         match tokio::time::timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
             Ok(Ok(stream)) => Ok(Secured(stream)),
@@ -517,16 +521,19 @@ fn tls_parameters(cfg: &SmtpConfig) -> Result<TlsParameters, SmtpError> {
     let mut builder = TlsParameters::builder(cfg.host.clone());
     if let Some(path) = &cfg.ca_file {
         let pem = std::fs::read(path).map_err(|error| {
-            SmtpError::Setup(format!("cannot read ca file {}: {error}", path.display()))
+            SmtpError::Setup(format!("ca_file: cannot read {}: {error}", path.display()))
         })?;
         let certificate = Certificate::from_pem(&pem).map_err(|error| {
-            SmtpError::Setup(format!("bad ca file {}: {error}", path.display()))
+            SmtpError::Setup(format!(
+                "ca_file: {} holds no PEM certificate ({error})",
+                path.display()
+            ))
         })?;
         builder = builder.add_root_certificate(certificate);
     }
-    builder
-        .build_rustls()
-        .map_err(|error| SmtpError::Setup(format!("tls for {}: {error}", cfg.host)))
+    builder.build_rustls().map_err(|error| {
+        SmtpError::Setup(format!("tls: cannot set up TLS for {}: {error}", cfg.host))
+    })
 }
 
 /// An implicit-TLS connection handed to lettre, which takes any stream that
