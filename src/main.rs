@@ -38,6 +38,9 @@ enum Command {
     /// The daemon: IMAP IDLE (or polling) for new mail, deadlines fired on time.
     Run,
     /// One pass: fetch, apply, fire the deadlines due by now, send, exit (for cron).
+    ///
+    /// Exit code 69 when mail could not all be sent (it waits in the outbox for
+    /// the next pass), 75 when another nomicbot holds the database.
     Once {
         /// Take this as the current time (RFC 3339), e.g. for tests.
         #[arg(long)]
@@ -77,13 +80,17 @@ enum Command {
     },
     /// Pending and sent mail.
     Outbox {
+        /// Print JSON, each message with its headers and body.
         #[arg(long)]
         json: bool,
     },
     /// Every message received and what became of it (`--status aside`: kept aside, with the reason).
     Inbox {
+        /// Only the messages in this state: pending, applied, aside or duplicate.
         #[arg(long)]
         status: Option<String>,
+        /// Print JSON instead of one line a message (time, sender, subject, what
+        /// became of it, the reason).
         #[arg(long)]
         json: bool,
         /// Give these messages kept aside back to the bot (a moderator's choice
@@ -94,8 +101,10 @@ enum Command {
         #[command(flatten)]
         lock: LockWait,
     },
-    /// The event log.
+    /// The event log, grouped by what caused each event (a message: its time,
+    /// sender and subject; a deadline; an import).
     Log {
+        /// Print every event whole, as JSON.
         #[arg(long)]
         json: bool,
     },
