@@ -11,6 +11,7 @@ pub mod driver;
 pub mod overrides;
 pub mod random_officer;
 pub mod router;
+pub mod section_error;
 pub mod substrate;
 pub mod table;
 
@@ -58,7 +59,7 @@ macro_rules! games {
                 Ok(GameParams {
                     $($field: match sections.get(<$module::$($game)::+ as Game>::NAME) {
                         Some(section) => section.clone().try_into().map_err(|e: toml::de::Error| {
-                            crate::config::section_error::<<$module::$($game)::+ as Game>::Params>(
+                            crate::games::section_error::section_error::<<$module::$($game)::+ as Game>::Params>(
                                 <$module::$($game)::+ as Game>::NAME,
                                 section,
                                 &e,
