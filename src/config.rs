@@ -12,10 +12,24 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("config {path} is not valid: {source}")]
+    /// No file where the config was looked for: a first start, or a start
+    /// from another folder.
+    #[error(
+        "no config at {path}: write one with `nomicbot init`, or name yours with --config (or NOMICBOT_CONFIG)"
+    )]
+    Missing { path: PathBuf },
+    #[error(
+        "config {path} is a folder: name the bot.toml in it with --config (or NOMICBOT_CONFIG)"
+    )]
+    Folder { path: PathBuf },
+    /// A value the file's syntax or a key's type refuses, told by its line, its
+    /// section and key, and what to write instead.
+    #[error("config {path}{where_}: {message}")]
     Parse {
         path: PathBuf,
-        source: Box<toml::de::Error>,
+        /// ", line N" when the line is known.
+        where_: String,
+        message: String,
     },
     #[error("config {path}: {message}")]
     Invalid { path: PathBuf, message: String },
@@ -553,9 +567,15 @@ fn default_max_vacation_days() -> u32 {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            let path = path.to_owned();
+            if source.kind() == std::io::ErrorKind::NotFound {
+                ConfigError::Missing { path }
+            } else if path.is_dir() {
+                ConfigError::Folder { path }
+            } else {
+                ConfigError::Read { path, source }
+            }
         })?;
         let base_dir = path
             .parent()
@@ -563,9 +583,12 @@ impl Config {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
         Config::parse(&text, base_dir).map_err(|e| match e {
-            ConfigError::Parse { source, .. } => ConfigError::Parse {
+            ConfigError::Parse {
+                where_, message, ..
+            } => ConfigError::Parse {
                 path: path.to_owned(),
-                source,
+                where_,
+                message,
             },
             ConfigError::Invalid { message, .. } => ConfigError::Invalid {
                 path: path.to_owned(),
@@ -576,10 +599,7 @@ impl Config {
     }
 
     pub fn parse(text: &str, base_dir: PathBuf) -> Result<Config, ConfigError> {
-        let mut config: Config = toml::from_str(text).map_err(|source| ConfigError::Parse {
-            path: PathBuf::new(),
-            source: Box::new(source),
-        })?;
+        let mut config: Config = toml::from_str(text).map_err(|error| parse_error(text, &error))?;
         config.base_dir = base_dir;
         config.read_addresses()?;
         config.validate()?;
@@ -680,6 +700,15 @@ impl Config {
         Ok(())
     }
 
+    /// The warning an operator must read when senders are not authenticated:
+    /// said once by each command that applies or sends mail, not by the ones
+    /// that only read.
+    pub fn trust_warning(&self) -> Option<&'static str> {
+        (self.identity.auth == AuthMode::None).then_some(
+            "[identity] auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use auth = \"dkim\" (the default) or \"dmarc\"",
+        )
+    }
+
     /// A path from the config, taken relative to the config file's folder.
     pub fn resolve(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
@@ -726,6 +755,67 @@ impl Config {
             .rsplit_once('@')
             .map(|(_, domain)| domain)
             .unwrap_or("nomicbot.invalid")
+    }
+}
+
+/// A refusal of the TOML reader, told as an operator reads bot.toml: the line,
+/// the section and the key, and the value's expected form in words.
+fn parse_error(text: &str, error: &toml::de::Error) -> ConfigError {
+    let message = crate::games::section_error::plain(error.message());
+    let Some(span) = error.span() else {
+        return ConfigError::Parse {
+            path: PathBuf::new(),
+            where_: String::new(),
+            message,
+        };
+    };
+    let start = span.start.min(text.len());
+    let line_number = text[..start].matches('\n').count() + 1;
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines.get(line_number - 1).copied().unwrap_or("").trim();
+    // The table header the line belongs to, if any.
+    let section = lines[..line_number.saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(|line| line.trim())
+        .find(|line| line.starts_with('['))
+        .filter(|_| !line.starts_with('['));
+    if error.message().starts_with("missing field") {
+        // Told where the table begins: a header line, or the top of the file.
+        let table = if line.starts_with('[') {
+            format!("{line} ")
+        } else {
+            "the top of the file: ".to_owned()
+        };
+        return ConfigError::Parse {
+            path: PathBuf::new(),
+            where_: String::new(),
+            message: format!("{table}{message}"),
+        };
+    }
+    let setting = match line.split_once('=') {
+        // A value refused: the whole `key = value`, its comment left out.
+        Some((key, _)) if !error.message().starts_with("unknown field") => {
+            let value = text.get(span.clone()).unwrap_or("").trim();
+            // A refusal of the key itself (a duplicate) spans the key.
+            if value == key.trim() {
+                value.to_owned()
+            } else {
+                format!("{} = {value}", key.trim())
+            }
+        }
+        Some((key, _)) => key.trim().to_owned(),
+        None => line.to_owned(),
+    };
+    let message = match section {
+        Some(section) => format!("{section} {setting}: {message}"),
+        None if setting.is_empty() => message,
+        None => format!("{setting}: {message}"),
+    };
+    ConfigError::Parse {
+        path: PathBuf::new(),
+        where_: format!(", line {line_number}"),
+        message,
     }
 }
 
@@ -819,5 +909,49 @@ mod tests {
         let minimal = Config::parse(minimal, PathBuf::from(".")).expect("minimal");
         assert_eq!(minimal.list.footer_markers, default_footer_markers());
         assert_eq!(minimal.bot.chatter_answer, ChatterAnswer::None);
+    }
+
+    fn refusal(text: &str) -> String {
+        match Config::parse(text, PathBuf::from(".")) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    const MINIMAL: &str =
+        "transport = \"maildir\"\n[bot]\naddress = \"b@x.org\"\nlist = \"l@x.org\"\n";
+
+    #[test]
+    fn a_refused_value_is_told_by_its_line_section_and_key_without_rust_types() {
+        let text = format!("{MINIMAL}[players]\nmax_name_chars = \"forty\"\n");
+        let message = refusal(&text);
+        assert!(
+            message.ends_with(
+                ", line 6: [players] max_name_chars = \"forty\": expected a whole number, 0 or more (write it without quotes)"
+            ),
+            "{message}"
+        );
+        let text = format!("{MINIMAL}[identity]\nauth = \"maybe\"\n");
+        assert!(
+            refusal(&text).ends_with(
+                "[identity] auth = \"maybe\": maybe is not one of the choices: dkim, dmarc, none"
+            ),
+            "{}",
+            refusal(&text)
+        );
+        let message = refusal("transport = \"maildir\"\n");
+        assert!(message.contains("the key bot is missing"), "{message}");
+    }
+
+    #[test]
+    fn a_refused_game_key_is_found_by_taking_it_out() {
+        let text = format!("{MINIMAL}[vote]\ndays = \"three\"\n");
+        assert!(
+            refusal(&text).ends_with(
+                "[vote] days = \"three\": expected a whole number (write it without quotes)"
+            ),
+            "{}",
+            refusal(&text)
+        );
     }
 }

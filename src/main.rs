@@ -38,6 +38,9 @@ enum Command {
     /// The daemon: IMAP IDLE (or polling) for new mail, deadlines fired on time.
     Run,
     /// One pass: fetch, apply, fire the deadlines due by now, send, exit (for cron).
+    ///
+    /// Exit code 69 when mail could not all be sent (it waits in the outbox for
+    /// the next pass), 75 when another nomicbot holds the database.
     Once {
         /// Take this as the current time (RFC 3339), e.g. for tests.
         #[arg(long)]
@@ -56,9 +59,18 @@ enum Command {
         #[command(flatten)]
         lock: LockWait,
     },
-    /// The current state (all of it, or one part: players).
+    /// The current state, as text for people (`--json` for programs).
+    ///
+    /// Without PART: everything, the players first. Player ids are shown with
+    /// the players' names.
     State {
+        /// One part only: players (or nomic), bindings, accounts, ruleset,
+        /// schedule, random, sealed, offices, inventory, or a game by its name
+        /// or tag (gnomic, ghost, ruletag, ping, boons, bogusity, vote).
+        #[arg(value_name = "PART")]
         game: Option<String>,
+        /// Print JSON instead of text (ids as stored, each with the player's
+        /// name beside it as `<key>_name`).
         #[arg(long)]
         json: bool,
         /// Also show what is still secret (a running random period's seed, sealed
@@ -68,13 +80,17 @@ enum Command {
     },
     /// Pending and sent mail.
     Outbox {
+        /// Print JSON, each message with its headers and body.
         #[arg(long)]
         json: bool,
     },
     /// Every message received and what became of it (`--status aside`: kept aside, with the reason).
     Inbox {
+        /// Only the messages in this state: pending, applied, aside or duplicate.
         #[arg(long)]
         status: Option<String>,
+        /// Print JSON instead of one line a message (time, sender, subject, what
+        /// became of it, the reason).
         #[arg(long)]
         json: bool,
         /// Give these messages kept aside back to the bot (a moderator's choice
@@ -85,8 +101,10 @@ enum Command {
         #[command(flatten)]
         lock: LockWait,
     },
-    /// The event log.
+    /// The event log, grouped by what caused each event (a message: its time,
+    /// sender and subject; a deadline; an import).
     Log {
+        /// Print every event whole, as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -128,7 +146,12 @@ enum Command {
         force: bool,
     },
     /// Validate the configuration and every template.
-    Check,
+    Check {
+        /// Also log in to the IMAP and SMTP servers (nothing is fetched or
+        /// sent) and say what was found; exit code 1 if either fails.
+        #[arg(long)]
+        connect: bool,
+    },
     /// Play a short scripted exchange through the real pipeline on the embedded
     /// Maildir transport, and print the mail the bot sent.
     Demo {
@@ -166,6 +189,10 @@ impl LockWait {
 /// The exit code when another nomicbot holds the database's lock: EX_TEMPFAIL of
 /// sysexits.h, "try again later", which is what a cron job should do.
 const EXIT_LOCKED: u8 = 75;
+
+/// The exit code of a `once` whose mail could not all be sent (the server down
+/// or refusing): EX_UNAVAILABLE of sysexits.h. The mail stays in the outbox.
+const EXIT_NOT_SENT: u8 = 69;
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -215,6 +242,10 @@ fn open(config: &std::path::Path) -> Result<Bot> {
 /// Opens the bot to apply or send: holds the database's lock until it exits.
 fn open_exclusive(config: &std::path::Path, wait: Duration) -> Result<Bot> {
     let config = Config::load(config)?;
+    // Said here, once per run: the commands that only read stay quiet.
+    if let Some(warning) = config.trust_warning() {
+        tracing::warn!("{warning}");
+    }
     Ok(Bot::open_exclusive(config, wait)?)
 }
 
@@ -262,7 +293,9 @@ fn execute(args: Args) -> Result<ExitCode> {
             // The transport (its SMTP pool) must be dropped inside the runtime.
             let pass = runtime()?.block_on(async {
                 let mut transport = run::Transport::new(&bot.config);
+                transport.show_progress();
                 let pass = run::once(&mut bot, &mut transport, now).await;
+                transport.hide_progress();
                 transport.close().await;
                 pass
             })?;
@@ -276,6 +309,13 @@ fn execute(args: Args) -> Result<ExitCode> {
                 pass.failed,
                 pass.refused
             );
+            if pass.failed + pass.refused > 0 {
+                eprintln!(
+                    "nomicbot: {}",
+                    cli::unsent(&bot, pass.failed, pass.refused)?
+                );
+                return Ok(ExitCode::from(EXIT_NOT_SENT));
+            }
         }
         Command::Ingest {
             files,
@@ -327,8 +367,18 @@ fn execute(args: Args) -> Result<ExitCode> {
         Command::Log { json } => {
             let bot = open(&args.config)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            cli::log(&bot, json, &mut out)?;
-            std::io::Write::flush(&mut out)?;
+            // A reader that stops early (`| head`) is not an error.
+            let written =
+                cli::log(&bot, json, &mut out).and_then(|()| Ok(std::io::Write::flush(&mut out)?));
+            if let Err(error) = written
+                && !error.chain().any(|cause| {
+                    cause
+                        .downcast_ref::<std::io::Error>()
+                        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                })
+            {
+                return Err(error);
+            }
         }
         Command::Replay => {
             let bot = open(&args.config)?;
@@ -442,9 +492,16 @@ fn execute(args: Args) -> Result<ExitCode> {
         Command::Init { force } => {
             println!("{}", cli::init(&args.config, force)?);
         }
-        Command::Check => {
+        Command::Check { connect } => {
             let config = Config::load(&args.config)?;
-            println!("{}", cli::check(config)?);
+            println!("{}", cli::check(config.clone())?);
+            if connect {
+                let (ok, text) = runtime()?.block_on(cli::check_connect(&config));
+                println!("{text}");
+                if !ok {
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
         }
         Command::Demo { dir, game } => {
             let text = demo::run(dir, &game)?;

@@ -45,6 +45,15 @@ pub enum PipelineError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `[bot] database` names a folder, not the database file.
+    #[error(
+        "[bot] database = {setting:?} is a folder ({path}): name a file in it, e.g. database = \"{example}\""
+    )]
+    DatabaseIsFolder {
+        setting: String,
+        path: PathBuf,
+        example: String,
+    },
     /// The bot's own DKIM check cannot start (`auth = "dkim"`).
     #[error(transparent)]
     Verifier(#[from] crate::mail::verify::VerifyError),
@@ -164,6 +173,14 @@ impl Bot {
     /// The database file, its folder created if missing.
     fn database(config: &Config) -> Result<PathBuf> {
         let database = config.resolve(&config.bot.database);
+        if database.is_dir() {
+            let setting = config.bot.database.display().to_string();
+            return Err(PipelineError::DatabaseIsFolder {
+                example: format!("{}/nomicbot.sqlite", setting.trim_end_matches('/')),
+                setting,
+                path: database,
+            });
+        }
         if let Some(parent) = database.parent() {
             std::fs::create_dir_all(parent).map_err(|source| PipelineError::Io {
                 path: parent.to_owned(),
@@ -197,11 +214,6 @@ impl Bot {
             &config.bot.list,
             config.list_dkim_domain(),
         );
-        if auth.mode == crate::config::AuthMode::None {
-            tracing::warn!(
-                "identity.auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use identity.auth = \"dkim\" (the default) or \"dmarc\""
-            );
-        }
         let verifier = match auth.mode {
             crate::config::AuthMode::Dkim => Some(crate::mail::verify::Verifier::new(
                 &config.verify_settings(),

@@ -26,12 +26,24 @@ pub enum RunError {
     Store(#[from] crate::store::StoreError),
     #[error(transparent)]
     Maildir(#[from] maildir::MaildirError),
-    #[error("imap: {0}")]
+    #[error(transparent)]
     Imap(#[from] crate::mail::imap::ImapError),
-    #[error("smtp: {0}")]
+    #[error(transparent)]
     Smtp(#[from] crate::mail::smtp::SmtpError),
-    #[error("cannot read password file: {0}")]
-    Password(std::io::Error),
+    /// `[imap]` or `[smtp]` `password_file`, or the section itself missing.
+    #[error("{0}")]
+    Password(String),
+}
+
+/// A password file that cannot be read, named by its key.
+fn password_file(section: &str, path: &Option<PathBuf>, error: &std::io::Error) -> RunError {
+    let shown = path
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    RunError::Password(format!(
+        "cannot read [{section}] password_file = {shown:?} ({error}): write the password on its first line, or set [{section}] password"
+    ))
 }
 
 /// What one pass did.
@@ -59,6 +71,8 @@ pub struct Transport {
     unseen: Vec<u32>,
     /// When the server announced new mail, if it did since the last fetch.
     woken_at: Option<Instant>,
+    /// What a pass is at, for the operator at a terminal (hidden otherwise).
+    progress: indicatif::ProgressBar,
 }
 
 impl Transport {
@@ -69,7 +83,31 @@ impl Transport {
             sender: Sender::new(config, Arrivals::default()),
             unseen: Vec::new(),
             woken_at: None,
+            progress: indicatif::ProgressBar::hidden(),
         }
+    }
+
+    /// Shows what a pass is at (fetching, applying, sending, with counts) on
+    /// stderr while it runs, if stderr is a terminal: a long `once` is seen to
+    /// move. Never drawn into a file or a pipe.
+    pub fn show_progress(&mut self) {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        self.sender.progress = bar.clone();
+        self.progress = bar;
+    }
+
+    /// Takes the progress line off the terminal.
+    pub fn hide_progress(&self) {
+        self.progress.finish_and_clear();
     }
 
     fn inbox_dir(&self) -> PathBuf {
@@ -119,6 +157,8 @@ impl Transport {
                         maildir::mark_seen(&dir, message)?;
                     }
                     new += count_new(&stored);
+                    self.progress
+                        .set_message(format!("fetching: {new} new message(s) stored"));
                 }
                 Ok(new)
             }
@@ -129,13 +169,14 @@ impl Transport {
                 let fresh = self.imap.is_none();
                 if fresh {
                     let password = read_password(&cfg.password, &cfg.password_file, &self.config)
-                        .map_err(RunError::Password)?
+                        .map_err(|error| password_file("imap", &cfg.password_file, &error))?
                         .unwrap_or_default();
                     self.imap = Some(Inbound::connect(&cfg, &password).await?);
                 }
                 let Some(session) = self.imap.as_mut() else {
                     return Ok(0);
                 };
+                self.progress.set_message("fetching over IMAP");
                 let fetch = Fetch {
                     mailbox: &cfg.mailbox,
                     now,
@@ -254,6 +295,8 @@ pub struct Sender {
     arrivals: Arrivals,
     /// Where each acceptance is recorded the moment it comes (`store::sent`).
     journal: Option<SentJournal>,
+    /// Shown by `once` at a terminal (see [`Transport::show_progress`]).
+    progress: indicatif::ProgressBar,
 }
 
 impl Sender {
@@ -263,6 +306,7 @@ impl Sender {
             smtp: None,
             arrivals,
             journal: None,
+            progress: indicatif::ProgressBar::hidden(),
         }
     }
 
@@ -317,6 +361,11 @@ impl Sender {
             }
             after = last.id;
             let delivered = self.deliver(&page, store, journal, &mut tally).await;
+            self.progress.set_message(format!(
+                "sending: {} sent, {} not sent",
+                tally.sent,
+                tally.failed + tally.refused
+            ));
             journal.fold(store)?;
             delivered?;
             if let Some((id, error, retry_at)) = tally.server_trouble.take() {
@@ -412,19 +461,19 @@ impl Sender {
     fn outbound(&mut self) -> Result<&Outbound, RunError> {
         if self.smtp.is_none() {
             let Some(cfg) = self.config.smtp.clone() else {
-                return Err(RunError::Password(std::io::Error::other(
-                    "no [smtp] section",
-                )));
+                return Err(RunError::Password(
+                    "transport = \"imap\" needs an [smtp] section".to_owned(),
+                ));
             };
             let password = read_password(&cfg.password, &cfg.password_file, &self.config)
-                .map_err(RunError::Password)?;
+                .map_err(|error| password_file("smtp", &cfg.password_file, &error))?;
             self.smtp = Some(Outbound::new(&cfg, password)?);
         }
         match &self.smtp {
             Some(outbound) => Ok(outbound),
-            None => Err(RunError::Password(std::io::Error::other(
-                "no smtp transport",
-            ))),
+            None => Err(RunError::Password(
+                "transport = \"imap\" needs an [smtp] section".to_owned(),
+            )),
         }
     }
 
@@ -746,6 +795,7 @@ async fn apply(
             queued.notify_one();
         }
     };
+    transport.progress.set_message("applying");
     let processed = match fetched {
         Ok(_) => bot
             .process_with(now, &mut committed)

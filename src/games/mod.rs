@@ -12,6 +12,7 @@ pub mod overrides;
 pub mod random_officer;
 pub mod reports;
 pub mod router;
+pub mod section_error;
 pub mod substrate;
 pub mod summary;
 pub mod table;
@@ -60,7 +61,11 @@ macro_rules! games {
                 Ok(GameParams {
                     $($field: match sections.get(<$module::$($game)::+ as Game>::NAME) {
                         Some(section) => section.clone().try_into().map_err(|e: toml::de::Error| {
-                            format!("[{}]: {}", <$module::$($game)::+ as Game>::NAME, e.message())
+                            crate::games::section_error::section_error::<<$module::$($game)::+ as Game>::Params>(
+                                <$module::$($game)::+ as Game>::NAME,
+                                section,
+                                &e,
+                            )
                         })?,
                         None => Default::default(),
                     },)*

@@ -51,35 +51,45 @@ pub enum ErrorKind {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImapError {
-    #[error("cannot connect to imap server {address}: {source}")]
+    #[error(
+        "cannot connect to the IMAP server at {address} ({source}): check [imap] host and port, and that the server is running"
+    )]
     Connect {
         address: String,
         #[source]
         source: std::io::Error,
     },
-    #[error("tls handshake with imap server {host} failed: {source}")]
+    #[error("{}", super::tls::handshake_advice("imap", "IMAP", 993, .host, .error))]
     Handshake {
+        /// `host:port`.
         host: String,
-        #[source]
-        source: std::io::Error,
+        // Said in words above, not as a cause.
+        error: std::io::Error,
     },
-    #[error("imap tls setup: {0}")]
+    /// Says which key of `[imap]` is at fault.
+    #[error("{0}")]
     TlsSetup(String),
-    #[error("imap server refused login as {user}: {source}")]
+    #[error(
+        "the IMAP server refused the login as {user} ({}): check [imap] user and [imap] password (or password_file)",
+        server_words(.error)
+    )]
     Login {
         user: String,
-        #[source]
-        source: ProtocolError,
+        // Said in words above, not as a cause.
+        error: ProtocolError,
     },
-    #[error("cannot select imap mailbox {mailbox}: {source}")]
+    #[error(
+        "the IMAP server cannot open the mailbox {mailbox} ({}): check [imap] mailbox",
+        server_words(.error)
+    )]
     Select {
         mailbox: String,
-        #[source]
-        source: ProtocolError,
+        // Said in words above, not as a cause.
+        error: ProtocolError,
     },
     #[error("imap mailbox {mailbox} has no uidvalidity")]
     NoUidValidity { mailbox: String },
-    #[error("imap {command} timed out after {seconds}s")]
+    #[error("{}", timeout_words(.command, *.seconds))]
     Timeout { command: &'static str, seconds: u64 },
     #[error("imap {command} failed: {source}")]
     Command {
@@ -107,7 +117,7 @@ impl ImapError {
             | ImapError::Poisoned => ErrorKind::Retry,
             // rustls reports a certificate it does not trust as InvalidData; anything
             // else during the handshake is the network's fault.
-            ImapError::Handshake { source, .. } => {
+            ImapError::Handshake { error: source, .. } => {
                 if source.kind() == std::io::ErrorKind::InvalidData {
                     ErrorKind::Operator
                 } else {
@@ -119,7 +129,7 @@ impl ImapError {
             ImapError::TlsSetup(_)
             | ImapError::NoUidValidity { .. }
             | ImapError::BadFetch { .. } => ErrorKind::Operator,
-            ImapError::Login { source, .. } | ImapError::Select { source, .. } => {
+            ImapError::Login { error: source, .. } | ImapError::Select { error: source, .. } => {
                 if is_network(source) || is_unavailable(source) {
                     ErrorKind::Retry
                 } else {
@@ -144,6 +154,27 @@ impl ImapError {
             ImapError::Command { source, .. } => is_network(source),
             _ => false,
         }
+    }
+}
+
+/// What the server said, without the protocol library's wrapping (`code:
+/// None, info: Some("...")`).
+fn server_words(error: &ProtocolError) -> String {
+    let text = error.to_string();
+    match text.split_once("info: Some(\"") {
+        Some((_, info)) => info.trim_end_matches(")").trim_end_matches('"').to_owned(),
+        None => text,
+    }
+}
+
+/// A timeout, and what a silent server usually means.
+fn timeout_words(command: &str, seconds: u64) -> String {
+    if command == "connect" {
+        format!(
+            "the IMAP server said nothing within {seconds}s of the connection: check [imap] host and port; a TLS port (993) needs [imap] tls = \"tls\""
+        )
+    } else {
+        format!("the IMAP server did not answer {command} within {seconds}s")
     }
 }
 
@@ -257,7 +288,7 @@ impl Account {
                 Ok(Err((source, _client))) => {
                     return Err(ImapError::Login {
                         user: cfg.user.clone(),
-                        source,
+                        error: source,
                     });
                 }
                 Err(_elapsed) => {
@@ -286,7 +317,7 @@ impl Account {
                 Ok(Err(source)) => {
                     return Err(ImapError::Select {
                         mailbox: mailbox.to_owned(),
-                        source,
+                        error: source,
                     });
                 }
                 Err(_elapsed) => {
@@ -440,16 +471,20 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     cfg: &ImapConfig,
     stream: S,
 ) -> Result<tokio_rustls::client::TlsStream<S>, ImapError> {
-    let connector = super::tls::connector(cfg.ca_file.as_deref()).map_err(ImapError::TlsSetup)?;
+    let connector = super::tls::connector(cfg.ca_file.as_deref())
+        .map_err(|error| ImapError::TlsSetup(format!("[imap] ca_file: {error}")))?;
     let server_name = ServerName::try_from(cfg.host.clone()).map_err(|_| {
-        ImapError::TlsSetup(format!("{:?} is not a valid tls server name", cfg.host))
+        ImapError::TlsSetup(format!(
+            "[imap] host = {:?} is not a valid TLS server name: write the server's name or IP address",
+            cfg.host
+        ))
     })?;
     connector
         .connect(server_name, stream)
         .await
         .map_err(|source| ImapError::Handshake {
-            host: cfg.host.clone(),
-            source,
+            host: format!("{}:{}", cfg.host, cfg.port),
+            error: source,
         })
 }
 
@@ -837,7 +872,7 @@ mod tests {
         assert_eq!(timeout.kind(), ErrorKind::Retry);
         let refused = ImapError::Login {
             user: "bot".into(),
-            source: ProtocolError::No("[AUTHENTICATIONFAILED] Authentication failed.".into()),
+            error: ProtocolError::No("[AUTHENTICATIONFAILED] Authentication failed.".into()),
         };
         assert!(!refused.poisons());
         assert_eq!(refused.kind(), ErrorKind::Operator);

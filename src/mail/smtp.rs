@@ -56,38 +56,46 @@ pub enum ErrorKind {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SmtpError {
-    #[error("smtp setup: {0}")]
+    #[error("[smtp] {0}")]
     Setup(String),
+    /// `check --connect`: the envelope of the bot's mail refused.
+    #[error("{0}")]
+    Refused(String),
     #[error("{address:?} is not a valid envelope address: {reason}")]
     Address { address: String, reason: String },
     #[error("smtp message has no recipient")]
     NoRecipient,
     #[error("the server cannot take this message: {0}")]
     Unsupported(&'static str),
-    #[error("smtp send timed out after {seconds}s")]
+    #[error(
+        "the SMTP server did not answer within {seconds}s: check [smtp] host and port; a TLS port (465) needs [smtp] tls = \"tls\""
+    )]
     Timeout { seconds: u64 },
-    #[error("cannot connect to the smtp server: {0}")]
-    Connect(#[source] std::io::Error),
-    #[error("tls handshake with the smtp server failed: {0}")]
-    Handshake(#[source] std::io::Error),
-    #[error("smtp send failed: {0}")]
-    Send(#[source] lettre::transport::smtp::Error),
+    #[error(
+        "cannot connect to the SMTP server at {0} ({1}): check [smtp] host and port, and that the server is running"
+    )]
+    Connect(String, #[source] std::io::Error),
+    /// `host:port`, and the handshake's error, said in words.
+    #[error("{}", super::tls::handshake_advice("smtp", "SMTP", 465, .0, .1))]
+    Handshake(String, std::io::Error),
+    #[error("{}", send_words(.0))]
+    Send(lettre::transport::smtp::Error),
 }
 
 impl SmtpError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            SmtpError::Setup(_) => ErrorKind::Operator,
+            SmtpError::Setup(_) | SmtpError::Refused(_) => ErrorKind::Operator,
             SmtpError::Address { .. } | SmtpError::NoRecipient | SmtpError::Unsupported(_) => {
                 ErrorKind::Permanent
             }
-            SmtpError::Timeout { .. } | SmtpError::Connect(_) => ErrorKind::Retry,
+            SmtpError::Timeout { .. } | SmtpError::Connect(..) => ErrorKind::Retry,
             // rustls reports a certificate it does not trust as InvalidData:
             // retrying will not make it trusted.
-            SmtpError::Handshake(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+            SmtpError::Handshake(_, error) if error.kind() == std::io::ErrorKind::InvalidData => {
                 ErrorKind::Operator
             }
-            SmtpError::Handshake(_) => ErrorKind::Retry,
+            SmtpError::Handshake(..) => ErrorKind::Retry,
             SmtpError::Send(error) => {
                 if error.is_tls() || error.is_client() || is_tls_refusal(error) {
                     return ErrorKind::Operator;
@@ -105,6 +113,37 @@ impl SmtpError {
                 }
             }
         }
+    }
+}
+
+/// A refusal or failure of the SMTP conversation in an operator's words: the
+/// server's own reply, and which key of `[smtp]` usually fixes it.
+fn send_words(error: &lettre::transport::smtp::Error) -> String {
+    let code = error.status().map(|code| code.to_string());
+    // lettre's text is "permanent error (535): 5.7.8 Error: authentication failed: ...".
+    let said = error.to_string();
+    match code.as_deref() {
+        Some("530" | "534" | "535" | "538") => format!(
+            "the SMTP server refused the login ({said}): check [smtp] user and [smtp] password (or password_file)"
+        ),
+        _ if error.is_tls() || is_tls_refusal(error) => {
+            let mut cause = String::new();
+            let mut source = std::error::Error::source(error);
+            while let Some(inner) = source {
+                cause = inner.to_string();
+                source = inner.source();
+            }
+            let advice = super::tls::handshake_advice(
+                "smtp",
+                "SMTP",
+                465,
+                "this address",
+                &std::io::Error::other(cause),
+            );
+            format!("{advice} ({said})")
+        }
+        Some(_) => format!("the SMTP server refused this message ({said})"),
+        None => format!("sending over SMTP failed ({said}): check [smtp] host, port and tls"),
     }
 }
 
@@ -184,7 +223,9 @@ impl Outbound {
         let credentials = match &cfg.user {
             Some(user) => {
                 let password = password.ok_or_else(|| {
-                    SmtpError::Setup(format!("smtp user {user} is set but no password is"))
+                    SmtpError::Setup(format!(
+                        "user = {user:?} is set but no password: set [smtp] password or password_file"
+                    ))
                 })?;
                 Some(Credentials::new(user.clone(), password))
             }
@@ -244,27 +285,39 @@ impl Outbound {
         let connect = TcpStream::connect((self.host.as_str(), self.port));
         let tcp = match tokio::time::timeout(CONNECT_TIMEOUT, connect).await {
             Ok(Ok(tcp)) => tcp,
-            Ok(Err(error)) => return Err(SmtpError::Connect(error)),
+            Ok(Err(error)) => return Err(SmtpError::Connect(self.address(), error)),
             Err(_elapsed) => {
                 return Err(SmtpError::Timeout {
                     seconds: CONNECT_TIMEOUT.as_secs(),
                 });
             }
         };
-        tcp.set_nodelay(true).map_err(SmtpError::Connect)?;
+        tcp.set_nodelay(true)
+            .map_err(|error| SmtpError::Connect(self.address(), error))?;
         Ok(tcp)
+    }
+
+    fn address(&self) -> String {
+        format!("{}:{}", self.host, self.port)
     }
 
     /// Implicit TLS: lettre would open this connection itself, without
     /// `TCP_NODELAY`, so the handshake is ours, trusting what IMAP trusts.
     async fn handshake(&self, tcp: TcpStream) -> Result<Secured, SmtpError> {
-        let connector = super::tls::connector(self.ca_file.as_deref()).map_err(SmtpError::Setup)?;
+        let connector = super::tls::connector(self.ca_file.as_deref())
+            .map_err(|error| SmtpError::Setup(format!("ca_file: {error}")))?;
         let name = ServerName::try_from(self.host.clone()).map_err(|_| {
-            SmtpError::Setup(format!("{:?} is not a valid tls server name", self.host))
+            SmtpError::Setup(format!(
+                "host = {:?} is not a valid TLS server name: write the server's name or IP address",
+                self.host
+            ))
         })?;
         match tokio::time::timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
             Ok(Ok(stream)) => Ok(Secured(stream)),
-            Ok(Err(error)) => Err(SmtpError::Handshake(error)),
+            Ok(Err(error)) => Err(SmtpError::Handshake(
+                format!("{}:{}", self.host, self.port),
+                error,
+            )),
             Err(_elapsed) => Err(SmtpError::Timeout {
                 seconds: CONNECT_TIMEOUT.as_secs(),
             }),
@@ -323,6 +376,63 @@ impl Outbound {
                 .map_err(SmtpError::Send)?;
         }
         Ok(connection)
+    }
+
+    /// Connects, secures and logs in as a message would, then offers the
+    /// envelope of a message from `from` to `to` and takes it back (RSET):
+    /// nothing is sent. Says what the server is and offers.
+    pub async fn check(&self, from: &str, to: &str) -> Result<String, SmtpError> {
+        let mut connection = within(self.connect()).await?;
+        let info = connection.server_info();
+        let mut offers = Vec::new();
+        for (extension, name) in [
+            (Extension::StartTls, "STARTTLS"),
+            (Extension::EightBitMime, "8BITMIME"),
+            (Extension::SmtpUtfEight, "SMTPUTF8"),
+        ] {
+            if info.supports_feature(extension) {
+                offers.push(name);
+            }
+        }
+        let server = info.name().to_owned();
+        let envelope = Envelope::new(Some(parse_address(from)?), vec![parse_address(to)?])
+            .map_err(|_| SmtpError::NoRecipient)?;
+        let offered = within(async {
+            connection
+                .command(Mail::new(envelope.from().cloned(), Vec::new()))
+                .await
+                .map_err(SmtpError::Send)?;
+            for recipient in envelope.to() {
+                connection
+                    .command(Rcpt::new(recipient.clone(), Vec::new()))
+                    .await
+                    .map_err(SmtpError::Send)?;
+            }
+            connection.command(Rset).await.map_err(SmtpError::Send)
+        })
+        .await;
+        let _ = tokio::time::timeout(QUIT_TIMEOUT, connection.quit()).await;
+        offered.map_err(|error| match error {
+            SmtpError::Send(refusal) => SmtpError::Refused(format!(
+                "the SMTP server will not take mail from {from} to {to} ({refusal}): check [bot] address and list, and that [smtp] user may send as the bot"
+            )),
+            other => other,
+        })?;
+        Ok(format!(
+            "{server} at {}, {}{}; it takes mail from {from} to {to}",
+            self.address(),
+            match (&self.tls, &self.credentials) {
+                (LettreTls::None, None) => "no TLS, no login",
+                (LettreTls::None, Some(_)) => "no TLS, logged in",
+                (_, None) => "TLS, no login",
+                (_, Some(_)) => "TLS, logged in",
+            },
+            if offers.is_empty() {
+                String::new()
+            } else {
+                format!(" (offers {})", offers.join(", "))
+            }
+        ))
     }
 
     async fn envelope(&self, envelope: &Envelope, raw: &[u8]) -> Result<Prepared, SmtpError> {
@@ -411,16 +521,19 @@ fn tls_parameters(cfg: &SmtpConfig) -> Result<TlsParameters, SmtpError> {
     let mut builder = TlsParameters::builder(cfg.host.clone());
     if let Some(path) = &cfg.ca_file {
         let pem = std::fs::read(path).map_err(|error| {
-            SmtpError::Setup(format!("cannot read ca file {}: {error}", path.display()))
+            SmtpError::Setup(format!("ca_file: cannot read {}: {error}", path.display()))
         })?;
         let certificate = Certificate::from_pem(&pem).map_err(|error| {
-            SmtpError::Setup(format!("bad ca file {}: {error}", path.display()))
+            SmtpError::Setup(format!(
+                "ca_file: {} holds no PEM certificate ({error})",
+                path.display()
+            ))
         })?;
         builder = builder.add_root_certificate(certificate);
     }
-    builder
-        .build_rustls()
-        .map_err(|error| SmtpError::Setup(format!("tls for {}: {error}", cfg.host)))
+    builder.build_rustls().map_err(|error| {
+        SmtpError::Setup(format!("tls: cannot set up TLS for {}: {error}", cfg.host))
+    })
 }
 
 /// An implicit-TLS connection handed to lettre, which takes any stream that

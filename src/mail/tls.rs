@@ -38,3 +38,31 @@ pub fn connector(ca_file: Option<&Path>) -> Result<TlsConnector, String> {
     .with_no_client_auth();
     Ok(TlsConnector::from(Arc::new(config)))
 }
+
+/// A failed TLS handshake in an operator's words: a server that answers in
+/// plain text (TLS asked of a plain port), a certificate not trusted, or the
+/// network. `section` is the config's section, `port` its usual TLS port.
+pub fn handshake_advice(
+    section: &str,
+    protocol: &str,
+    port: u16,
+    address: &str,
+    error: &std::io::Error,
+) -> String {
+    let text = error.to_string();
+    if text.contains("InvalidContentType") || text.contains("corrupt message") {
+        format!(
+            "the {protocol} server at {address} does not speak TLS there (it answered in plain text): \
+             set [{section}] tls = \"starttls\" (or \"none\") for this port, or [{section}] port to its TLS port (usually {port})"
+        )
+    } else if text.contains("certificate") || text.contains("Certificate") {
+        format!(
+            "the {protocol} server at {address} shows a certificate that is not trusted ({text}): \
+             set [{section}] ca_file to the CA that signed it, and [{section}] host to the name in it"
+        )
+    } else {
+        format!(
+            "the TLS handshake with the {protocol} server at {address} failed ({text}): check [{section}] tls and port"
+        )
+    }
+}

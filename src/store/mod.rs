@@ -248,8 +248,12 @@ pub enum InboxStatus {
     Duplicate,
 }
 
+/// Enough of a message's start for its From and Subject: headers longer than
+/// this are rare, and a sender shown as unknown is all that is lost.
+const INBOX_HEAD_BYTES: usize = 16 * 1024;
+
 impl InboxStatus {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             InboxStatus::Pending => "pending",
             InboxStatus::Applied => "applied",
@@ -663,6 +667,17 @@ impl Store {
             params![dedup_key, format!("%{ECHO_TOLD}")],
             |row| row.get(0),
         )?)
+    }
+
+    /// Each stored message's key and the start of its text (where its headers
+    /// are): enough to say who sent it and its subject, without holding every
+    /// message whole.
+    pub fn inbox_heads(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT dedup_key, substr(raw, 1, {INBOX_HEAD_BYTES}) FROM inbox ORDER BY id"
+        ))?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     pub fn inbox(&self, status: Option<InboxStatus>) -> Result<Vec<InboxRow>> {

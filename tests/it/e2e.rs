@@ -107,10 +107,14 @@ max_actions_per_day = 0
         command
     }
 
+    /// Runs the binary and fails the test unless it succeeded; a `once` whose
+    /// mail could not all be sent exits 69 by design, and its summary line,
+    /// returned, says how much.
     pub fn cli(&self, args: &[&str]) -> String {
         let output = self.command(args).output().expect("run nomicbot");
+        let not_sent = args.first() == Some(&"once") && output.status.code() == Some(69);
         assert!(
-            output.status.success(),
+            output.status.success() || not_sent,
             "nomicbot {args:?} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );

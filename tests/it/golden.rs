@@ -485,8 +485,8 @@ fn rule(state: &Value, number: u64) -> Option<Value> {
 #[test]
 fn golden_v1_players_names_aliases_and_departures_are_as_played() {
     let bot = golden_v1();
-    // What a person reads.
-    let text = bot.cli_ok(&["state"]);
+    // What a person reads (bare `state` goes on to every part and game).
+    let text = bot.cli_ok(&["state", "players"]);
     for line in [
         "Players (5):",
         "Mod <mod@nomic.example>",

@@ -38,6 +38,7 @@ mod inventory;
 mod list_manager;
 mod list_reading;
 mod offices;
+mod operator_tools;
 mod ping;
 mod postfix_filter;
 mod preview;
