@@ -12,6 +12,7 @@ mod corpus;
 mod daemon;
 mod demo;
 mod dictionary;
+mod duel;
 mod e2e;
 mod e2e_auth;
 mod e2e_ghost;
