@@ -342,7 +342,10 @@ fn section_2_a_duel_fought_as_a_game_of_ghost_to_the_end_with_both_games_points(
         minutes(5),
     );
     game.send(DAVE, "duel", &["accept 1 with Ghost"], minutes(60));
-    assert!(!game.announced("[ghost 1]").is_empty(), "the Ghost Duel started");
+    assert!(
+        !game.announced("[ghost 1]").is_empty(),
+        "the Ghost Duel started"
+    );
     // Bob leaves the Ghost Duel: Alice is the last in it, and wins.
     game.send(BOB, "ghost", &["resign"], minutes(70));
     let ghost = &game.bot.state_json()["ghosts"]["instances"][0];

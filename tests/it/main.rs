@@ -15,6 +15,7 @@ mod dictionary;
 mod duel;
 mod e2e;
 mod e2e_auth;
+mod e2e_duel;
 mod e2e_ghost;
 mod e2e_gnomic;
 mod e2e_ping;
