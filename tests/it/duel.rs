@@ -61,18 +61,21 @@ impl Game {
         game
     }
 
-    fn deliver(&self, from: &str, to: &str, subject: &str, body: &str, when: Timestamp) {
+    /// Delivers a message; gives its Message-ID.
+    fn deliver(&self, from: &str, to: &str, subject: &str, body: &str, when: Timestamp) -> String {
         let count = self.count.get() + 1;
         self.count.set(count);
         let id = format!("{count}-{}@players.test", from.replace('@', "."));
         let name = format!("{count}-{}", from.replace('@', "."));
         self.bot
             .deliver(&name, &message(from, to, subject, &id, body), when);
+        id
     }
 
-    /// One message of lines under `tag`, on the list, and a pass a minute later.
-    fn send(&self, from: &str, tag: &str, lines: &[&str], when: Timestamp) {
-        self.deliver(
+    /// One message of lines under `tag`, on the list, and a pass a minute
+    /// later; gives its Message-ID.
+    fn send(&self, from: &str, tag: &str, lines: &[&str], when: Timestamp) -> String {
+        let id = self.deliver(
             from,
             LIST,
             &format!("[{tag}] lines"),
@@ -80,6 +83,7 @@ impl Game {
             when,
         );
         self.bot.once(when + SignedDuration::from_mins(1));
+        id
     }
 
     /// The same, to the bot alone.
@@ -625,4 +629,57 @@ fn a_moderator_cancels_a_duel_and_state_duel_shows_it() {
     // The answer deadline went with it: no forfeit three days later.
     game.bot.once(days(4));
     assert!(game.announced("forfeited").is_empty());
+}
+
+#[test]
+fn a_moderator_overrides_by_mail_an_answer_as_a_second_and_a_void_of_the_challenge() {
+    let game = Game::new();
+    game.alice_challenges_bob(minutes(0));
+    game.send(
+        MODERATOR,
+        "duel",
+        &["as Dave because his mail bounced: accept 1 with Ghost"],
+        minutes(10),
+    );
+    assert_eq!(game.duel(1)["challenged_second"]["name"], "Dave");
+    assert_eq!(game.duel(1)["stage"], "started");
+    game.send(
+        DAVE,
+        "duel",
+        &["Carol challenges Alice because a second quarrel"],
+        minutes(20),
+    );
+    game.assert_answered(DAVE, &["Alice is Untouchable (4b"]);
+    let second = game.send(
+        ALICE,
+        "duel",
+        &["Dave challenges Carol because a third quarrel"],
+        minutes(30),
+    );
+    assert_eq!(game.duel(2)["challenger"]["name"], "Dave");
+    game.send(
+        MODERATOR,
+        "nomic",
+        &[&format!("void <{second}> because a mistake")],
+        minutes(40),
+    );
+    assert!(game.duel(2).is_null(), "the voided challenge is gone");
+}
+
+#[test]
+fn help_status_and_history_by_mail() {
+    let game = Game::new();
+    game.alice_challenges_bob(minutes(0));
+    game.send_privately(BOB, "duel", &["help"], minutes(10));
+    game.assert_answered(BOB, &["Commands under [duel]", "accept N with CONTEST"]);
+    game.send_privately(BOB, "duel", &["status", "contests", "history"], minutes(20));
+    game.assert_answered(
+        BOB,
+        &[
+            "Duel 1: Alice against Bob, the answer is due by 2026-03-05 09:00 UTC",
+            "Alice: 4b: in Duel 1, not yet resolved",
+            "Ghost: 2 players; refereed by the bot",
+            "Alice challenges Bob",
+        ],
+    );
 }
