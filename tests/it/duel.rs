@@ -683,3 +683,19 @@ fn help_status_and_history_by_mail() {
         ],
     );
 }
+
+#[test]
+fn duels_begin_only_once_rule_1215_is_imported_and_then_follow_it() {
+    let game = Game::with(|config| {
+        config.replace(
+            "unrecorded_rules = \"baseline\"",
+            "unrecorded_rules = \"required\"",
+        )
+    });
+    game.alice_challenges_bob(minutes(0));
+    game.assert_answered(CAROL, &["nomicbot import-rules ackanomic"]);
+    assert!(game.duel(1).is_null());
+    game.bot.cli_ok(&["import-rules", "ackanomic"]);
+    game.alice_challenges_bob(minutes(10));
+    assert_eq!(game.duel(1)["challenged"]["name"], "Bob");
+}
