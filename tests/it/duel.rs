@@ -550,6 +550,24 @@ fn condition_4f_a_player_engaged_in_a_duel_who_goes_on_vacation_forfeits() {
     assert_eq!(game.duel(1)["end"]["kind"], "forfeited");
     assert_eq!(game.duel(1)["end"]["why"], "vacation");
     assert_eq!(game.announced("Duel 1: forfeited by Bob").len(), 1);
+    // To Gaol: a Challenger who goes forfeits too, and §3 as written
+    // (`forfeit_by_role`) still has the Challenged player lose the points.
+    let (carol, dave) = (game.points("Carol"), game.points("Dave"));
+    game.send(
+        ALICE,
+        "duel",
+        &["Carol challenges Dave because gaol"],
+        minutes(20),
+    );
+    game.send(
+        MODERATOR,
+        "nomic",
+        &["gaol Carol because a test"],
+        minutes(30),
+    );
+    assert_eq!(game.duel(2)["end"]["why"], "gaol");
+    assert_eq!(game.points("Carol"), carol + 6);
+    assert_eq!(game.points("Dave"), dave - 6);
 }
 
 #[test]
