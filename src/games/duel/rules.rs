@@ -117,11 +117,12 @@ fn a_player<'r>(players: &'r Registry, ctx: &Ctx) -> Result<&'r Player, Refusal>
         .ok_or_else(|| Sentence::new("duel_not_a_player").into())
 }
 
-fn named<'r>(players: &'r Registry, name: &str, now: Timestamp) -> Result<&'r Player, Refusal> {
+fn named<'r>(players: &'r Registry, name: &str) -> Result<&'r Player, Refusal> {
     players
         .by_name(name)
+        // Joined and not left: one on vacation or in Gaol is named all the
+        // same, and 4d decides what may be done to em.
         .filter(|p| p.is_active())
-        .filter(|p| p.is_active() || p.is_active_at(now))
         .ok_or_else(|| {
             Sentence::new("duel_no_such_player")
                 .arg("name", name)
@@ -286,8 +287,8 @@ fn challenge(
         return Err(Sentence::new("duel_post_publicly").into());
     }
     let second = a_player(view.players, ctx)?.clone();
-    let challenger = named(view.players, challenger, ctx.now)?.clone();
-    let challenged = named(view.players, challenged, ctx.now)?.clone();
+    let challenger = named(view.players, challenger)?.clone();
+    let challenged = named(view.players, challenged)?.clone();
     if challenger.id == challenged.id {
         return Err(Sentence::new("duel_not_yourself").into());
     }
@@ -695,7 +696,7 @@ fn winner(
     if !is_moderator && !is_referee {
         return Err(Sentence::new("duel_referee_reports").into());
     }
-    let player = named(tx.view().players, name, ctx.now)?.clone();
+    let player = named(tx.view().players, name)?.clone();
     if !duel.duellists().contains(&player.id) {
         return Err(Sentence::new("duel_not_a_duellist")
             .arg("name", &player.name)
