@@ -28,7 +28,7 @@ fn numbered(rest: &str) -> (Option<u32>, &str) {
 /// A Contest's name with an optional "as teams" after it.
 fn contest_name(text: &str) -> (String, bool) {
     let text = text.trim();
-    let lower = text.to_lowercase();
+    let lower = text.to_ascii_lowercase();
     for ending in [" as teams", " for teams", " (teams)"] {
         if lower.ends_with(ending) {
             return (text[..text.len() - ending.len()].trim().to_owned(), true);
@@ -157,7 +157,7 @@ fn running(rest: &str, running: bool) -> Result<Command, NotUnderstood> {
 
 /// `CHALLENGER challenges CHALLENGED because REASON`.
 fn challenge(line: &str) -> Option<Command> {
-    let lower = line.to_lowercase();
+    let lower = line.to_ascii_lowercase();
     let at = lower.find(" challenges ")?;
     let challenger = line[..at].trim();
     let rest = &line[at + " challenges ".len()..];
@@ -188,7 +188,7 @@ fn parse_contest(rest: &str) -> Result<Command, NotUnderstood> {
             name: rest.to_owned(),
         }),
         "add" => {
-            let lower = rest.to_lowercase();
+            let lower = rest.to_ascii_lowercase();
             let at = lower.find(" players ").ok_or_else(|| usage(FORM))?;
             let name = rest[..at].trim().to_owned();
             let words: Vec<&str> = rest[at + " players ".len()..].split_whitespace().collect();

@@ -54,3 +54,15 @@ fn a_moderator_adds_a_contest_to_the_suite() {
     assert_eq!(contest.players, 0);
     assert_eq!(contest.referee, "Mod");
 }
+
+#[test]
+fn lines_whose_letters_change_length_in_lower_case_are_read_without_a_panic() {
+    for line in [
+        "İİİ challenges İ because İİ",
+        "accept 1 with İİ as teams",
+        "contest add İİİ players 2 teams",
+        "choose 1 ẞ as teams",
+    ] {
+        let _ = parse(line);
+    }
+}
