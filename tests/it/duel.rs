@@ -685,7 +685,7 @@ fn a_moderator_overrides_by_mail_an_answer_as_a_second_and_a_void_of_the_challen
 }
 
 #[test]
-fn help_status_and_history_by_mail() {
+fn help_status_history_and_the_games_listing_by_mail() {
     let game = Game::new();
     game.alice_challenges_bob(minutes(0));
     game.send_privately(BOB, "duel", &["help"], minutes(10));
@@ -700,6 +700,8 @@ fn help_status_and_history_by_mail() {
             "Alice challenges Bob",
         ],
     );
+    game.send_privately(CAROL, "nomic", &["games"], minutes(30));
+    game.assert_answered(CAROL, &["Duel 1: the challenge awaits its answer"]);
 }
 
 #[test]
