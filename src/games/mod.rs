@@ -166,6 +166,7 @@ games! {
     Gnomic gnomic => gnomic::Gnomic,
     Ping ping => ping::Ping,
     Boons boons => boons::Boons,
+    Duel duel => duel::Duel,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

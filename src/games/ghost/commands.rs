@@ -15,10 +15,11 @@ use super::{
     Clock, Command, DeadlineKind, Event, Ghosts, Grounds, Instance, NewSeat, Overrider, Protest,
     Record, Referee, Resolution, Seat, Stage, Vacancy, When, Why, parse_deadline_id, tag,
 };
-use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::calendar::{self, Deadline};
+use crate::engine::game::{SharedEvent, Tick, Tx};
 use crate::engine::players::{PlayerId, Registry};
 use crate::engine::random;
-use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
+use crate::engine::{Address, Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
 
 pub(super) fn random_error(error: &random::DrawError) -> Refusal {
     Refusal(Sentence::new("ghost_random_error").arg("error", error.to_string()))
@@ -56,6 +57,7 @@ impl Ghosts {
             referee,
             seats,
             random_label,
+            origin,
             ..
         } = event
             && self.instance(*instance).is_none()
@@ -90,6 +92,7 @@ impl Ghosts {
                 winner: None,
                 rewards: None,
                 history: Vec::new(),
+                origin: origin.clone(),
             }));
         }
         if let Some(instance) = self
@@ -170,7 +173,9 @@ pub(super) fn apply(
     // Unauthenticated mail holds no office: not even the referee's post.
     let withdrawn = tx.view().officers.is_withdrawn(&ctx.sender);
     match &command {
-        Command::Start { duel, names } => return start(tx, *duel, names, ctx, is_moderator, None),
+        Command::Start { duel, names } => {
+            return start(tx, *duel, names, ctx, is_moderator, None, None);
+        }
         Command::StartInOrder {
             duel,
             names,
@@ -185,7 +190,7 @@ pub(super) fn apply(
                 officer: officer_name(ctx, tx.view().players),
                 reason: reason.clone(),
             };
-            return start(tx, *duel, names, ctx, is_moderator, Some(ordered));
+            return start(tx, *duel, names, ctx, is_moderator, Some(ordered), None);
         }
         _ => {}
     }
@@ -495,6 +500,7 @@ fn start(
     ctx: &Ctx,
     is_moderator: bool,
     ordered: Option<Overrider>,
+    origin: Option<String>,
 ) -> Result<Sentence, Refusal> {
     let mut step = Step::new(tx);
     let players = step.players();
@@ -620,6 +626,7 @@ fn start(
         seats,
         random_label: new_label.clone(),
         ordered: ordered.clone(),
+        origin,
     });
     step.quiet.push(number);
     step.begin_turn(number, 1);
@@ -668,7 +675,12 @@ fn start(
 /// resigned, or the unanswered protest is valid. A deadline that is no longer the
 /// instance's pending one (already played, moved, suspended) does nothing, so a
 /// repeated or stale firing is harmless.
-pub(super) fn deadline_fired(tx: &mut Tx<'_, Ghost>, id: &str) {
+pub(super) fn deadline_fired(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, tick: &Tick) {
+    let id = deadline.id.as_str();
+    if let Some((origin, names)) = handed_duel(tx, id) {
+        duel_handed(tx, deadline, tick, origin, &names);
+        return;
+    }
     let Some((n, kind, index)) = parse_deadline_id(id) else {
         return;
     };
@@ -696,6 +708,73 @@ pub(super) fn deadline_fired(tx: &mut Tx<'_, Ghost>, id: &str) {
         step.resolve_protest(n, true, Resolution::NoAnswer);
     }
     step.finish();
+}
+
+/// A Duel another game handed over on the schedule: the deadline
+/// `ghost:duel:TAG:N:A:B` it owns, A and B the duellists' player ids, its
+/// `who` the referee when a player referees (otherwise the first moderator
+/// does). Gives the origin (`TAG:N`) and the duellists' names.
+fn handed_duel(tx: &Tx<'_, Ghost>, id: &str) -> Option<(String, Vec<String>)> {
+    let rest = id.strip_prefix("ghost:duel:")?;
+    let parts: Vec<&str> = rest.split(':').collect();
+    let [game, number, a, b] = parts.as_slice() else {
+        return None;
+    };
+    number.parse::<u32>().ok()?;
+    let players = tx.view().players;
+    let name = |id: &str| -> Option<String> {
+        let id = id.parse().ok()?;
+        players.by_id(id).map(|p| p.name.clone())
+    };
+    Some((format!("{game}:{number}"), vec![name(a)?, name(b)?]))
+}
+
+/// Starts the Duel another game handed over, as `start duel with A, B` from
+/// its referee; what cannot start (a duellist gone) is told back as a Duel
+/// with no winner, so the other game is not left waiting.
+fn duel_handed(
+    tx: &mut Tx<'_, Ghost>,
+    deadline: &Deadline,
+    tick: &Tick,
+    origin: String,
+    names: &[String],
+) {
+    let view = tx.view();
+    let referee = deadline
+        .who
+        .and_then(|id| view.players.by_id(id))
+        .map(|p| p.address.clone())
+        .or_else(|| view.officers.moderators.first().cloned())
+        .unwrap_or_else(|| Address::new("nobody"));
+    let ctx = Ctx {
+        now: tx.at(),
+        sender: referee,
+        sender_name: None,
+        public: true,
+        entropy: tick.entropy,
+    };
+    if start(tx, true, names, &ctx, true, None, Some(origin.clone())).is_err() {
+        tell_origin(tx, &origin, None);
+    }
+}
+
+/// Tells the game a Duel came from its winner (a player id, or `none`), by a
+/// deadline that game owns at this instant: `TAG:won:N:WINNER`.
+pub(super) fn tell_origin(tx: &mut Tx<'_, Ghost>, origin: &str, winner: Option<PlayerId>) {
+    let Some((game, number)) = origin.split_once(':') else {
+        return;
+    };
+    let winner = winner.map_or_else(|| "none".to_owned(), |id| id.to_string());
+    tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+        deadline: Deadline {
+            id: format!("{game}:won:{number}:{winner}"),
+            at: tx.at(),
+            owner: game.to_owned(),
+            who: None,
+            what: format!("the winner of the Ghost Duel for {game} {number}"),
+            remind: false,
+        },
+    }));
 }
 
 /// A player left the nomic (the registry has recorded the leave): in every

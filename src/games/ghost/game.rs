@@ -58,8 +58,8 @@ impl Game for Ghost {
         state.apply_event(event, at);
     }
 
-    fn on_deadline(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, _tick: &Tick) {
-        commands::deadline_fired(tx, &deadline.id);
+    fn on_deadline(tx: &mut Tx<'_, Ghost>, deadline: &Deadline, tick: &Tick) {
+        commands::deadline_fired(tx, deadline, tick);
     }
 
     /// Each instance not over, with its players in the order of their numbers

@@ -375,6 +375,10 @@ pub struct Instance {
     pub rewards: Option<Rewards>,
     /// Every event of the instance, with its time: the referee's record.
     pub history: Vec<Record>,
+    /// The game that began it on the shared schedule and awaits its winner
+    /// (`duel:3`, a Duel whose Contest is Ghost): told by a deadline it owns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,6 +434,9 @@ pub enum Event {
         /// having them drawn (a game begun before the bot refereed it).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ordered: Option<Overrider>,
+        /// The game that handed the start over on the schedule (`duel:3`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<String>,
     },
     TurnBegan {
         instance: u32,

@@ -264,8 +264,10 @@ impl<'t, 'a> Step<'t, 'a> {
         if in_game.len() > 1 {
             return false;
         }
-        self.cancel_pending(n);
         let winner = in_game.first().copied();
+        let origin = inst.origin.clone();
+        let winner_player = winner.and_then(|seat| inst.seat(seat)).map(|s| s.player);
+        self.cancel_pending(n);
         let rewards = winner.and_then(|winner| self.pay(n, winner));
         self.record(Event::Finished {
             instance: n,
@@ -273,6 +275,9 @@ impl<'t, 'a> Step<'t, 'a> {
             rewards,
         });
         self.end_period(n);
+        if let Some(origin) = origin {
+            super::commands::tell_origin(self.tx, &origin, winner_player);
+        }
         true
     }
 
