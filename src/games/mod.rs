@@ -161,6 +161,7 @@ games! {
     Gnomic gnomic => gnomic::Gnomic,
     Ping ping => ping::Ping,
     Boons boons => boons::Boons,
+    Donkey donkey => donkey::Donkey,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -12,6 +12,7 @@ mod corpus;
 mod daemon;
 mod demo;
 mod dictionary;
+mod donkey;
 mod e2e;
 mod e2e_auth;
 mod e2e_ghost;
