@@ -15,6 +15,7 @@ mod dictionary;
 mod donkey;
 mod e2e;
 mod e2e_auth;
+mod e2e_donkey;
 mod e2e_ghost;
 mod e2e_gnomic;
 mod e2e_ping;
