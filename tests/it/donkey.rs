@@ -767,3 +767,44 @@ fn no_round_action_reaches_anyone_but_the_wrangler_before_its_report() {
         game.end_round(r);
     }
 }
+
+/// The shipped configuration: a game does not begin without its rules. After
+/// `nomicbot import-rules ackanomic` the registry holds rule 1213, and the call
+/// goes through.
+#[test]
+fn a_call_waits_for_rule_1213_in_the_registry_and_goes_through_after_the_import() {
+    let config = crate::support::trusting()
+        .replace(
+            "unrecorded_rules = \"baseline\"",
+            "unrecorded_rules = \"required\"",
+        )
+        .replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        );
+    let mut game = Game {
+        bot: LocalBot::with_config(&config),
+        sent: 0,
+        count: std::cell::Cell::new(0),
+    };
+    game.deliver(&address("Wendy"), LIST, "[nomic] join Wendy", "", start());
+    game.send("Wendy", true, &["claim wrangler"], minutes(10));
+    game.send("Wendy", true, &["call 1 days"], minutes(20));
+    assert!(game.answer("Wendy").contains("1213"), "{}", game.answer("Wendy"));
+    assert!(game.donkey()["game"].is_null());
+    game.bot
+        .cli_ok(&["import-rules", "ackanomic", "--now", &minutes(25).to_string()]);
+    game.send("Wendy", true, &["call 1 days"], minutes(30));
+    assert!(game.answer("Wendy").contains("is called"), "{}", game.answer("Wendy"));
+}
+
+/// "If no Wrangler exists, the first player to claim to be Wrangler may call":
+/// a Wrangler who left the nomic between games is none.
+#[test]
+fn a_wrangler_who_left_the_nomic_between_games_is_no_wrangler() {
+    let mut game = Game::new();
+    game.send("Wendy", true, &["claim wrangler"], minutes(10));
+    game.nomic("Wendy", "leave", minutes(15));
+    game.send("Bob", true, &["claim wrangler"], minutes(20));
+    assert_eq!(game.title("wrangler").as_deref(), Some("Bob"));
+}

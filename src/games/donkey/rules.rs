@@ -160,7 +160,14 @@ fn claim(tx: &mut DonkeyTx<'_>, player: &Player, ctx: &Ctx) -> Result<Sentence, 
         announce_title(tx, WRANGLER, Some(&me.name), "successor", None);
         return Ok(Sentence::new("donkey_now_wrangler").arg("both", false));
     }
-    if state.wrangler.is_none() {
+    // A Wrangler who left the nomic holds nothing: "If no Wrangler exists".
+    let wrangler_left = state.wrangler.as_ref().is_some_and(|w| {
+        tx.view()
+            .players
+            .by_id(w.player)
+            .is_none_or(|p| !p.is_active())
+    });
+    if state.wrangler.is_none() || (wrangler_left && state.game.is_none()) {
         title(tx, WRANGLER, Some(me.clone()), "claimed");
         announce_title(tx, WRANGLER, Some(&me.name), "claimed", None);
         return Ok(Sentence::new("donkey_now_wrangler").arg("both", false));
@@ -428,39 +435,20 @@ fn next_round(tx: &mut DonkeyTx<'_>, gal: Vec<OnGal>) {
                 ends,
                 format!("the end of round {round} of Grab-a-Donkey"),
             );
-            let two = gal.len() == 2;
+            let throws = gal.len() == 2;
+            let names: Vec<String> = gal.iter().map(|p| p.name.clone()).collect();
             tx.record(Event::RoundBegan { round, ends, gal });
-            if round > 1 {
-                let names: Vec<String> = tx
-                    .state()
-                    .game
-                    .iter()
-                    .flat_map(|g| g.gal.iter().map(|p| p.name.clone()))
-                    .collect();
-                list(
-                    tx,
-                    "donkey_round",
-                    json!({
-                        "number": game.number,
-                        "round": round,
-                        "gal": names,
-                        "ends": human_time(ends),
-                        "throws": two,
-                    }),
-                );
-            } else {
-                list(
-                    tx,
-                    "donkey_round",
-                    json!({
-                        "number": game.number,
-                        "round": round,
-                        "gal": tx.state().game.iter().flat_map(|g| g.gal.iter().map(|p| p.name.clone())).collect::<Vec<_>>(),
-                        "ends": human_time(ends),
-                        "throws": two,
-                    }),
-                );
-            }
+            list(
+                tx,
+                "donkey_round",
+                json!({
+                    "number": game.number,
+                    "round": round,
+                    "gal": names,
+                    "ends": human_time(ends),
+                    "throws": throws,
+                }),
+            );
         }
     }
 }
@@ -773,8 +761,7 @@ fn end(tx: &mut DonkeyTx<'_>, belt: Option<OnGal>, why: &str) {
     let Some(game) = tx.state().game.clone() else {
         return;
     };
-    if let Some(ends) = game.round_ends.filter(|_| game.round > 0) {
-        let _ = ends;
+    if game.round > 0 && game.round_ends.is_some() {
         let batch = batch_id(game.number, game.round);
         cancel(tx, batch.clone());
         let _ = unseal(tx, &batch);
