@@ -790,12 +790,24 @@ fn a_call_waits_for_rule_1213_in_the_registry_and_goes_through_after_the_import(
     game.deliver(&address("Wendy"), LIST, "[nomic] join Wendy", "", start());
     game.send("Wendy", true, &["claim wrangler"], minutes(10));
     game.send("Wendy", true, &["call 1 days"], minutes(20));
-    assert!(game.answer("Wendy").contains("1213"), "{}", game.answer("Wendy"));
+    assert!(
+        game.answer("Wendy").contains("1213"),
+        "{}",
+        game.answer("Wendy")
+    );
     assert!(game.donkey()["game"].is_null());
-    game.bot
-        .cli_ok(&["import-rules", "ackanomic", "--now", &minutes(25).to_string()]);
+    game.bot.cli_ok(&[
+        "import-rules",
+        "ackanomic",
+        "--now",
+        &minutes(25).to_string(),
+    ]);
     game.send("Wendy", true, &["call 1 days"], minutes(30));
-    assert!(game.answer("Wendy").contains("is called"), "{}", game.answer("Wendy"));
+    assert!(
+        game.answer("Wendy").contains("is called"),
+        "{}",
+        game.answer("Wendy")
+    );
 }
 
 /// "If no Wrangler exists, the first player to claim to be Wrangler may call":
