@@ -820,3 +820,32 @@ fn a_wrangler_who_left_the_nomic_between_games_is_no_wrangler() {
     game.send("Bob", true, &["claim wrangler"], minutes(20));
     assert_eq!(game.title("wrangler").as_deref(), Some("Bob"));
 }
+
+/// Rule 1213 repealed mid-game: Grab-a-Donkey is no more, the game ends with
+/// no Belt Holder and the equipment goes back to the Game Box.
+#[test]
+fn rule_1213_repealed_mid_game_ends_the_game_and_the_titles() {
+    let mut game = Game::new();
+    game.bot
+        .cli_ok(&["import-rules", "ackanomic", "--now", &minutes(5).to_string()]);
+    game.call();
+    game.wait(game_start() + SignedDuration::from_mins(1));
+    game.act("Alice", "grab Bob", in_round(1, 5));
+    game.deliver(
+        MODERATOR,
+        LIST,
+        "[ruleset] repeal 1213",
+        "",
+        in_round(1, 10),
+    );
+    game.wait(in_round(1, 11));
+    assert!(game.donkey()["game"].is_null(), "{}", game.donkey());
+    assert!(game.title("wrangler").is_none());
+    let ended = game.announced("Grab-a-Donkey game 1 has ended");
+    assert!(
+        ended[0].body.contains("Rule 1213 is no longer in effect"),
+        "{}",
+        ended[0].body
+    );
+    assert!(game.owns("Alice").is_empty());
+}

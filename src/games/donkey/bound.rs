@@ -90,6 +90,11 @@ impl Bound {
         }
     }
 
+    /// Repealed, void or gone from the ruleset: Grab-a-Donkey is no more.
+    pub fn repealed(&self) -> bool {
+        matches!(self.binding.status, Status::Stopped { .. })
+    }
+
     fn value(&self, name: &str, start: i64) -> i64 {
         self.binding
             .values

@@ -429,6 +429,11 @@ impl Game for Donkey {
         bound::declared(params)
     }
 
+    /// Rule 1213 was decided again: repealed, a game in progress ends.
+    fn bindings_changed(tx: &mut Tx<'_, Donkey>, _rules: &[u32]) {
+        rules::bindings_changed(tx);
+    }
+
     /// A round action is secret until the round's report, wherever it is sent
     /// (one sent to the list does not count, and the list is not told of it by
     /// the bot either).

@@ -898,6 +898,23 @@ pub(super) fn standing_changed(tx: &mut DonkeyTx<'_>, change: &Standing) {
     );
 }
 
+/// Rule 1213 left effect: the game in progress ends with no Belt Holder, and
+/// the titles the rule created are no more.
+pub(super) fn bindings_changed(tx: &mut DonkeyTx<'_>) {
+    if !Bound::of(&tx.view(), tx.params()).repealed() {
+        return;
+    }
+    if tx.state().game.is_some() {
+        end(tx, None, "rule_stopped");
+    }
+    if tx.state().wrangler.is_some() {
+        title(tx, WRANGLER, None, "rule_stopped");
+    }
+    if tx.state().belt_holder.is_some() {
+        title(tx, BELT_HOLDER, None, "rule_stopped");
+    }
+}
+
 pub(super) fn on_deadline(tx: &mut DonkeyTx<'_>, id: &str) {
     if Bound::of(&tx.view(), tx.params()).stopped().is_some() {
         return;
