@@ -826,8 +826,12 @@ fn a_wrangler_who_left_the_nomic_between_games_is_no_wrangler() {
 #[test]
 fn rule_1213_repealed_mid_game_ends_the_game_and_the_titles() {
     let mut game = Game::new();
-    game.bot
-        .cli_ok(&["import-rules", "ackanomic", "--now", &minutes(5).to_string()]);
+    game.bot.cli_ok(&[
+        "import-rules",
+        "ackanomic",
+        "--now",
+        &minutes(5).to_string(),
+    ]);
     game.call();
     game.wait(game_start() + SignedDuration::from_mins(1));
     game.act("Alice", "grab Bob", in_round(1, 5));
@@ -848,4 +852,58 @@ fn rule_1213_repealed_mid_game_ends_the_game_and_the_titles() {
         ended[0].body
     );
     assert!(game.owns("Alice").is_empty());
+}
+
+/// Rule 1213 amended otherwise than in its numbers: the bot holds it, the
+/// round's end waits, and after a moderator's ruling the report comes.
+#[test]
+fn rule_1213_changed_in_its_words_holds_the_round_until_a_moderator_rules() {
+    let mut game = Game::new();
+    game.bot.cli_ok(&[
+        "import-rules",
+        "ackanomic",
+        "--now",
+        &minutes(5).to_string(),
+    ]);
+    game.call();
+    game.wait(game_start() + SignedDuration::from_mins(1));
+    game.act("Alice", "grab Bob", in_round(1, 5));
+    let text = nomicbot::games::donkey::bound::baseline().replacen(
+        "Create a game known as Grab-a-Donkey.",
+        "Create a game known as Grab-a-Mule.",
+        1,
+    );
+    game.deliver(
+        MODERATOR,
+        LIST,
+        "[ruleset] amend 1213",
+        &format!("amend 1213\n{text}\nend"),
+        in_round(1, 10),
+    );
+    game.end_round(1);
+    assert!(game.announced("the report of round 1").is_empty());
+    game.send(
+        "Carol",
+        false,
+        &["status"],
+        round_end(1) + SignedDuration::from_mins(5),
+    );
+    assert!(
+        game.answer("Carol")
+            .contains("held for a moderator's ruling"),
+        "{}",
+        game.answer("Carol")
+    );
+    game.deliver(
+        MODERATOR,
+        LIST,
+        "[ruleset] binding 1213 keep because a mule is a donkey enough",
+        "",
+        round_end(1) + SignedDuration::from_mins(10),
+    );
+    game.wait(round_end(1) + SignedDuration::from_mins(11));
+    assert!(
+        game.report(1)
+            .contains("Alice successfully grabbed Bob's donkey.")
+    );
 }

@@ -899,9 +899,22 @@ pub(super) fn standing_changed(tx: &mut DonkeyTx<'_>, change: &Standing) {
 }
 
 /// Rule 1213 left effect: the game in progress ends with no Belt Holder, and
-/// the titles the rule created are no more.
+/// the titles the rule created are no more. Followed again after a hold: a
+/// start or a round's end that fell due meanwhile happens now.
 pub(super) fn bindings_changed(tx: &mut DonkeyTx<'_>) {
-    if !Bound::of(&tx.view(), tx.params()).repealed() {
+    let bound = Bound::of(&tx.view(), tx.params());
+    if !bound.repealed() {
+        // Followed again after a hold: what fell due meanwhile is done now.
+        let Some(game) = tx.state().game.clone() else {
+            return;
+        };
+        if bound.stopped().is_none() {
+            if game.round == 0 && game.starts_at <= tx.at() {
+                start(tx);
+            } else if game.round_ends.is_some_and(|ends| ends <= tx.at()) {
+                resolve(tx, None);
+            }
+        }
         return;
     }
     if tx.state().game.is_some() {
