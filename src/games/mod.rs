@@ -167,6 +167,7 @@ games! {
     Ping ping => ping::Ping,
     Boons boons => boons::Boons,
     Duel duel => duel::Duel,
+    Donkey donkey => donkey::Donkey,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -87,8 +87,17 @@ impl Watch {
                 skip = Some(due);
                 continue;
             }
-            self.check(&outcome.mail, outcome.phase);
-            if matches!(outcome.phase, "schedule" | "games") {
+            // A game's resolution at a deadline reveals its sealed actions: what
+            // it mails before the reveal must still keep them, what follows it
+            // (a report of who did what) may tell them.
+            let resolves = matches!(outcome.phase, "schedule" | "games");
+            let before_reveal = outcome
+                .mail
+                .iter()
+                .position(|m| resolves && m.template == nomicbot::engine::sealed::REVEAL_TEMPLATE)
+                .unwrap_or(outcome.mail.len());
+            self.check(&outcome.mail[..before_reveal], outcome.phase);
+            if resolves {
                 self.pending.clear();
             }
             self.table.record(due, &outcome.events);
