@@ -253,8 +253,10 @@ fn extract_definitions(rules: &[Rule]) -> Vec<Draft> {
                         continue;
                     };
                     let term = normalize_term(inner.trim_start_matches('“'));
-                    // A quote of a whole sentence or a list of values is no term.
-                    if term.is_empty() || term.len() > 60 {
+                    // A quote of a whole sentence or a list of values is no term,
+                    // nor a one-letter name for a player in an example ("A" grabs
+                    // "B"'s donkey, rule 1213): a variable, not a game term.
+                    if term.chars().count() < 2 || term.len() > 60 {
                         previous = None;
                         continue;
                     }

@@ -533,3 +533,15 @@ fn a_page_whose_headers_carry_a_revision_is_read_by_number() {
     // The author under the title is a note, not part of the name.
     assert_eq!(ping.note, "Guy Fawkes (Robert Shimmin)");
 }
+
+#[test]
+fn a_one_letter_name_for_a_player_in_an_example_is_no_term() {
+    let page = include_str!("../../../rules/ackanomic-1209-1250.txt");
+    let rules = parse_ruleset(page).expect("the page");
+    let glossary = extract_glossary(&rules);
+    assert!(
+        glossary.iter().all(|term| term.term.chars().count() > 1),
+        "{:?}",
+        glossary.iter().map(|term| &term.term).collect::<Vec<_>>()
+    );
+}
