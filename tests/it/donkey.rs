@@ -907,3 +907,40 @@ fn rule_1213_changed_in_its_words_holds_the_round_until_a_moderator_rules() {
             .contains("Alice successfully grabbed Bob's donkey.")
     );
 }
+
+/// 1: "The Wrangler and the Belt-Holder are titles the bot records (an office
+/// of the registry, overridable by a moderator)": a claim shows in `[nomic]
+/// officers`, and a moderator's `[nomic] dismiss` and `appoint` of the office
+/// are the game's from the next step on.
+#[test]
+fn the_titles_are_offices_of_the_registry_and_a_moderators_appointment_is_the_games() {
+    let mut game = Game::new();
+    game.send("Wendy", true, &["claim wrangler"], minutes(10));
+    game.nomic("Alice", "officers", minutes(11));
+    let roster = game.answer("Alice");
+    assert!(roster.contains("Wrangler"), "{roster}");
+    assert!(roster.contains("wendy@nomic.example"), "{roster}");
+
+    game.nomic(
+        "Mod",
+        "dismiss Wrangler wendy@nomic.example because she asked to rest",
+        minutes(12),
+    );
+    game.nomic(
+        "Mod",
+        "appoint Wrangler bob@nomic.example because he volunteered",
+        minutes(13),
+    );
+    game.send("Bob", false, &["status"], minutes(14));
+    assert_eq!(game.title("wrangler").as_deref(), Some("Bob"));
+    // The new Wrangler calls; the old one may not.
+    game.send("Wendy", true, &["call 1 days"], minutes(15));
+    assert!(
+        game.answer("Wendy").contains("Wrangler"),
+        "{}",
+        game.answer("Wendy")
+    );
+    game.send("Bob", true, &["call 1 days"], minutes(16));
+    let called = game.answer("Bob");
+    assert!(!called.contains("Refused"), "{called}");
+}

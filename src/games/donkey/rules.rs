@@ -17,6 +17,7 @@ use crate::engine::accounts::Holder;
 use crate::engine::calendar::{self, Deadline};
 use crate::engine::game::{SharedEvent, Standing, Tx};
 use crate::engine::inventory::{self, Entity, Owner};
+use crate::engine::offices;
 use crate::engine::players::{Player, PlayerId};
 use crate::engine::sealed::Stage;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, Timestamp, human_time};
@@ -75,6 +76,7 @@ pub(super) fn apply(
     command: Command,
     ctx: &Ctx,
 ) -> Result<Sentence, Refusal> {
+    adopt_the_registry(tx);
     if let Command::Status = command {
         return Ok(status(tx, ctx.now));
     }
@@ -130,12 +132,75 @@ pub(super) fn apply(
 
 // ---- Titles and calling (the paragraphs before A) ----
 
+/// The titles are offices of the registry too: each change the game makes is
+/// recorded there (`[nomic] officers` lists the holders), and a moderator's
+/// `[nomic] appoint` or `dismiss` of the office is the game's (`adopt_the_registry`).
 fn title(tx: &mut DonkeyTx<'_>, which: &str, to: Option<Titled>, why: &str) {
+    let before = holder(tx.state(), which).map(|t| t.player);
     tx.record(Event::Title {
         title: which.to_owned(),
-        to,
+        to: to.clone(),
         why: why.to_owned(),
     });
+    if before == to.as_ref().map(|t| t.player) {
+        return;
+    }
+    let reason = format!(
+        "Grab-a-Donkey (rule {}): {}",
+        tx.params().rule,
+        why.replace('_', " ")
+    );
+    let address =
+        |tx: &DonkeyTx<'_>, player| tx.view().players.by_id(player).map(|p| p.address.clone());
+    if let Some(address) = before.and_then(|player| address(tx, player)) {
+        tx.record_shared(SharedEvent::Offices(offices::Event::Dismissed {
+            office: which.to_owned(),
+            address: address.clone(),
+            officer: address,
+            reason: reason.clone(),
+        }));
+    }
+    if let Some(address) = to.and_then(|t| address(tx, t.player)) {
+        tx.record_shared(SharedEvent::Offices(offices::Event::Appointed {
+            office: which.to_owned(),
+            address: address.clone(),
+            officer: address,
+            reason,
+        }));
+    }
+}
+
+fn holder<'a>(state: &'a Corral, which: &str) -> Option<&'a Titled> {
+    if which == WRANGLER {
+        state.wrangler.as_ref()
+    } else {
+        state.belt_holder.as_ref()
+    }
+}
+
+/// A title the registry gives someone else than the game's books (a
+/// moderator's `[nomic] appoint Wrangler ADDRESS because ...`, or bot.toml's
+/// `[officers.offices]`) is taken from the registry, before anything else of
+/// the step: the registry is where a nomic's offices are kept.
+fn adopt_the_registry(tx: &mut DonkeyTx<'_>) {
+    for which in [WRANGLER, BELT_HOLDER] {
+        let Some(holders) = tx.view().officers.holders(which).cloned() else {
+            continue;
+        };
+        // The latest appointed, when a moderator appointed without dismissing.
+        let registry = holders
+            .iter()
+            .rev()
+            .find_map(|address| tx.view().players.by_address(address))
+            .map(titled);
+        if registry.as_ref().map(|t| t.player) != holder(tx.state(), which).map(|t| t.player) {
+            tx.record(Event::Title {
+                title: which.to_owned(),
+                to: registry,
+                why: "registry".to_owned(),
+            });
+        }
+    }
 }
 
 fn claim(tx: &mut DonkeyTx<'_>, player: &Player, ctx: &Ctx) -> Result<Sentence, Refusal> {
@@ -929,6 +994,7 @@ pub(super) fn bindings_changed(tx: &mut DonkeyTx<'_>) {
 }
 
 pub(super) fn on_deadline(tx: &mut DonkeyTx<'_>, id: &str) {
+    adopt_the_registry(tx);
     if Bound::of(&tx.view(), tx.params()).stopped().is_some() {
         return;
     }
