@@ -80,6 +80,11 @@ pub struct Player {
     /// The player's Home, where things of theirs live (the Machine That Goes *ping*).
     #[serde(default)]
     pub home: Option<String>,
+    /// The offices ey runs for (`running for OFFICE`), as ey wrote them: rules
+    /// speak of candidates (Ackanomic 1215 4g: two candidates for the same
+    /// office may not duel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running_for: Vec<String>,
 }
 
 impl Player {
@@ -93,6 +98,13 @@ impl Player {
     }
 
     /// The name of the player's Home: the one set, or "NAME's Home".
+    /// Whether ey runs for `office` (compared without regard to case).
+    pub fn runs_for(&self, office: &str) -> bool {
+        self.running_for
+            .iter()
+            .any(|o| o.eq_ignore_ascii_case(office))
+    }
+
     pub fn home_name(&self) -> String {
         self.home
             .clone()
@@ -324,6 +336,16 @@ pub enum Event {
         address: Address,
         game: String,
     },
+    /// `running for OFFICE`.
+    RunningFor {
+        id: PlayerId,
+        office: String,
+    },
+    /// `not running for OFFICE`.
+    NotRunningFor {
+        id: PlayerId,
+        office: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -369,6 +391,21 @@ pub enum Command {
         name: String,
         reason: String,
     },
+    /// `running for OFFICE` (`running: true`) or `not running for OFFICE`.
+    RunningFor {
+        office: String,
+        running: bool,
+    },
+}
+
+/// `for OFFICE`, the office in single spaces.
+fn office_run_for(rest: &str) -> Option<String> {
+    let office = rest.strip_prefix("for")?;
+    if !office.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let office = office.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!office.is_empty()).then_some(office)
 }
 
 /// Reads one `[nomic]` command line.
@@ -408,6 +445,18 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
                 .map_err(|_| usage("vacation until YYYY-MM-DD"))
         }
         "back" if rest.is_empty() => Ok(Command::Back),
+        "running" => office_run_for(rest)
+            .map(|office| Command::RunningFor {
+                office,
+                running: true,
+            })
+            .ok_or_else(|| usage("running for OFFICE")),
+        "not" if rest.starts_with("running") => office_run_for(rest["running".len()..].trim_start())
+            .map(|office| Command::RunningFor {
+                office,
+                running: false,
+            })
+            .ok_or_else(|| usage("not running for OFFICE")),
         "home" if !rest.is_empty() => Ok(Command::Home { name: rest.to_owned() }),
         "home" => Err(usage("home NAME")),
         "gaol" | "jail" | "release" | "deactivate" | "activate" => {
@@ -429,7 +478,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         _ => Err(NotUnderstood(
             Sentence::new("unknown_command").arg("tag", TAG).arg(
                 "commands",
-                "join NAME, leave, rename NAME, alias ADDRESS, confirm, confirm CODE, players, vacation until YYYY-MM-DD, back, home NAME, give AMOUNT CURRENCY to NAME, balance, officers, standings, games, history, observe GAME, unobserve GAME, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
+                "join NAME, leave, rename NAME, alias ADDRESS, confirm, confirm CODE, players, vacation until YYYY-MM-DD, back, home NAME, running for OFFICE, not running for OFFICE, give AMOUNT CURRENCY to NAME, balance, officers, standings, games, history, observe GAME, unobserve GAME, help (moderators: gaol, release, deactivate, activate, adjust, as, void, random)",
             ),
         )),
     }
@@ -655,6 +704,7 @@ impl Registry {
                 inactive: false,
                 in_gaol: false,
                 home: None,
+                running_for: Vec::new(),
             }),
             Event::Rejoined { id, name } => {
                 if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
@@ -726,6 +776,14 @@ impl Registry {
             Event::MarkedInactive { id, .. } => self.with(*id, |p| p.inactive = true),
             Event::MarkedActive { id, .. } => self.with(*id, |p| p.inactive = false),
             Event::HomeSet { id, home } => self.with(*id, |p| p.home = Some(home.clone())),
+            Event::RunningFor { id, office } => self.with(*id, |p| {
+                if !p.runs_for(office) {
+                    p.running_for.push(office.clone());
+                }
+            }),
+            Event::NotRunningFor { id, office } => self.with(*id, |p| {
+                p.running_for.retain(|o| !o.eq_ignore_ascii_case(office));
+            }),
             Event::PassphraseSet {
                 address,
                 salt,
@@ -1175,6 +1233,27 @@ impl Registry {
                     json!({ "name": player.name, "at": human_time(ctx.now) }),
                     Sentence::new("vacation_ended"),
                 ))
+            }
+            Command::RunningFor { office, running } => {
+                let player = active_me.ok_or_else(not_a_player)?;
+                let events = match (running, player.runs_for(&office)) {
+                    (true, false) => vec![Event::RunningFor {
+                        id: player.id,
+                        office: office.clone(),
+                    }],
+                    (false, true) => vec![Event::NotRunningFor {
+                        id: player.id,
+                        office: office.clone(),
+                    }],
+                    _ => Vec::new(),
+                };
+                Ok(Done {
+                    events,
+                    mail: Vec::new(),
+                    sentence: Sentence::new("running_for")
+                        .arg("office", office)
+                        .arg("running", running),
+                })
             }
             Command::Home { name } => {
                 let player = active_me.ok_or_else(not_a_player)?;

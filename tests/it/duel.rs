@@ -574,11 +574,11 @@ fn condition_4f_a_player_engaged_in_a_duel_who_goes_on_vacation_forfeits() {
 fn condition_4g_a_player_running_for_office_may_not_challenge_another_running_for_the_same_office()
 {
     let game = Game::new();
-    game.send(ALICE, "duel", &["running for Speaker"], minutes(0));
-    game.send(BOB, "duel", &["running for Speaker"], minutes(1));
+    game.send(ALICE, "nomic", &["running for Speaker"], minutes(0));
+    game.send(BOB, "nomic", &["running for Speaker"], minutes(1));
     game.alice_challenges_bob(minutes(10));
     game.assert_answered(CAROL, &["both run for speaker", "4g"]);
-    game.send(BOB, "duel", &["not running for Speaker"], minutes(20));
+    game.send(BOB, "nomic", &["not running for Speaker"], minutes(20));
     game.alice_challenges_bob(minutes(30));
     assert_eq!(game.duel(1)["challenged"]["name"], "Bob");
 }

@@ -144,19 +144,9 @@ pub struct Duels {
     /// Contests a moderator removed (by name, lower case).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
-    /// Who runs for which office (4g).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub candidates: Vec<Candidate>,
     /// Vacations announced for a future date (4e).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub announced: Vec<Announced>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Candidate {
-    pub player: PlayerId,
-    pub name: String,
-    pub office: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -300,15 +290,6 @@ pub enum Event {
     ContestRemoved {
         name: String,
     },
-    Running {
-        player: PlayerId,
-        name: String,
-        office: String,
-    },
-    Withdrew {
-        player: PlayerId,
-        office: String,
-    },
     VacationAnnounced {
         player: PlayerId,
         name: String,
@@ -351,11 +332,6 @@ pub enum Command {
     Commit {
         number: Option<u32>,
         text: String,
-    },
-    /// `running for OFFICE` / `not running for OFFICE`.
-    Run {
-        office: String,
-        running: bool,
     },
     /// `vacation on YYYY-MM-DD`: an announced vacation (4e).
     Vacation {
@@ -478,20 +454,6 @@ impl Duels {
                     self.removed.push(key);
                 }
             }
-            Event::Running {
-                player,
-                name,
-                office,
-            } => {
-                self.candidates.push(Candidate {
-                    player: *player,
-                    name: name.clone(),
-                    office: office.clone(),
-                });
-            }
-            Event::Withdrew { player, office } => self
-                .candidates
-                .retain(|c| !(c.player == *player && c.office.eq_ignore_ascii_case(office))),
             Event::VacationAnnounced { player, name, date } => {
                 self.announced.retain(|a| a.player != *player);
                 self.announced.push(Announced {

@@ -5,7 +5,7 @@ use crate::engine::{NotUnderstood, Sentence, split_verb};
 
 use super::{Command, Contest, TAG};
 
-const COMMANDS: &str = "NAME challenges NAME because REASON, accept N with CONTEST [as teams], accept N waive, decline N, choose N CONTEST [as teams], winner N NAME, commit N: TEXT, running for OFFICE, not running for OFFICE, vacation on YYYY-MM-DD, contests, status, help (moderators: contest add NAME players N [teams] [referee bot|NAME] [game TAG], contest remove NAME, cancel N because REASON)";
+const COMMANDS: &str = "NAME challenges NAME because REASON, accept N with CONTEST [as teams], accept N waive, decline N, choose N CONTEST [as teams], winner N NAME, commit N: TEXT, vacation on YYYY-MM-DD, contests, status, help (moderators: contest add NAME players N [teams] [referee bot|NAME] [game TAG], contest remove NAME, cancel N because REASON)";
 
 fn usage(usage: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", usage))
@@ -106,11 +106,6 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
                 text: text.to_owned(),
             })
         }
-        "running" => running(rest, true),
-        "not" => match rest.strip_prefix("running") {
-            Some(rest) => running(rest.trim(), false),
-            None => Err(unknown()),
-        },
         "vacation" => {
             let date = rest.strip_prefix("on ").unwrap_or(rest).trim();
             if jiff::civil::Date::strptime("%Y-%m-%d", date).is_err() {
@@ -142,17 +137,6 @@ fn unknown() -> NotUnderstood {
             .arg("tag", TAG)
             .arg("commands", COMMANDS),
     )
-}
-
-fn running(rest: &str, running: bool) -> Result<Command, NotUnderstood> {
-    let office = rest.strip_prefix("for ").unwrap_or("").trim();
-    if office.is_empty() {
-        return Err(usage("running for OFFICE, or not running for OFFICE"));
-    }
-    Ok(Command::Run {
-        office: office.to_owned(),
-        running,
-    })
 }
 
 /// `CHALLENGER challenges CHALLENGED because REASON`.

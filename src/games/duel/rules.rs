@@ -42,7 +42,6 @@ pub(super) fn apply(
         } => choose(tx, number, &contest, teams, ctx),
         Command::Winner { number, name } => winner(tx, number, &name, ctx),
         Command::Commit { number, text } => commit(tx, number, text, ctx),
-        Command::Run { office, running } => run(tx, office, running, ctx),
         Command::Vacation { date } => {
             let player = a_player(tx.view().players, ctx)?.clone();
             tx.record(Event::VacationAnnounced {
@@ -319,12 +318,15 @@ fn challenge(
     }
     // 4g: "A Player running for Office may not Challenge another Player
     // running for the same Office to a duel."
+    // Who runs for what is the registry's (`[nomic] running for OFFICE`).
     let offices = |id: PlayerId| {
-        tx.state()
-            .candidates
-            .iter()
-            .filter(move |c| c.player == id)
-            .map(|c| c.office.to_lowercase())
+        tx.view()
+            .players
+            .by_id(id)
+            .map(|p| p.running_for.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|o| o.to_lowercase())
     };
     if let Some(office) = offices(challenger.id).find(|o| offices(challenged.id).any(|p| p == *o)) {
         return Err(Sentence::new("duel_same_office")
@@ -805,36 +807,6 @@ fn commit(
         text,
     });
     Ok(Sentence::new("duel_committed").arg("number", duel.number))
-}
-
-/// Who runs for which office: what 4g needs to know.
-fn run(
-    tx: &mut Tx<'_, Duel>,
-    office: String,
-    running: bool,
-    ctx: &Ctx,
-) -> Result<Sentence, Refusal> {
-    let player = a_player(tx.view().players, ctx)?.clone();
-    let already = tx
-        .state()
-        .candidates
-        .iter()
-        .any(|c| c.player == player.id && c.office.eq_ignore_ascii_case(&office));
-    if running && !already {
-        tx.record(Event::Running {
-            player: player.id,
-            name: player.name,
-            office: office.clone(),
-        });
-    } else if !running && already {
-        tx.record(Event::Withdrew {
-            player: player.id,
-            office: office.clone(),
-        });
-    }
-    Ok(Sentence::new("duel_running")
-        .arg("office", office)
-        .arg("running", running))
 }
 
 /// 4f: "If a player who is currently engaged in Duel procedures goes on
