@@ -168,6 +168,7 @@ games! {
     Boons boons => boons::Boons,
     Duel duel => duel::Duel,
     Donkey donkey => donkey::Donkey,
+    Treasure treasure => treasure::Treasure,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -57,6 +57,7 @@ mod standings;
 mod substrate;
 mod support;
 mod transport;
+mod treasure;
 mod unknown_commands;
 mod vote;
 mod wording;

@@ -1,0 +1,95 @@
+//! Reads `[treasure]` command lines.
+
+use super::Command;
+use crate::engine::{NotUnderstood, Sentence, UNKNOWN_COMMAND, split_verb};
+
+fn usage(form: &str) -> NotUnderstood {
+    NotUnderstood(Sentence::new("usage").arg("usage", form))
+}
+
+pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
+    let (verb, rest) = split_verb(line);
+    let rest = rest.trim();
+    match verb.as_str() {
+        "bury" => {
+            let form = "bury AMOUNT CURRENCY, #ITEM, ... [as NAME]";
+            let (what, name) = match rest.to_ascii_lowercase().rfind(" as ") {
+                Some(at) => (&rest[..at], Some(rest[at + 4..].trim().to_owned())),
+                None => (rest, None),
+            };
+            let parts: Vec<String> = what
+                .split([',', '+'])
+                .flat_map(|p| p.split(" and "))
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            if parts.is_empty() || name.as_deref() == Some("") {
+                return Err(usage(form));
+            }
+            Ok(Command::Bury { parts, name })
+        }
+        "map" => {
+            let (treasure, text) = rest
+                .split_once(':')
+                .ok_or_else(|| usage("map TREASURE: THE MAP'S TEXT"))?;
+            if treasure.trim().is_empty() || text.trim().is_empty() {
+                return Err(usage("map TREASURE: THE MAP'S TEXT"));
+            }
+            Ok(Command::Map {
+                treasure: treasure.trim().to_owned(),
+                text: text.trim().to_owned(),
+            })
+        }
+        "disclose" => {
+            let form = "disclose TREASURE [\"QUOTED PART\"] [to NAME, NAME]";
+            let (what, to) = match rest.to_ascii_lowercase().rfind(" to ") {
+                Some(at) if !rest[at..].contains('"') => (
+                    &rest[..at],
+                    rest[at + 4..]
+                        .split([',', '&'])
+                        .flat_map(|n| n.split(" and "))
+                        .map(|n| n.trim().to_owned())
+                        .filter(|n| !n.is_empty())
+                        .collect(),
+                ),
+                _ => (rest, Vec::new()),
+            };
+            let (treasure, part) = match what.split_once('"') {
+                Some((treasure, quoted)) => {
+                    let part = quoted.strip_suffix('"').map(str::trim).unwrap_or("");
+                    if part.is_empty() {
+                        return Err(usage(form));
+                    }
+                    (treasure.trim(), Some(part.to_owned()))
+                }
+                None => (what.trim(), None),
+            };
+            if treasure.is_empty() {
+                return Err(usage(form));
+            }
+            Ok(Command::Disclose {
+                treasure: treasure.to_owned(),
+                part,
+                to,
+            })
+        }
+        "found" => {
+            let form = "found TREASURE by PLAYER [at WHEN]";
+            let (treasure, who) = rest.split_once(" by ").ok_or_else(|| usage(form))?;
+            let (finder, when) = match who.split_once(" at ") {
+                Some((finder, when)) => (finder, Some(when.trim().to_owned())),
+                None => (who, None),
+            };
+            if treasure.trim().is_empty() || finder.trim().is_empty() {
+                return Err(usage(form));
+            }
+            Ok(Command::Found {
+                treasure: treasure.trim().to_owned(),
+                finder: finder.trim().to_owned(),
+                when,
+            })
+        }
+        "status" | "treasures" => Ok(Command::Status),
+        _ => Err(NotUnderstood(Sentence::new(UNKNOWN_COMMAND))),
+    }
+}

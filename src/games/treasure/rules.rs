@@ -1,0 +1,410 @@
+//! Rule 1217/7 carried out in the transaction: bury, write the map, disclose,
+//! find, status.
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{Buried, Command, Event, Map, Part, TAG, Treasure};
+use crate::engine::accounts::{self, Holder, amount_human, parse_amount};
+use crate::engine::calendar::{self, Deadline};
+use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::inventory::{self, Owner};
+use crate::engine::players::Player;
+use crate::engine::sealed::commitment_hash;
+use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence};
+
+type TreasureTx<'a> = Tx<'a, Treasure>;
+
+/// The Chartreuse Goose, as the inventory names its unique entity.
+const GOOSE: &str = "Chartreuse Goose";
+
+pub fn apply(tx: &mut TreasureTx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    let me = tx
+        .view()
+        .players
+        .active_by_address(&ctx.sender)
+        .cloned()
+        .ok_or_else(|| {
+            Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+        })?;
+    match command {
+        Command::Bury { parts, name } => bury(tx, ctx, &me, &parts, name),
+        Command::Map { treasure, text } => map(tx, ctx, &me, &treasure, &text),
+        Command::Disclose { treasure, part, to } => disclose(tx, &me, &treasure, part, &to),
+        Command::Found {
+            treasure,
+            finder,
+            when,
+        } => found(tx, &me, &treasure, &finder, when),
+        Command::Status => Ok(status(tx)),
+    }
+}
+
+fn refuse(code: &str) -> Sentence {
+    Sentence::new(code)
+}
+
+/// "The Treasure must consist of one or more tradeable entities owned by that
+/// player"; "Immediately after this announcement, the player ceases to own the
+/// Treasure".
+fn bury(
+    tx: &mut TreasureTx<'_>,
+    ctx: &Ctx,
+    me: &Player,
+    written: &[String],
+    name: Option<String>,
+) -> Result<Sentence, Refusal> {
+    if !ctx.public {
+        return Err(refuse("treasure_bury_private").into());
+    }
+    let number = tx.state().last_number + 1;
+    let name = name.unwrap_or_else(|| format!("Treasure {number}"));
+    if tx.state().find(&name).is_some() {
+        return Err(refuse("treasure_name_taken").arg("name", &name).into());
+    }
+    let reason = format!("rule 1217: buried as treasure {number} ({name})");
+    let mut parts = Vec::new();
+    let mut shown = Vec::new();
+    for part in written {
+        if let Some(id) = part
+            .strip_prefix('#')
+            .and_then(|n| n.trim().parse::<u32>().ok())
+        {
+            let entity = tx
+                .view()
+                .inventory
+                .get(id)
+                .cloned()
+                .ok_or_else(|| Refusal(refuse("treasure_no_such_item").arg("item", part)))?;
+            if entity.owner != Owner::Player(me.id) {
+                return Err(refuse("treasure_not_yours").arg("item", part).into());
+            }
+            tx.record_shared(SharedEvent::Inventory(inventory::Event::Transferred {
+                id,
+                to: Owner::Unowned,
+                reason: reason.clone(),
+            }));
+            shown.push(format!("#{id} {}", entity.kind));
+            parts.push(Part::Item { id });
+            continue;
+        }
+        let (amount, currency) = part
+            .split_once(char::is_whitespace)
+            .and_then(|(a, c)| Some((parse_amount(a)?, c.trim())))
+            .ok_or_else(|| Refusal(refuse("treasure_what").arg("part", part)))?;
+        let event = tx.view().accounts.transfer(
+            Holder::Player(me.id),
+            Holder::Nowhere,
+            currency,
+            &amount,
+            &reason,
+        )?;
+        let accounts::Event::Transferred { currency, .. } = &event else {
+            return Err(refuse("treasure_what").arg("part", part).into());
+        };
+        let currency = currency.clone();
+        tx.record_shared(SharedEvent::Accounts(event));
+        shown.push(format!("{} {currency}", amount_human(&amount)));
+        parts.push(Part::Money {
+            amount: accounts::amount_text(&amount),
+            currency,
+        });
+    }
+    tx.record(Event::Buried {
+        number,
+        name: name.clone(),
+        writer: me.id,
+        parts,
+    });
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "treasure_buried",
+        json!({"number": number, "name": name, "writer": me.name, "parts": shown}),
+    ));
+    Ok(refuse("treasure_buried")
+        .arg("number", number)
+        .arg("name", &name))
+}
+
+fn treasure(tx: &TreasureTx<'_>, written: &str) -> Result<Buried, Refusal> {
+    tx.state()
+        .find(written)
+        .cloned()
+        .ok_or_else(|| Refusal(refuse("treasure_unknown").arg("treasure", written)))
+}
+
+fn writer_only(treasure: &Buried, me: &Player) -> Result<(), Refusal> {
+    if treasure.writer != me.id {
+        return Err(refuse("treasure_not_writer")
+            .arg("name", &treasure.name)
+            .into());
+    }
+    Ok(())
+}
+
+/// "A player who buries Treasure must write a Treasure Map": privately, sealed
+/// by a commitment the list sees at once.
+fn map(
+    tx: &mut TreasureTx<'_>,
+    ctx: &Ctx,
+    me: &Player,
+    written: &str,
+    text: &str,
+) -> Result<Sentence, Refusal> {
+    if ctx.public {
+        return Err(refuse("treasure_map_public").into());
+    }
+    let buried = treasure(tx, written)?;
+    writer_only(&buried, me)?;
+    if buried.map.is_some() {
+        return Err(refuse("treasure_map_written")
+            .arg("name", &buried.name)
+            .into());
+    }
+    // The salt must be unguessable, or anyone could hash likely maps and
+    // read this one off its commitment.
+    let mut hasher = Sha256::new();
+    hasher.update(ctx.entropy);
+    hasher.update(format!("treasure:{}", buried.number).as_bytes());
+    let salt_hex = hex(&hasher.finalize());
+    let commitment = commitment_hash(&salt_hex, &me.name, text);
+    tx.record(Event::MapWritten {
+        number: buried.number,
+        map: Map {
+            text: text.to_owned(),
+            salt_hex,
+            commitment: commitment.clone(),
+        },
+    });
+    // The step of a secret command sends nothing to the list, so the
+    // commitment goes out from a deadline due at once.
+    tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+        deadline: Deadline {
+            id: format!("treasure:map:{}", buried.number),
+            at: ctx.now,
+            owner: TAG.to_owned(),
+            who: None,
+            what: format!("the commitment of the map of {}", buried.name),
+            remind: false,
+        },
+    }));
+    Ok(refuse("treasure_map_kept").arg("name", &buried.name))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// "The map writer is free to disclose all, part, or none of the map publically
+/// or privately at any time".
+fn disclose(
+    tx: &mut TreasureTx<'_>,
+    me: &Player,
+    written: &str,
+    part: Option<String>,
+    to: &[String],
+) -> Result<Sentence, Refusal> {
+    let buried = treasure(tx, written)?;
+    writer_only(&buried, me)?;
+    let map = buried
+        .map
+        .clone()
+        .ok_or_else(|| Refusal(refuse("treasure_no_map").arg("name", &buried.name)))?;
+    let text = match part {
+        Some(part) if !map.text.contains(&part) => {
+            return Err(refuse("treasure_not_in_map").arg("part", &part).into());
+        }
+        Some(part) => part,
+        None => map.text.clone(),
+    };
+    let whole = text == map.text;
+    let values = json!({"number": buried.number, "name": buried.name, "writer": me.name,
+                        "text": text, "whole": whole});
+    if to.is_empty() {
+        tx.mail(Mail::new(Audience::List, TAG, "treasure_disclosed", values));
+        return Ok(refuse("treasure_disclosed_list").arg("name", &buried.name));
+    }
+    let mut names = Vec::new();
+    let mut addresses = Vec::new();
+    for name in to {
+        let player = tx
+            .view()
+            .players
+            .by_name(name)
+            .cloned()
+            .ok_or_else(|| Refusal(refuse("treasure_no_player").arg("player", name)))?;
+        names.push(player.name.clone());
+        addresses.push(player.address.clone());
+    }
+    for address in addresses {
+        tx.mail(Mail::new(
+            Audience::Address(address),
+            TAG,
+            "treasure_disclosed",
+            values.clone(),
+        ));
+    }
+    Ok(refuse("treasure_disclosed_to")
+        .arg("name", &buried.name)
+        .arg("players", names.join(", ")))
+}
+
+/// "This action destroys the map, and the player who achieved the conditions
+/// receives the Treasure".
+fn found(
+    tx: &mut TreasureTx<'_>,
+    me: &Player,
+    written: &str,
+    finder: &str,
+    when: Option<String>,
+) -> Result<Sentence, Refusal> {
+    let buried = treasure(tx, written)?;
+    writer_only(&buried, me)?;
+    let map = buried
+        .map
+        .clone()
+        .ok_or_else(|| Refusal(refuse("treasure_no_map").arg("name", &buried.name)))?;
+    let finder = tx
+        .view()
+        .players
+        .by_name(finder)
+        .cloned()
+        .ok_or_else(|| Refusal(refuse("treasure_no_player").arg("player", finder)))?;
+    let reason = format!(
+        "rule 1217: found treasure {} ({})",
+        buried.number, buried.name
+    );
+    let mut shown = Vec::new();
+    for part in &buried.parts {
+        match part {
+            Part::Item { id } => {
+                let Some(entity) = tx.view().inventory.get(*id).cloned() else {
+                    continue;
+                };
+                tx.record_shared(SharedEvent::Inventory(inventory::Event::Transferred {
+                    id: *id,
+                    to: Owner::Player(finder.id),
+                    reason: reason.clone(),
+                }));
+                shown.push(format!("#{id} {}", entity.kind));
+            }
+            Part::Money { amount, currency } => {
+                let Some(amount) = parse_amount(amount) else {
+                    continue;
+                };
+                let event = tx.view().accounts.pay_from_nowhere(
+                    Holder::Player(finder.id),
+                    currency,
+                    &amount,
+                    &reason,
+                )?;
+                tx.record_shared(SharedEvent::Accounts(event));
+                shown.push(format!("{} {currency}", amount_human(&amount)));
+            }
+        }
+    }
+    // "when this happens, the Chartreuse Goose is transferred to the map
+    // writer from wherever it is."
+    let mut goose = None;
+    if finder.id == buried.writer
+        && let Some(entity) = the_goose(tx)
+    {
+        if entity.owner != Owner::Player(finder.id) {
+            tx.record_shared(SharedEvent::Inventory(inventory::Event::Transferred {
+                id: entity.id,
+                to: Owner::Player(finder.id),
+                reason: "rule 1217: the map writer found eir own treasure".to_owned(),
+            }));
+        }
+        goose = Some(entity.id);
+    }
+    tx.record(Event::Found {
+        number: buried.number,
+        finder: finder.id,
+    });
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "treasure_found",
+        json!({"number": buried.number, "name": buried.name, "writer": me.name,
+               "finder": finder.name, "when": when, "parts": shown,
+               "map": map.text, "salt": map.salt_hex, "commitment": map.commitment,
+               "own": finder.id == buried.writer, "goose": goose}),
+    ));
+    Ok(refuse("treasure_found")
+        .arg("name", &buried.name)
+        .arg("finder", &finder.name))
+}
+
+/// Every buried treasure, never a map's text.
+fn status(tx: &TreasureTx<'_>) -> Sentence {
+    let view = tx.view();
+    let treasures: Vec<_> = tx
+        .state()
+        .buried
+        .iter()
+        .map(|t| {
+            let parts: Vec<String> = t
+                .parts
+                .iter()
+                .map(|p| match p {
+                    Part::Item { id } => view.inventory.get(*id).map_or_else(
+                        || format!("#{id} (destroyed)"),
+                        |e| format!("#{id} {}", e.kind),
+                    ),
+                    Part::Money { amount, currency } => format!("{amount} {currency}"),
+                })
+                .collect();
+            let writer = view
+                .players
+                .by_id(t.writer)
+                .map_or_else(|| format!("player {}", t.writer), |p| p.name.clone());
+            json!({"number": t.number, "name": t.name, "writer": writer,
+                   "parts": parts.join(", "), "mapped": t.map.is_some()})
+        })
+        .collect();
+    Sentence::new("treasure_status").arg("treasures", treasures)
+}
+
+/// A map's deadline fired: the list is told its commitment.
+pub fn publish_commitment(tx: &mut TreasureTx<'_>, deadline: &Deadline) {
+    let Some(number) = deadline
+        .id
+        .strip_prefix("treasure:map:")
+        .and_then(|n| n.parse::<u32>().ok())
+    else {
+        return;
+    };
+    let Some(buried) = tx.state().find(&number.to_string()).cloned() else {
+        return;
+    };
+    let Some(map) = &buried.map else {
+        return;
+    };
+    let writer = tx
+        .view()
+        .players
+        .by_id(buried.writer)
+        .map_or_else(|| format!("player {}", buried.writer), |p| p.name.clone());
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "treasure_map_sealed",
+        json!({"number": buried.number, "name": buried.name, "writer": writer,
+               "commitment": map.commitment}),
+    ));
+}
+
+/// The Chartreuse Goose: the unique one the Boons bestow, or one a moderator
+/// created by hand (which the inventory does not mark unique).
+fn the_goose(tx: &TreasureTx<'_>) -> Option<inventory::Entity> {
+    let inventory = tx.view().inventory;
+    inventory.unique(GOOSE).cloned().or_else(|| {
+        inventory
+            .entities
+            .iter()
+            .find(|e| e.kind.eq_ignore_ascii_case(GOOSE))
+            .cloned()
+    })
+}

@@ -1,0 +1,299 @@
+//! `[treasure]`, Buried Treasure (Ackanomic rule 1217/7), through the real
+//! pipeline: mail into the inbox Maildir, `nomicbot once`, the answers and
+//! announcements read back from the outbox, the inventory and balances from
+//! `state --json`. Each test is named after the paragraph it shows and quotes it.
+
+use jiff::{SignedDuration, Timestamp};
+use sha2::{Digest, Sha256};
+
+use crate::support::{LocalBot, SentMail, at, balance, message};
+
+const LIST: &str = "game-list@nomic.example";
+const BOT: &str = "bot@nomic.example";
+const MODERATOR: &str = "mod@nomic.example";
+const ALICE: &str = "alice@nomic.example";
+const BOB: &str = "bob@nomic.example";
+const CAROL: &str = "carol@nomic.example";
+
+const MAP: &str = "Find the word PAMPLEMOUSSE in a proposal that passes, then sing under the oak";
+
+fn start() -> Timestamp {
+    at("2026-03-02T09:00:00Z")
+}
+
+fn minutes(n: i64) -> Timestamp {
+    start() + SignedDuration::from_mins(n)
+}
+
+struct Game {
+    bot: LocalBot,
+    count: std::cell::Cell<u32>,
+}
+
+impl Game {
+    /// Alice, Bob and Carol have joined; Alice owns a Trinket (#1) and 20 A$,
+    /// Bob the Chartreuse Goose (#2).
+    fn new() -> Game {
+        let config = crate::support::trusting().replace(
+            "moderators = []",
+            &format!("moderators = [\"{MODERATOR}\"]"),
+        );
+        let game = Game {
+            bot: LocalBot::with_config(&config),
+            count: std::cell::Cell::new(0),
+        };
+        for (i, name) in ["Alice", "Bob", "Carol"].iter().enumerate() {
+            let from = format!("{}@nomic.example", name.to_lowercase());
+            game.deliver(
+                &from,
+                LIST,
+                &format!("[nomic] join {name}"),
+                "",
+                start() + SignedDuration::from_secs(i as i64),
+            );
+        }
+        game.bot.once(minutes(1));
+        game.send(
+            MODERATOR,
+            "nomic",
+            &[
+                "create Trinket for Alice: a silver spoon because a start",
+                "create Chartreuse Goose for Bob because a start",
+                "adjust Alice 20 A$ because a start",
+            ],
+            minutes(2),
+        );
+        game
+    }
+
+    fn deliver(&self, from: &str, to: &str, subject: &str, body: &str, when: Timestamp) {
+        let count = self.count.get() + 1;
+        self.count.set(count);
+        let id = format!("{count}-{}@players.test", from.replace('@', "."));
+        let name = format!("{count}-{}", from.replace('@', "."));
+        self.bot
+            .deliver(&name, &message(from, to, subject, &id, body), when);
+    }
+
+    /// Lines under `tag` on the list, and a pass a minute later.
+    fn send(&self, from: &str, tag: &str, lines: &[&str], when: Timestamp) {
+        self.deliver(from, LIST, &format!("[{tag}]"), &lines.join("\n"), when);
+        self.bot.once(when + SignedDuration::from_mins(1));
+    }
+
+    /// Lines under `tag` to the bot alone, and a pass a minute later.
+    fn tell(&self, from: &str, tag: &str, lines: &[&str], when: Timestamp) {
+        self.deliver(from, BOT, &format!("[{tag}]"), &lines.join("\n"), when);
+        self.bot.once(when + SignedDuration::from_mins(1));
+    }
+
+    fn announced(&self, subject: &str) -> Vec<SentMail> {
+        self.bot
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.is_to(LIST) && m.subject.contains(subject))
+            .collect()
+    }
+
+    fn answers_to(&self, who: &str) -> String {
+        self.bot
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.is_to(who))
+            .map(|m| m.body)
+            .collect::<Vec<_>>()
+            .join("\n----\n")
+    }
+
+    fn owner_of(&self, id: u64) -> serde_json::Value {
+        let state = self.bot.state_json();
+        state["inventory"]["entities"]
+            .as_array()
+            .and_then(|all| all.iter().find(|e| e["id"] == id).cloned())
+            .map(|e| e["owner"].clone())
+            .unwrap_or_default()
+    }
+
+    /// Alice buries her Trinket and 5 A$ as "the spoon", and mails its map.
+    fn buried_with_map(&self) {
+        self.send(
+            ALICE,
+            "treasure",
+            &["bury #1, 5 A$ as the spoon"],
+            minutes(10),
+        );
+        self.tell(ALICE, "treasure", &[&format!("map 1: {MAP}")], minutes(20));
+    }
+}
+
+#[test]
+fn burying_a_player_may_bury_treasure_by_publicly_announcing_it_and_it_is_unowned() {
+    // "A player may bury Treasure by publically announcing that they are doing
+    // so, and by stating what the Treasure consists of. [...] Immediately after
+    // this announcement, the player ceases to own the Treasure; it is considered
+    // "buried" or "hidden", and is unowned. Buried Treasure is not considered
+    // part of the Treasury."
+    let game = Game::new();
+    game.send(
+        ALICE,
+        "treasure",
+        &["bury #1, 5 A$ as the spoon"],
+        minutes(10),
+    );
+    let buried = game.announced("Treasure 1 buried: the spoon");
+    assert_eq!(buried.len(), 1, "{}", game.answers_to(LIST));
+    assert!(buried[0].body.contains("#1 Trinket"), "{}", buried[0].body);
+    assert!(buried[0].body.contains("5 A$"), "{}", buried[0].body);
+    assert_eq!(game.owner_of(1), serde_json::json!("unowned"));
+    let state = game.bot.state_json();
+    assert_eq!(balance(&state, "Alice", "A$").as_deref(), Some("15"));
+    assert_eq!(state["treasure"]["buried"][0]["name"], "the spoon");
+}
+
+#[test]
+fn burying_the_treasure_must_consist_of_entities_owned_by_that_player() {
+    // "The Treasure must consist of one or more tradeable entities owned by
+    // that player."
+    let game = Game::new();
+    game.send(CAROL, "treasure", &["bury #2"], minutes(10));
+    game.send(CAROL, "treasure", &["bury 5 A$"], minutes(12));
+    let carol = game.answers_to(CAROL);
+    assert!(carol.contains("you do not own #2"), "{carol}");
+    assert!(carol.contains("Refused"), "{carol}");
+    assert_eq!(
+        game.owner_of(2)["player"],
+        crate::support::player_id(&game.bot.state_json(), "Bob")
+    );
+    assert!(game.announced("buried").is_empty());
+}
+
+#[test]
+fn the_map_is_kept_secret_and_only_its_commitment_is_published() {
+    // "A player who buries Treasure must write a Treasure Map that describes,
+    // at a minimum, the conditions which must be met for a player to "find"
+    // the Treasure."
+    let game = Game::new();
+    game.buried_with_map();
+    let sealed = game.announced("Treasure 1: the map is written");
+    assert_eq!(sealed.len(), 1);
+    assert!(!sealed[0].body.contains("PAMPLEMOUSSE"));
+    assert!(game.answers_to(ALICE).contains("kept secret"));
+    let public = game.bot.state_json();
+    assert!(!public.to_string().contains("PAMPLEMOUSSE"), "{public:#}");
+    // A map sent to the list is no longer secret: refused.
+    game.send(ALICE, "treasure", &["map 1: dig"], minutes(30));
+    assert!(game.answers_to(ALICE).contains("came through the list"));
+}
+
+#[test]
+fn the_map_writer_is_free_to_disclose_part_of_the_map_privately() {
+    // "The map writer is free to disclose all, part, or none of the map
+    // publically or privately at any time".
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["disclose 1 \"sing under the oak\" to Bob"],
+        minutes(30),
+    );
+    let bob = game.answers_to(BOB);
+    assert!(bob.contains("sing under the oak"), "{bob}");
+    assert!(!bob.contains("PAMPLEMOUSSE"), "{bob}");
+    assert!(!game.answers_to(CAROL).contains("oak"));
+    assert!(!game.answers_to(LIST).contains("oak"));
+    // Only the writer discloses.
+    game.send(BOB, "treasure", &["disclose 1"], minutes(40));
+    assert!(game.answers_to(BOB).contains("only the writer"));
+    assert!(!game.answers_to(LIST).contains("PAMPLEMOUSSE"));
+}
+
+#[test]
+fn finding_the_map_is_made_public_and_destroyed_and_the_finder_receives_the_treasure() {
+    // "it is a duty of the map writer or a map custodian (if any exist) to make
+    // this fact, and the map, public [...]. This action destroys the map, and
+    // the player who achieved the conditions receives the Treasure".
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["found the spoon by Carol at 14:00 today"],
+        minutes(60),
+    );
+    let found = game.announced("Treasure 1 found by Carol");
+    assert_eq!(found.len(), 1, "{}", game.answers_to(ALICE));
+    assert!(found[0].body.contains(MAP), "{}", found[0].body);
+    let state = game.bot.state_json();
+    assert_eq!(balance(&state, "Carol", "A$").as_deref(), Some("5"));
+    assert_eq!(
+        game.owner_of(1)["player"],
+        crate::support::player_id(&state, "Carol")
+    );
+    assert_eq!(state["treasure"]["buried"], serde_json::json!([]));
+    // The published map checks against the commitment published at its writing.
+    let commitment = game.announced("the map is written")[0].body.clone();
+    let salt = found[0]
+        .body
+        .split("Its salt is ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .expect("the salt is published")
+        .trim()
+        .to_owned();
+    let hash = Sha256::digest(format!("{salt}\nAlice\n{MAP}").as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(commitment.contains(&hex), "{commitment}");
+}
+
+#[test]
+fn the_map_writer_is_free_to_achieve_the_conditions_and_the_goose_is_transferred_to_em() {
+    // "The map writer is free to achieve the conditions. This is considered bad
+    // form, and the Chartreuse Goose is permitted to sneer. Furthermore, when
+    // this happens, the Chartreuse Goose is transferred to the map writer from
+    // wherever it is."
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(ALICE, "treasure", &["found 1 by Alice"], minutes(60));
+    let found = game.announced("Treasure 1 found by Alice");
+    assert_eq!(found.len(), 1);
+    assert!(found[0].body.contains("Goose sneers"), "{}", found[0].body);
+    let state = game.bot.state_json();
+    assert_eq!(
+        game.owner_of(2)["player"],
+        crate::support::player_id(&state, "Alice")
+    );
+}
+
+#[test]
+fn no_map_text_reaches_the_list_or_another_player_before_its_writer_discloses_it() {
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(BOB, "treasure", &["status"], minutes(25));
+    game.tell(CAROL, "treasure", &["status"], minutes(26));
+    game.send(
+        BOB,
+        "treasure",
+        &["disclose 1", "found 1 by Bob"],
+        minutes(27),
+    );
+    game.send(
+        ALICE,
+        "treasure",
+        &["disclose 1 \"then sing\" to Bob"],
+        minutes(30),
+    );
+    for mail in game.bot.sent_mail() {
+        if mail.is_to(ALICE) {
+            continue;
+        }
+        assert!(
+            !mail.body.contains("PAMPLEMOUSSE") && !mail.subject.contains("PAMPLEMOUSSE"),
+            "the map leaked to {:?}: {}",
+            mail.to,
+            mail.body
+        );
+    }
+    let status = game.answers_to(LIST) + &game.answers_to(CAROL);
+    assert!(status.contains("the spoon"), "{status}");
+}
