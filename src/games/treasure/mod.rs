@@ -13,6 +13,7 @@
 //! Not yet: custodians and the Treasure-Harfer, several finders drawn by the
 //! random officer, empty treasures, the binding to rule 1217.
 
+pub mod bound;
 mod parse;
 mod rules;
 
@@ -28,9 +29,19 @@ pub const TAG: &str = "treasure";
 /// Buried Treasure (Ackanomic rule 1217/7).
 pub struct Treasure;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Params {}
+pub struct Params {
+    /// The number of the rule of Buried Treasure in the registry: the game
+    /// follows it as it changes (`bound`).
+    pub rule: u32,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params { rule: bound::RULE }
+    }
+}
 
 /// One constituent of a Treasure: "one or more tradeable entities".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +191,10 @@ impl Game for Treasure {
 
     fn apply_event(state: &mut State, event: &Event, at: Timestamp) {
         state.apply_event(event, at);
+    }
+
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
     }
 
     fn on_deadline(tx: &mut Tx<'_, Treasure>, deadline: &Deadline, _tick: &Tick) {

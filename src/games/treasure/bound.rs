@@ -1,0 +1,41 @@
+//! What of rule 1217 Buried Treasure follows: its mechanics bound to rule 1217
+//! (`[treasure] rule`, the text's number by default), with the text of
+//! Ackanomic rule 1217/7 as the baseline (`rules/ackanomic-1209-1250.txt`).
+//! The rule states no number the game computes with, so no parameter is bound.
+
+use std::sync::OnceLock;
+
+use super::{Params, Treasure};
+use crate::engine::game::Game;
+use crate::engine::ruleset::bindings::{Declared, Mechanic};
+
+/// The text's number of the rule of Buried Treasure.
+pub const RULE: u32 = 1217;
+
+const PAGE: &str = include_str!("../../../rules/ackanomic-1209-1250.txt");
+
+/// Rule 1217/7's text as the page gives it: the baseline.
+pub fn baseline() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| crate::engine::ruleset::rule_text(PAGE, RULE).unwrap_or_default())
+}
+
+/// Every mechanic of the game with its rule (`Game::bindings`).
+pub fn declared(params: &Params) -> Declared {
+    let rule = params.rule;
+    let mechanic = |name| Mechanic {
+        name,
+        rule,
+        parameters: Vec::new(),
+    };
+    Declared {
+        game: <Treasure as Game>::NAME,
+        mechanics: vec![
+            mechanic("burying Treasure"),
+            mechanic("the Treasure Map, kept secret and disclosed by its writer"),
+            mechanic("finding Treasure, and the Chartreuse Goose"),
+        ],
+        baseline: vec![(rule, baseline())],
+        text: "ackanomic",
+    }
+}
