@@ -297,3 +297,92 @@ fn no_map_text_reaches_the_list_or_another_player_before_its_writer_discloses_it
     let status = game.answers_to(LIST) + &game.answers_to(CAROL);
     assert!(status.contains("the spoon"), "{status}");
 }
+
+#[test]
+fn finding_two_players_achieving_it_simultaneously_are_drawn_by_the_officer_in_charge_of_random_things()
+ {
+    // "If the condition is achieved simultaneously by 2 or more players, the
+    // finder is determined at random by the Officer in charge of Random Things.
+    // All such players shall be eligible for the random selection, even
+    // non-active ones."
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["found 1 by Bob and Carol"],
+        minutes(60),
+    );
+    let found: Vec<SentMail> = game
+        .bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST) && m.subject.contains("Treasure 1 found by"))
+        .collect();
+    assert_eq!(found.len(), 1, "{}", game.answers_to(ALICE));
+    assert!(
+        found[0]
+            .body
+            .contains("Officer in charge of Random Things drew"),
+        "{}",
+        found[0].body
+    );
+    assert!(found[0].body.contains("verify-random"), "{}", found[0].body);
+}
+
+#[test]
+fn custodians_the_treasure_harfer_holds_the_map_and_may_neither_disclose_it_nor_find_it() {
+    // "Whenever a map writer goes on vacation, or leaves the game, they should
+    // give the map to the Treasure-Harfer (or acting Treasure-Harfer), who
+    // becomes the map custodian [...] they are not permitted to disclose
+    // anything about the map, or find the Treasure associated with that map".
+    let game = Game::new();
+    game.send(
+        MODERATOR,
+        "nomic",
+        &["appoint Treasure-Harfer carol@nomic.example because Carol keeps maps"],
+        minutes(5),
+    );
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["hand 1 to the Treasure-Harfer"],
+        minutes(30),
+    );
+    assert_eq!(
+        game.announced("Carol is custodian").len(),
+        1,
+        "{}",
+        game.answers_to(ALICE)
+    );
+    assert!(game.answers_to(CAROL).contains("PAMPLEMOUSSE"));
+    assert!(!game.answers_to(LIST).contains("PAMPLEMOUSSE"));
+    game.send(CAROL, "treasure", &["disclose 1"], minutes(40));
+    let carol = game
+        .answers_to(CAROL)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        carol.contains("not permit you to disclose anything")
+            || carol.contains("does not permit a custodian to disclose"),
+        "{carol}"
+    );
+    // A custodian's find is refused; the custodian may declare another's.
+    game.send(ALICE, "treasure", &["found 1 by Carol"], minutes(50));
+    let alice = game
+        .answers_to(ALICE)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(alice.contains("Carol is a custodian"), "{alice}");
+    game.send(CAROL, "treasure", &["found 1 by Bob"], minutes(60));
+    assert_eq!(game.announced("Treasure 1 found by Bob").len(), 1);
+    assert!(
+        !game
+            .announced("disclose")
+            .iter()
+            .any(|m| m.body.contains("PAMPLEMOUSSE"))
+    );
+}

@@ -69,6 +69,21 @@ pub struct Buried {
     pub parts: Vec<Part>,
     pub buried_at: Timestamp,
     pub map: Option<Map>,
+    /// Everyone who ever held the map but its writer, in order: the last one
+    /// holds it now. "A player will never "un become" a map custodian".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub custodians: Vec<PlayerId>,
+}
+
+impl Buried {
+    /// Who holds the map now: the last custodian, or the writer.
+    pub fn holder(&self) -> PlayerId {
+        self.custodians.last().copied().unwrap_or(self.writer)
+    }
+
+    pub fn is_custodian(&self, player: PlayerId) -> bool {
+        self.custodians.contains(&player)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -95,6 +110,10 @@ pub enum Event {
         number: u32,
         finder: PlayerId,
     },
+    Handed {
+        number: u32,
+        to: PlayerId,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,11 +134,17 @@ pub enum Command {
         part: Option<String>,
         to: Vec<String>,
     },
-    /// `found N by PLAYER [at WHEN]`.
+    /// `found N by PLAYER[, PLAYER...] [at WHEN]`: several players are those
+    /// who achieved the conditions simultaneously.
     Found {
         treasure: String,
-        finder: String,
+        finders: Vec<String>,
         when: Option<String>,
+    },
+    /// `hand N to the Treasure-Harfer`: the map's holder, going away, gives it
+    /// to the Treasure-Harfer (or the acting one), who becomes its custodian.
+    Hand {
+        treasure: String,
     },
     Status,
 }
@@ -141,6 +166,7 @@ impl State {
                     parts: parts.clone(),
                     buried_at: at,
                     map: None,
+                    custodians: Vec::new(),
                 });
             }
             Event::MapWritten { number, map } => {
@@ -149,6 +175,13 @@ impl State {
                 }
             }
             Event::Found { number, .. } => self.buried.retain(|t| t.number != *number),
+            Event::Handed { number, to } => {
+                if let Some(t) = self.buried.iter_mut().find(|t| t.number == *number)
+                    && !t.custodians.contains(to)
+                {
+                    t.custodians.push(*to);
+                }
+            }
         }
     }
 

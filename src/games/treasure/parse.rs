@@ -43,15 +43,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "disclose" => {
             let form = "disclose TREASURE [\"QUOTED PART\"] [to NAME, NAME]";
             let (what, to) = match rest.to_ascii_lowercase().rfind(" to ") {
-                Some(at) if !rest[at..].contains('"') => (
-                    &rest[..at],
-                    rest[at + 4..]
-                        .split([',', '&'])
-                        .flat_map(|n| n.split(" and "))
-                        .map(|n| n.trim().to_owned())
-                        .filter(|n| !n.is_empty())
-                        .collect(),
-                ),
+                Some(at) if !rest[at..].contains('"') => (&rest[..at], names(&rest[at + 4..])),
                 _ => (rest, Vec::new()),
             };
             let (treasure, part) = match what.split_once('"') {
@@ -76,7 +68,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         "found" => {
             let form = "found TREASURE by PLAYER [at WHEN]";
             let (treasure, who) = rest.split_once(" by ").ok_or_else(|| usage(form))?;
-            let (finder, when) = match who.split_once(" at ") {
+            let (finder, when) = match who.rsplit_once(" at ") {
                 Some((finder, when)) => (finder, Some(when.trim().to_owned())),
                 None => (who, None),
             };
@@ -85,11 +77,31 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             }
             Ok(Command::Found {
                 treasure: treasure.trim().to_owned(),
-                finder: finder.trim().to_owned(),
+                finders: names(finder),
                 when,
+            })
+        }
+        "hand" => {
+            let form = "hand TREASURE to the Treasure-Harfer";
+            let (treasure, to) = rest.split_once(" to ").ok_or_else(|| usage(form))?;
+            let to = to.trim().trim_start_matches("the ").trim();
+            if treasure.trim().is_empty() || !to.to_ascii_lowercase().contains("treasure-harfer") {
+                return Err(usage(form));
+            }
+            Ok(Command::Hand {
+                treasure: treasure.trim().to_owned(),
             })
         }
         "status" | "treasures" => Ok(Command::Status),
         _ => Err(NotUnderstood(Sentence::new(UNKNOWN_COMMAND))),
     }
+}
+
+/// "Bob, Carol and Dave": the names.
+fn names(text: &str) -> Vec<String> {
+    text.split([',', '&'])
+        .flat_map(|n| n.split(" and "))
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .collect()
 }

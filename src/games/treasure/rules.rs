@@ -33,9 +33,10 @@ pub fn apply(tx: &mut TreasureTx<'_>, command: Command, ctx: &Ctx) -> Result<Sen
         Command::Disclose { treasure, part, to } => disclose(tx, &me, &treasure, part, &to),
         Command::Found {
             treasure,
-            finder,
+            finders,
             when,
-        } => found(tx, &me, &treasure, &finder, when),
+        } => found(tx, ctx, &me, &treasure, &finders, when),
+        Command::Hand { treasure } => hand(tx, &me, &treasure),
         Command::Status => Ok(status(tx)),
     }
 }
@@ -254,23 +255,63 @@ fn disclose(
 /// receives the Treasure".
 fn found(
     tx: &mut TreasureTx<'_>,
+    ctx: &Ctx,
     me: &Player,
     written: &str,
-    finder: &str,
+    finders: &[String],
     when: Option<String>,
 ) -> Result<Sentence, Refusal> {
     let buried = treasure(tx, written)?;
-    writer_only(&buried, me)?;
+    // "it is a duty of the map writer or a map custodian".
+    if buried.writer != me.id && !buried.is_custodian(me.id) {
+        return Err(refuse("treasure_not_writer")
+            .arg("name", &buried.name)
+            .into());
+    }
     let map = buried
         .map
         .clone()
         .ok_or_else(|| Refusal(refuse("treasure_no_map").arg("name", &buried.name)))?;
-    let finder = tx
-        .view()
-        .players
-        .by_name(finder)
-        .cloned()
-        .ok_or_else(|| Refusal(refuse("treasure_no_player").arg("player", finder)))?;
+    let mut eligible = Vec::new();
+    for name in finders {
+        let player = any_player(tx, name)
+            .ok_or_else(|| Refusal(refuse("treasure_no_player").arg("player", name)))?;
+        // "Any player responsible for announcing that another player has
+        // achieved the conditions will not do so in the case of a map custodian".
+        if buried.is_custodian(player.id) {
+            return Err(refuse("treasure_custodian_finder")
+                .arg("player", &player.name)
+                .arg("name", &buried.name)
+                .into());
+        }
+        if !eligible.iter().any(|p: &Player| p.id == player.id) {
+            eligible.push(player);
+        }
+    }
+    // "If the condition is achieved simultaneously by 2 or more players, the
+    // finder is determined at random by the Officer in charge of Random
+    // Things. All such players shall be eligible [...], even non-active ones."
+    let mut drawn = None;
+    let finder = if eligible.len() > 1 {
+        let purpose = format!(
+            "the finder of treasure {} among {}",
+            buried.number,
+            eligible
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let n = u32::try_from(eligible.len()).unwrap_or(u32::MAX);
+        let (index, draw) = draw(tx, ctx.entropy, &purpose, n)
+            .ok_or_else(|| Refusal(refuse("treasure_no_draw")))?;
+        drawn = Some(draw);
+        eligible.swap_remove(index.min(eligible.len() - 1))
+    } else {
+        eligible
+            .pop()
+            .ok_or_else(|| Refusal(refuse("treasure_no_player").arg("player", "")))?
+    };
     let reason = format!(
         "rule 1217: found treasure {} ({})",
         buried.number, buried.name
@@ -330,7 +371,8 @@ fn found(
         json!({"number": buried.number, "name": buried.name, "writer": me.name,
                "finder": finder.name, "when": when, "parts": shown,
                "map": map.text, "salt": map.salt_hex, "commitment": map.commitment,
-               "own": finder.id == buried.writer, "goose": goose}),
+               "own": finder.id == buried.writer, "goose": goose,
+               "draw": drawn, "among": finders}),
     ));
     Ok(refuse("treasure_found")
         .arg("name", &buried.name)
@@ -407,4 +449,99 @@ fn the_goose(tx: &TreasureTx<'_>) -> Option<inventory::Entity> {
             .find(|e| e.kind.eq_ignore_ascii_case(GOOSE))
             .cloned()
     })
+}
+
+/// A player by name, active or not: a finder need not be active.
+fn any_player(tx: &TreasureTx<'_>, name: &str) -> Option<Player> {
+    let players = tx.view().players;
+    players.by_name(name).cloned().or_else(|| {
+        players
+            .players
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
+            .cloned()
+    })
+}
+
+/// One draw below `n` by the random officer, in the running period or in one
+/// opened (and, after the draw, closed) for it; with what the announcement
+/// shows of it.
+fn draw(
+    tx: &mut TreasureTx<'_>,
+    entropy: [u8; 32],
+    purpose: &str,
+    n: u32,
+) -> Option<(usize, serde_json::Value)> {
+    let opened = tx.view().random.current.is_none();
+    if opened {
+        let start = tx.view().random.start_period(TAG, entropy).ok()?;
+        tx.record_shared(SharedEvent::Random(start));
+        let started = tx
+            .view()
+            .random
+            .current
+            .as_ref()
+            .map(|r| r.started_mail(TAG));
+        tx.mail_all(started);
+    }
+    let random = tx.view().random;
+    let label = random.current.as_ref()?.label.clone();
+    let index = random.current.as_ref()?.draws.len();
+    let (result, event) = random.below(n, purpose, tx.at()).ok()?;
+    tx.record_shared(SharedEvent::Random(event));
+    if opened && let Ok(end) = tx.view().random.end_period() {
+        tx.record_shared(SharedEvent::Random(end));
+        let revealed = tx.view().random.past.last().map(|r| r.revealed_mail(TAG));
+        tx.mail_all(revealed);
+    }
+    let result = result as usize;
+    Some((
+        result,
+        json!({"label": label, "index": index, "result": result, "purpose": purpose}),
+    ))
+}
+
+/// "Whenever a map writer goes on vacation, or leaves the game, they should
+/// give the map to the Treasure-Harfer (or acting Treasure-Harfer), who becomes
+/// the map custodian".
+fn hand(tx: &mut TreasureTx<'_>, me: &Player, written: &str) -> Result<Sentence, Refusal> {
+    let buried = treasure(tx, written)?;
+    if buried.holder() != me.id {
+        return Err(refuse("treasure_not_holder")
+            .arg("name", &buried.name)
+            .into());
+    }
+    let map = buried
+        .map
+        .clone()
+        .ok_or_else(|| Refusal(refuse("treasure_no_map").arg("name", &buried.name)))?;
+    let view = tx.view();
+    let to = ["Treasure-Harfer", "acting Treasure-Harfer"]
+        .iter()
+        .flat_map(|office| view.officers.holders_of(office))
+        .filter_map(|address| view.players.active_by_address(&address).cloned())
+        .find(|p| p.id != me.id && p.id != buried.writer)
+        .ok_or_else(|| Refusal(refuse("treasure_no_harfer")))?;
+    tx.record(Event::Handed {
+        number: buried.number,
+        to: to.id,
+    });
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "treasure_handed",
+        json!({"number": buried.number, "name": buried.name, "from": me.name,
+               "to": to.name}),
+    ));
+    // The custodian must know the conditions to declare a find.
+    tx.mail(Mail::new(
+        Audience::Address(to.address.clone()),
+        TAG,
+        "treasure_custody",
+        json!({"number": buried.number, "name": buried.name, "from": me.name,
+               "to": to.name, "map": map.text}),
+    ));
+    Ok(refuse("treasure_handed")
+        .arg("name", &buried.name)
+        .arg("to", &to.name))
 }
