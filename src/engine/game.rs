@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::accounts::{self, Accounts};
 use super::calendar::{self, Calendar, Deadline, Schedule};
+use super::contests;
 use super::dictionary::Lexicon;
 use super::inventory::{self, Inventory};
 use super::offices::{self, Offices};
@@ -353,6 +354,9 @@ pub struct Shared {
     /// The entities that are not money (Gadgets, Trinkets, the Chartreuse Goose).
     #[serde(default)]
     pub inventory: Arc<Inventory>,
+    /// The moderators' changes to the Games & Contests suite (rule 1250).
+    #[serde(default)]
+    pub contests: Arc<contests::Suite>,
 }
 
 /// An event of the shared world.
@@ -366,6 +370,7 @@ pub enum SharedEvent {
     Sealed(sealed::Event),
     Offices(offices::Event),
     Inventory(inventory::Event),
+    Contests(contests::Event),
 }
 
 impl Shared {
@@ -379,6 +384,7 @@ impl Shared {
             SharedEvent::Sealed(e) => Arc::make_mut(&mut self.sealed).apply_event(e),
             SharedEvent::Offices(e) => Arc::make_mut(&mut self.offices).apply_event(e),
             SharedEvent::Inventory(e) => Arc::make_mut(&mut self.inventory).apply_event(e),
+            SharedEvent::Contests(e) => Arc::make_mut(&mut self.contests).apply_event(e),
         }
     }
 
@@ -594,6 +600,7 @@ pub struct View<'a> {
     pub sealed: &'a SealedBox,
     pub offices: &'a Offices,
     pub inventory: &'a Inventory,
+    pub contests: &'a contests::Suite,
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
@@ -614,6 +621,7 @@ impl<'a> View<'a> {
             sealed: &shared.sealed,
             offices: &shared.offices,
             inventory: &shared.inventory,
+            contests: &shared.contests,
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts;
 use crate::engine::calendar;
+use crate::engine::contests;
 use crate::engine::game::{Effect, Game, Officers, Script, Setting, Shared, SharedEvent, View};
 use crate::engine::inventory;
 use crate::engine::offices::{self, Offices};
@@ -85,6 +86,7 @@ macro_rules! games {
             Sealed(sealed::Event),
             Offices(offices::Event),
             Inventory(inventory::Event),
+            Contests(contests::Event),
             Override(Override),
             $($variant(<$module::$($game)::+ as Game>::Event),)*
         }
@@ -230,6 +232,9 @@ impl World {
             Event::Inventory(e) => self
                 .shared
                 .apply_event(&SharedEvent::Inventory(e.clone()), at),
+            Event::Contests(e) => self
+                .shared
+                .apply_event(&SharedEvent::Contests(e.clone()), at),
             Event::Override(Override::Voided { message_id, .. }) => {
                 self.voided.push(message_id.clone())
             }
@@ -589,6 +594,7 @@ pub fn shared_event(event: SharedEvent) -> Event {
         SharedEvent::Sealed(e) => Event::Sealed(e),
         SharedEvent::Offices(e) => Event::Offices(e),
         SharedEvent::Inventory(e) => Event::Inventory(e),
+        SharedEvent::Contests(e) => Event::Contests(e),
     }
 }
 
