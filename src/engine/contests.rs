@@ -93,6 +93,57 @@ impl Suite {
     }
 }
 
+/// The form of a Contest written by mail.
+pub const SPEC: &str = "NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]";
+
+/// Reads `NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]`
+/// (N may be `any`); `None` when it is not so written.
+pub fn parse_spec(rest: &str) -> Option<Contest> {
+    let lower = rest.to_ascii_lowercase();
+    let at = lower.find(" players ")?;
+    let name = rest[..at].trim().to_owned();
+    let words: Vec<&str> = rest[at + " players ".len()..].split_whitespace().collect();
+    let players = words.first().and_then(|w| {
+        if w.eq_ignore_ascii_case("any") {
+            Some(0)
+        } else {
+            w.parse().ok()
+        }
+    })?;
+    let mut contest = Contest {
+        name,
+        players,
+        teams: false,
+        definite_winner: true,
+        referee: String::new(),
+        game: None,
+    };
+    let mut i = 1;
+    while let Some(word) = words.get(i) {
+        match word.to_lowercase().as_str() {
+            "teams" => contest.teams = true,
+            "no" if words
+                .get(i + 1)
+                .is_some_and(|w| w.eq_ignore_ascii_case("winner")) =>
+            {
+                contest.definite_winner = false;
+                i += 1;
+            }
+            "referee" => {
+                contest.referee = words.get(i + 1)?.to_string();
+                i += 1;
+            }
+            "game" => {
+                contest.game = Some(words.get(i + 1)?.to_lowercase());
+                i += 1;
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    (!contest.name.is_empty()).then_some(contest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

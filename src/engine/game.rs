@@ -135,6 +135,12 @@ pub trait Game: Sized + 'static {
         Vec::new()
     }
 
+    /// The Contests of the Games & Contests suite (rule 1250) this game ships
+    /// in its config section; the shared suite starts from all of them.
+    fn contests(_params: &Self::Params) -> Vec<contests::Contest> {
+        Vec::new()
+    }
+
     /// The game's offices for the `officers` roster: (office, holders).
     fn offices(_officers: &Officers, _params: &Self::Params) -> Vec<(String, Vec<Address>)> {
         Vec::new()
@@ -552,6 +558,9 @@ pub struct Setting {
     /// `[bot] unrecorded_rules = "required"`: such a game does not begin
     /// (`Game::begins`) until its rules are imported.
     pub rules_required: bool,
+    /// The Games & Contests suite as shipped (every game's `Game::contests`);
+    /// the moderators' changes are the shared part `contests`.
+    pub contests: Arc<Vec<contests::Contest>>,
 }
 
 impl Default for Setting {
@@ -563,6 +572,7 @@ impl Default for Setting {
             bound: Arc::new(Vec::new()),
             baseline_when_unrecorded: true,
             rules_required: false,
+            contests: Arc::new(Vec::new()),
         }
     }
 }
@@ -601,6 +611,8 @@ pub struct View<'a> {
     pub offices: &'a Offices,
     pub inventory: &'a Inventory,
     pub contests: &'a contests::Suite,
+    /// The suite as shipped (`Setting::contests`).
+    pub shipped_contests: &'a [contests::Contest],
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
@@ -622,12 +634,18 @@ impl<'a> View<'a> {
             offices: &shared.offices,
             inventory: &shared.inventory,
             contests: &shared.contests,
+            shipped_contests: &setting.contests,
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),
             baseline_when_unrecorded: setting.baseline_when_unrecorded,
             bound: &setting.bound,
         }
+    }
+
+    /// The Games & Contests suite as it stands: shipped, with the changes by mail.
+    pub fn suite(&self) -> Vec<contests::Contest> {
+        self.contests.suite(self.shipped_contests)
     }
 
     pub fn is_moderator(&self, address: &Address) -> bool {

@@ -14,6 +14,7 @@ pub mod reports;
 pub mod router;
 pub mod section_error;
 pub mod substrate;
+pub mod suite;
 pub mod summary;
 pub mod table;
 
@@ -454,6 +455,7 @@ impl Params {
                 bound: Arc::new(Vec::new()),
                 baseline_when_unrecorded: true,
                 rules_required: false,
+                contests: Arc::new(Vec::new()),
             },
             games,
             reports: reports::Reports::default(),
@@ -477,6 +479,15 @@ impl Params {
                     .extend(G::offices(self.0.officers(), self.0.game::<G>()));
             }
         }
+        struct Shipped<'a>(&'a Params, Vec<contests::Contest>);
+        impl Visit for Shipped<'_> {
+            fn visit<G: Registered>(&mut self) {
+                self.1.extend(G::contests(self.0.game::<G>()));
+            }
+        }
+        let mut shipped = Shipped(&params, Vec::new());
+        each_game(&mut shipped);
+        params.setting.contests = Arc::new(shipped.1);
         let mut of_games = GameOffices(&params, Vec::new());
         each_game(&mut of_games);
         let of_games = of_games.1;

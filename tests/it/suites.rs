@@ -6,6 +6,8 @@ use crate::support::{LocalBot, at};
 
 const ALICE: &str = "alice@nomic.example";
 const BOB: &str = "bob@nomic.example";
+const CAROL: &str = "carol@nomic.example";
+const DAVE: &str = "dave@nomic.example";
 
 fn list_mail(bot: &LocalBot) -> Vec<(String, String)> {
     bot.sent_mail()
@@ -148,4 +150,102 @@ fn an_entity_that_is_not_single_use_is_not_used_up() {
         &[(ALICE, LIST, "[nomic] use #9", "")],
     );
     assert!(replies_to(&bot, ALICE).contains("there is no entity #9"));
+}
+
+/// Rule 1250: "Games & Contests include sub games [...]". The suite answers
+/// `[games] list`, shipped with Ghost (`[[duel.contests]]`).
+#[test]
+fn games_list_answers_the_games_and_contests_suite_as_shipped() {
+    let bot = alice_holds_a_card();
+    play(
+        &bot,
+        "list",
+        at("2026-03-02T11:00:00Z"),
+        &[(ALICE, BOT, "[games] list", "")],
+    );
+    let answer = replies_to(&bot, ALICE);
+    assert!(
+        answer.contains("The Games & Contests suite (rule 1250):"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("Ghost: 2 players; refereed by the bot"),
+        "{answer}"
+    );
+}
+
+/// A moderator's change under `[games]` is the suite every rule reads: a
+/// Duel's Contest must come from it, and one that is not two-player is
+/// refused (rule 1215 §2).
+#[test]
+fn a_contest_a_moderator_adds_under_games_is_listed_and_a_duel_refuses_it_when_not_two_player() {
+    let bot = alice_holds_a_card();
+    play(
+        &bot,
+        "suite",
+        at("2026-03-02T11:00:00Z"),
+        &[
+            (
+                MODERATOR,
+                BOT,
+                "[games]",
+                "add Party Chess players any referee Carol",
+            ),
+            (ALICE, BOT, "[games] add Chess players 2", ""),
+            (BOB, BOT, "[games] list", ""),
+            (BOB, BOT, "[duel] contests", ""),
+        ],
+    );
+    assert!(
+        replies_to(&bot, MODERATOR).contains("Added to the Games & Contests suite: Party Chess"),
+        "{}",
+        replies_to(&bot, MODERATOR)
+    );
+    let alice = replies_to(&bot, ALICE);
+    assert!(!alice.contains("Added"), "{alice}");
+    let bob = replies_to(&bot, BOB);
+    let answers: Vec<&str> = bob.rsplit("\n---\n").take(2).collect();
+    for answer in answers {
+        assert!(
+            answer.contains("Party Chess: any number of players; refereed by Carol"),
+            "{answer}"
+        );
+        assert!(!answer.contains("Chess: 2 players"), "{answer}");
+    }
+
+    play(
+        &bot,
+        "duel",
+        at("2026-03-02T12:00:00Z"),
+        &[
+            (CAROL, LIST, "[nomic] join Carol", ""),
+            (DAVE, LIST, "[nomic] join Dave", ""),
+            (
+                CAROL,
+                LIST,
+                "[duel]",
+                "Alice challenges Bob because he called my proposal a loophole",
+            ),
+            (DAVE, LIST, "[duel] accept 1 with Party Chess", ""),
+        ],
+    );
+    let answer = replies_to(&bot, DAVE) + &replies_to(&bot, CAROL);
+    assert!(
+        answer.contains("playable by exactly two players"),
+        "{answer}"
+    );
+
+    play(
+        &bot,
+        "remove",
+        at("2026-03-02T13:00:00Z"),
+        &[
+            (MODERATOR, BOT, "[games] remove party chess", ""),
+            (BOB, BOT, "[games] list", ""),
+        ],
+    );
+    let bob = replies_to(&bot, BOB);
+    let last = bob.rsplit("\n---\n").next().unwrap_or_default();
+    assert!(!last.contains("Party Chess"), "{last}");
+    assert!(last.contains("Ghost"), "{last}");
 }

@@ -506,6 +506,11 @@ impl Game for Duel {
         parse::parse(line)
     }
 
+    /// `[[duel.contests]]`: the suite as shipped.
+    fn contests(params: &Params) -> Vec<Contest> {
+        params.contests.clone()
+    }
+
     /// The challenge begins a duel.
     fn begins(command: &Command) -> bool {
         matches!(command, Command::Challenge { .. })

@@ -879,7 +879,7 @@ fn engaged(state: &Duels, player: PlayerId) -> Vec<Challenge> {
 /// changes recorded by the duel clerk before the suite was shared (old logs),
 /// then the shared suite's.
 fn the_suite(tx: &Tx<'_, Duel>) -> Vec<Contest> {
-    tx.view()
-        .contests
-        .suite(&tx.state().suite(&tx.params().contests))
+    let view = tx.view();
+    view.contests
+        .suite(&tx.state().suite(view.shipped_contests))
 }
