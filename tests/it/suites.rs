@@ -203,6 +203,12 @@ fn a_contest_a_moderator_adds_under_games_is_listed_and_a_duel_refuses_it_when_n
     );
     let alice = replies_to(&bot, ALICE);
     assert!(!alice.contains("Added"), "{alice}");
+    assert!(alice.contains("Refused"), "{alice}");
+    let state = bot.state_json();
+    assert_eq!(
+        state["contests"]["added"][0]["name"], "Party Chess",
+        "{state}"
+    );
     let bob = replies_to(&bot, BOB);
     let answers: Vec<&str> = bob.rsplit("\n---\n").take(2).collect();
     for answer in answers {
