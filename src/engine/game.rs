@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::accounts::{self, Accounts};
 use super::calendar::{self, Calendar, Deadline, Schedule};
+use super::contests;
 use super::dictionary::Lexicon;
 use super::inventory::{self, Inventory};
 use super::offices::{self, Offices};
@@ -131,6 +132,12 @@ pub trait Game: Sized + 'static {
     /// Who gets a copy of the answer to a private message under this game's tags
     /// whose lines were carried out or refused (the game's judges of validity).
     fn private_copies(_officers: &Officers, _params: &Self::Params) -> Vec<Address> {
+        Vec::new()
+    }
+
+    /// The Contests of the Games & Contests suite (rule 1250) this game ships
+    /// in its config section; the shared suite starts from all of them.
+    fn contests(_params: &Self::Params) -> Vec<contests::Contest> {
         Vec::new()
     }
 
@@ -353,6 +360,9 @@ pub struct Shared {
     /// The entities that are not money (Gadgets, Trinkets, the Chartreuse Goose).
     #[serde(default)]
     pub inventory: Arc<Inventory>,
+    /// The moderators' changes to the Games & Contests suite (rule 1250).
+    #[serde(default)]
+    pub contests: Arc<contests::Suite>,
 }
 
 /// An event of the shared world.
@@ -366,6 +376,7 @@ pub enum SharedEvent {
     Sealed(sealed::Event),
     Offices(offices::Event),
     Inventory(inventory::Event),
+    Contests(contests::Event),
 }
 
 impl Shared {
@@ -379,6 +390,7 @@ impl Shared {
             SharedEvent::Sealed(e) => Arc::make_mut(&mut self.sealed).apply_event(e),
             SharedEvent::Offices(e) => Arc::make_mut(&mut self.offices).apply_event(e),
             SharedEvent::Inventory(e) => Arc::make_mut(&mut self.inventory).apply_event(e),
+            SharedEvent::Contests(e) => Arc::make_mut(&mut self.contests).apply_event(e),
         }
     }
 
@@ -546,6 +558,9 @@ pub struct Setting {
     /// `[bot] unrecorded_rules = "required"`: such a game does not begin
     /// (`Game::begins`) until its rules are imported.
     pub rules_required: bool,
+    /// The Games & Contests suite as shipped (every game's `Game::contests`);
+    /// the moderators' changes are the shared part `contests`.
+    pub contests: Arc<Vec<contests::Contest>>,
 }
 
 impl Default for Setting {
@@ -557,6 +572,7 @@ impl Default for Setting {
             bound: Arc::new(Vec::new()),
             baseline_when_unrecorded: true,
             rules_required: false,
+            contests: Arc::new(Vec::new()),
         }
     }
 }
@@ -594,6 +610,9 @@ pub struct View<'a> {
     pub sealed: &'a SealedBox,
     pub offices: &'a Offices,
     pub inventory: &'a Inventory,
+    pub contests: &'a contests::Suite,
+    /// The suite as shipped (`Setting::contests`).
+    pub shipped_contests: &'a [contests::Contest],
     pub calendar: &'a Calendar,
     pub officers: &'a Officers,
     pub lexicon: &'a dyn Lexicon,
@@ -614,12 +633,19 @@ impl<'a> View<'a> {
             sealed: &shared.sealed,
             offices: &shared.offices,
             inventory: &shared.inventory,
+            contests: &shared.contests,
+            shipped_contests: &setting.contests,
             calendar: &setting.calendar,
             officers: &setting.officers,
             lexicon: setting.lexicon.as_ref(),
             baseline_when_unrecorded: setting.baseline_when_unrecorded,
             bound: &setting.bound,
         }
+    }
+
+    /// The Games & Contests suite as it stands: shipped, with the changes by mail.
+    pub fn suite(&self) -> Vec<contests::Contest> {
+        self.contests.suite(self.shipped_contests)
     }
 
     pub fn is_moderator(&self, address: &Address) -> bool {

@@ -7,6 +7,12 @@
 //!
 //! A unique entity (the Chartreuse Goose) exists at most once: creating it again
 //! is refused, and a game that bestows it transfers the one there is.
+//!
+//! A single-use entity (an Otzma Card, rule 1240: "They can be used only once")
+//! is used by its owner under `[nomic]` (`use #N: WHAT IT DOES`): the use
+//! destroys it and is announced, and the inventory remembers it so that a
+//! second use is refused as such. What the card does is its text, applied by a
+//! moderator; the bot guarantees only the once and the announcement.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,19 +70,57 @@ impl Entity {
     }
 }
 
+/// The kinds the rules say can be used only once (rule 1240, Otzma Cards).
+pub const SINGLE_USE_KINDS: &[&str] = &["Otzma Card"];
+
+pub fn is_single_use(kind: &str) -> bool {
+    SINGLE_USE_KINDS
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(kind))
+}
+
+/// A single-use entity that was used: gone from `entities`, kept here so that a
+/// second use is refused with who used it, and what for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Used {
+    pub entity: Entity,
+    pub by: PlayerId,
+    /// What the player said it does.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub what: String,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Inventory {
     pub entities: Vec<Entity>,
     /// Numbers are never given twice, even after a destruction.
     pub next_id: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub used: Vec<Used>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
-    Created { entity: Entity, reason: String },
-    Transferred { id: u32, to: Owner, reason: String },
-    Destroyed { id: u32, reason: String },
+    Created {
+        entity: Entity,
+        reason: String,
+    },
+    Transferred {
+        id: u32,
+        to: Owner,
+        reason: String,
+    },
+    Destroyed {
+        id: u32,
+        reason: String,
+    },
+    /// Its owner used a single-use entity: it is destroyed, and remembered.
+    Used {
+        id: u32,
+        by: PlayerId,
+        what: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +138,8 @@ pub enum Command {
     Transfer { id: u32, to: String, reason: String },
     /// `destroy #ID because REASON`.
     Destroy { id: u32, reason: String },
+    /// `use [KIND] #ID [: WHAT IT DOES]`, by the owner of a single-use entity.
+    Use { id: u32, what: String },
 }
 
 fn usage(text: &str) -> NotUnderstood {
@@ -155,6 +201,22 @@ pub fn parse(line: &str) -> Option<Result<Command, NotUnderstood>> {
                 })
             })
         }
+        "use" => {
+            let form = "use #NUMBER: WHAT IT DOES";
+            let (card, what) = match rest.split_once(':') {
+                Some((card, what)) => (card, what.trim()),
+                None => (rest, ""),
+            };
+            // "use Otzma Card #3" reads as "use #3": the number decides.
+            card.split_whitespace()
+                .last()
+                .and_then(entity_number)
+                .map(|id| Command::Use {
+                    id,
+                    what: what.to_owned(),
+                })
+                .ok_or_else(|| usage(form))
+        }
         _ => return None,
     })
 }
@@ -204,6 +266,16 @@ impl Inventory {
                 }
             }
             Event::Destroyed { id, .. } => self.entities.retain(|e| e.id != *id),
+            Event::Used { id, by, what } => {
+                if let Some(at) = self.entities.iter().position(|e| e.id == *id) {
+                    let entity = self.entities.remove(at);
+                    self.used.push(Used {
+                        entity,
+                        by: *by,
+                        what: what.clone(),
+                    });
+                }
+            }
         }
     }
 
@@ -262,12 +334,58 @@ impl Inventory {
                     ),
             });
         }
+        if let Command::Use { id, what } = command {
+            let player = players.active_by_address(&ctx.sender).ok_or_else(|| {
+                Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+            })?;
+            if let Some(used) = self.used.iter().find(|u| u.entity.id == id) {
+                return Err(Refusal(
+                    Sentence::new("inventory_used_already")
+                        .arg("entity", listed(&used.entity))
+                        .arg("by", describe(&Owner::Player(used.by)))
+                        .arg("what", &used.what),
+                ));
+            }
+            let entity = self
+                .get(id)
+                .ok_or_else(|| Refusal(Sentence::new("inventory_no_entity").arg("id", id)))?;
+            if entity.owner != Owner::Player(player.id) {
+                return Err(Refusal(
+                    Sentence::new("inventory_not_yours").arg("entity", listed(entity)),
+                ));
+            }
+            if !is_single_use(&entity.kind) {
+                return Err(Refusal(
+                    Sentence::new("inventory_not_single_use")
+                        .arg("entity", listed(entity))
+                        .arg("kinds", SINGLE_USE_KINDS.join(", ")),
+                ));
+            }
+            let values = serde_json::json!({
+                "player": player.name, "entity": listed(entity), "what": what,
+                "at": human_time(ctx.now),
+            });
+            return Ok(Done {
+                events: vec![Event::Used {
+                    id,
+                    by: player.id,
+                    what,
+                }],
+                mail: vec![Mail::new(
+                    Audience::List,
+                    super::players::TAG,
+                    "inventory_used",
+                    values,
+                )],
+                sentence: Sentence::new("inventory_card_used").arg("entity", listed(entity)),
+            });
+        }
         if !is_moderator {
             return Err(Refusal(Sentence::new("moderators_only")));
         }
         let why = |reason: &str| format!("Override by {}: {reason}", ctx.sender);
         let (event, reason) = match command {
-            Command::Show { .. } => unreachable!("answered above"),
+            Command::Show { .. } | Command::Use { .. } => unreachable!("answered above"),
             Command::Create {
                 kind,
                 name,
@@ -315,6 +433,7 @@ impl Inventory {
             Event::Destroyed { id, .. } => {
                 ("destroyed", self.get(*id).cloned().expect("checked above"))
             }
+            Event::Used { .. } => unreachable!("a use is answered above"),
         };
         let values = serde_json::json!({
             "officer": ctx.signature(), "what": what, "entity": listed(&entity),
@@ -361,6 +480,21 @@ mod tests {
             }))
         );
         assert!(matches!(parse("destroy 3"), Some(Err(_))));
+        assert_eq!(
+            parse("use Otzma Card #4: Bob skips his next turn"),
+            Some(Ok(Command::Use {
+                id: 4,
+                what: "Bob skips his next turn".into()
+            }))
+        );
+        assert_eq!(
+            parse("use #4"),
+            Some(Ok(Command::Use {
+                id: 4,
+                what: String::new()
+            }))
+        );
+        assert!(matches!(parse("use the card"), Some(Err(_))));
         assert_eq!(parse("join Alice"), None);
     }
 

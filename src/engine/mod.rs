@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod calendar;
+pub mod contests;
 pub mod dictionary;
 pub mod game;
 pub mod inventory;

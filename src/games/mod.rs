@@ -14,6 +14,7 @@ pub mod reports;
 pub mod router;
 pub mod section_error;
 pub mod substrate;
+pub mod suite;
 pub mod summary;
 pub mod table;
 
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts;
 use crate::engine::calendar;
+use crate::engine::contests;
 use crate::engine::game::{Effect, Game, Officers, Script, Setting, Shared, SharedEvent, View};
 use crate::engine::inventory;
 use crate::engine::offices::{self, Offices};
@@ -85,6 +87,7 @@ macro_rules! games {
             Sealed(sealed::Event),
             Offices(offices::Event),
             Inventory(inventory::Event),
+            Contests(contests::Event),
             Override(Override),
             $($variant(<$module::$($game)::+ as Game>::Event),)*
         }
@@ -231,6 +234,9 @@ impl World {
             Event::Inventory(e) => self
                 .shared
                 .apply_event(&SharedEvent::Inventory(e.clone()), at),
+            Event::Contests(e) => self
+                .shared
+                .apply_event(&SharedEvent::Contests(e.clone()), at),
             Event::Override(Override::Voided { message_id, .. }) => {
                 self.voided.push(message_id.clone())
             }
@@ -450,6 +456,7 @@ impl Params {
                 bound: Arc::new(Vec::new()),
                 baseline_when_unrecorded: true,
                 rules_required: false,
+                contests: Arc::new(Vec::new()),
             },
             games,
             reports: reports::Reports::default(),
@@ -473,6 +480,15 @@ impl Params {
                     .extend(G::offices(self.0.officers(), self.0.game::<G>()));
             }
         }
+        struct Shipped<'a>(&'a Params, Vec<contests::Contest>);
+        impl Visit for Shipped<'_> {
+            fn visit<G: Registered>(&mut self) {
+                self.1.extend(G::contests(self.0.game::<G>()));
+            }
+        }
+        let mut shipped = Shipped(&params, Vec::new());
+        each_game(&mut shipped);
+        params.setting.contests = Arc::new(shipped.1);
         let mut of_games = GameOffices(&params, Vec::new());
         each_game(&mut of_games);
         let of_games = of_games.1;
@@ -590,6 +606,7 @@ pub fn shared_event(event: SharedEvent) -> Event {
         SharedEvent::Sealed(e) => Event::Sealed(e),
         SharedEvent::Offices(e) => Event::Offices(e),
         SharedEvent::Inventory(e) => Event::Inventory(e),
+        SharedEvent::Contests(e) => Event::Contests(e),
     }
 }
 

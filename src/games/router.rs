@@ -733,8 +733,8 @@ mod tests {
             World::default().handle(&message("help", "", &[]), &ctx(), &Params::default());
         // Every tag but help, in the registry's order; a game added later comes after.
         assert_eq!(
-            outcome.help[..5],
-            ["nomic", "ruleset", "vote", "rule tag", "ghost"]
+            outcome.help[..6],
+            ["nomic", "ruleset", "games", "vote", "rule tag", "ghost"]
         );
     }
 }

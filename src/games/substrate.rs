@@ -15,12 +15,13 @@ use super::random_officer;
 use super::{Event, Params, Registered, Visit, World};
 
 /// The substrate's tags.
-pub const TAGS: &[&str] = &[players::TAG, ruleset::TAG];
+pub const TAGS: &[&str] = &[players::TAG, ruleset::TAG, super::suite::TAG];
 
 /// Calls the visitor for each of the substrate's tags.
 pub fn each_part(visitor: &mut impl Visit) {
     visitor.visit::<Nomic>();
     visitor.visit::<Rules>();
+    visitor.visit::<super::suite::Suite>();
 }
 
 /// Records a substrate component's `Done` in a transaction.

@@ -55,6 +55,7 @@ mod scenarios;
 mod secrecy;
 mod standings;
 mod substrate;
+mod suites;
 mod support;
 mod transport;
 mod treasure;

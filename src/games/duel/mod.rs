@@ -35,38 +35,10 @@ pub const TAG: &str = "duel";
 /// Duels (Ackanomic rule 1215).
 pub struct Duel;
 
-/// A Contest of the Games & Contests suite (rule 1250), as the duel clerk
-/// keeps it: what §2 asks of a Contest, and who referees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Contest {
-    pub name: String,
-    /// How many players (or teams) play it; 0 for "any number".
-    pub players: u32,
-    /// Playable by two teams of two players each.
-    #[serde(default)]
-    pub teams: bool,
-    /// Its rules determine a winner (or a winning team).
-    #[serde(default = "yes")]
-    pub definite_winner: bool,
-    /// "bot": the bot starts and referees it (through `game`); otherwise the
-    /// name of the player who reports its winner (empty: a moderator does).
-    #[serde(default)]
-    pub referee: String,
-    /// The game the bot hands it to when it referees it ("ghost").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub game: Option<String>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Contest {
-    pub fn refereed_by_the_bot(&self) -> bool {
-        self.referee.eq_ignore_ascii_case("bot") && self.game.is_some()
-    }
-}
+/// A Contest of the Games & Contests suite (rule 1250), a part of the shared
+/// world: the duel clerk reads it there, and its `contest add/remove` change it
+/// there.
+pub use crate::engine::contests::Contest;
 
 /// The numbers of rule 1215, from `[duel]` in bot.toml; every default is the text's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -466,7 +438,8 @@ impl Duels {
         }
     }
 
-    /// The suite as it stands: bot.toml's, with the moderators' changes.
+    /// The suite as it stood before it became a part of the shared world:
+    /// bot.toml's, with the changes the duel clerk recorded then (old logs).
     pub fn suite(&self, shipped: &[Contest]) -> Vec<Contest> {
         let mut suite: Vec<Contest> = shipped
             .iter()
@@ -531,6 +504,11 @@ impl Game for Duel {
 
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)
+    }
+
+    /// `[[duel.contests]]`: the suite as shipped.
+    fn contests(params: &Params) -> Vec<Contest> {
+        params.contests.clone()
     }
 
     /// The challenge begins a duel.

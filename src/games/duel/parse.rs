@@ -3,7 +3,8 @@
 
 use crate::engine::{NotUnderstood, Sentence, split_verb};
 
-use super::{Command, Contest, TAG};
+use super::{Command, TAG};
+use crate::engine::contests;
 
 const COMMANDS: &str = "NAME challenges NAME because REASON, accept N with CONTEST [as teams], accept N waive, decline N, choose N CONTEST [as teams], winner N NAME, commit N: TEXT, vacation on YYYY-MM-DD, contests, status, help (moderators: contest add NAME players N [teams] [referee bot|NAME] [game TAG], contest remove NAME, cancel N because REASON)";
 
@@ -171,52 +172,9 @@ fn parse_contest(rest: &str) -> Result<Command, NotUnderstood> {
         "remove" if !rest.is_empty() => Ok(Command::RemoveContest {
             name: rest.to_owned(),
         }),
-        "add" => {
-            let lower = rest.to_ascii_lowercase();
-            let at = lower.find(" players ").ok_or_else(|| usage(FORM))?;
-            let name = rest[..at].trim().to_owned();
-            let words: Vec<&str> = rest[at + " players ".len()..].split_whitespace().collect();
-            let players = words
-                .first()
-                .and_then(|w| if *w == "any" { Some(0) } else { w.parse().ok() })
-                .ok_or_else(|| usage(FORM))?;
-            let mut contest = Contest {
-                name,
-                players,
-                teams: false,
-                definite_winner: true,
-                referee: String::new(),
-                game: None,
-            };
-            let mut i = 1;
-            while let Some(word) = words.get(i) {
-                match word.to_lowercase().as_str() {
-                    "teams" => contest.teams = true,
-                    "no" if words
-                        .get(i + 1)
-                        .is_some_and(|w| w.eq_ignore_ascii_case("winner")) =>
-                    {
-                        contest.definite_winner = false;
-                        i += 1;
-                    }
-                    "referee" => {
-                        contest.referee = words.get(i + 1).ok_or_else(|| usage(FORM))?.to_string();
-                        i += 1;
-                    }
-                    "game" => {
-                        contest.game =
-                            Some(words.get(i + 1).ok_or_else(|| usage(FORM))?.to_lowercase());
-                        i += 1;
-                    }
-                    _ => return Err(usage(FORM)),
-                }
-                i += 1;
-            }
-            if contest.name.is_empty() {
-                return Err(usage(FORM));
-            }
-            Ok(Command::AddContest { contest })
-        }
+        "add" => contests::parse_spec(rest)
+            .map(|contest| Command::AddContest { contest })
+            .ok_or_else(|| usage(FORM)),
         _ => Err(usage(FORM)),
     }
 }

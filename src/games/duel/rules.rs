@@ -14,6 +14,7 @@ use super::{
 };
 use crate::engine::accounts::Holder;
 use crate::engine::calendar;
+use crate::engine::contests;
 use crate::engine::game::{SharedEvent, Standing, Tx, View};
 use crate::engine::players::{Player, PlayerId, Registry};
 use crate::engine::{Ctx, Refusal, Sentence, Timestamp};
@@ -56,14 +57,14 @@ pub(super) fn apply(
         }
         Command::AddContest { contest } => {
             moderator(tx, ctx)?;
-            tx.record(Event::ContestAdded {
+            tx.record_shared(SharedEvent::Contests(contests::Event::Added {
                 contest: contest.clone(),
-            });
+            }));
             Ok(Sentence::new("duel_contest_added").arg("name", contest.name))
         }
         Command::RemoveContest { name } => {
             moderator(tx, ctx)?;
-            let suite = tx.state().suite(&tx.params().contests);
+            let suite = the_suite(tx);
             let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) else {
                 return Err(Sentence::new("duel_no_such_contest")
                     .arg("name", name)
@@ -71,7 +72,9 @@ pub(super) fn apply(
                     .into());
             };
             let name = found.name.clone();
-            tx.record(Event::ContestRemoved { name: name.clone() });
+            tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
+                name: name.clone(),
+            }));
             Ok(Sentence::new("duel_contest_removed").arg("name", name))
         }
         Command::Cancel { number, reason } => {
@@ -86,10 +89,9 @@ pub(super) fn apply(
             );
             Ok(Sentence::new("duel_cancelled").arg("number", number))
         }
-        Command::Contests => Ok(Sentence::new("duel_contests").arg(
-            "suite",
-            report::suite(&tx.state().suite(&tx.params().contests)),
-        )),
+        Command::Contests => {
+            Ok(Sentence::new("duel_contests").arg("suite", report::suite(&the_suite(tx))))
+        }
         Command::Status => {
             let view = tx.view();
             Ok(Sentence::new("duel_status")
@@ -378,7 +380,7 @@ fn challenge(
         format!("the answer to the challenge of Duel {number}"),
     );
     if let Some(duel) = tx.state().get(number).cloned() {
-        let suite = tx.state().suite(&tx.params().contests);
+        let suite = the_suite(tx);
         announce(tx, "duel_challenged", report::challenged(&duel, &suite, &n));
     }
     Ok(Sentence::new("duel_challenge_posted")
@@ -465,7 +467,7 @@ fn accept(
             .arg("until", when(duel.answer_until))
             .into());
     }
-    let suite = tx.state().suite(&tx.params().contests);
+    let suite = the_suite(tx);
     let chosen = match &contest {
         Some(name) => Some(conforming(&suite, name, teams, &duel, Some(second.id))?.clone()),
         None => None,
@@ -513,7 +515,7 @@ fn choose(
             .arg("number", duel.number)
             .into());
     }
-    let suite = tx.state().suite(&tx.params().contests);
+    let suite = the_suite(tx);
     let contest = conforming(
         &suite,
         name,
@@ -682,7 +684,7 @@ fn winner(
             .arg("number", duel.number)
             .into());
     }
-    let suite = tx.state().suite(&tx.params().contests);
+    let suite = the_suite(tx);
     let contest = suite
         .iter()
         .find(|c| Some(c.name.as_str()) == duel.contest.as_deref());
@@ -871,4 +873,13 @@ fn engaged(state: &Duels, player: PlayerId) -> Vec<Challenge> {
         .filter(|d| d.is_open() && d.duellists().contains(&player))
         .cloned()
         .collect()
+}
+
+/// The Games & Contests suite as it stands: bot.toml's `[[duel.contests]]`, the
+/// changes recorded by the duel clerk before the suite was shared (old logs),
+/// then the shared suite's.
+fn the_suite(tx: &Tx<'_, Duel>) -> Vec<Contest> {
+    let view = tx.view();
+    view.contests
+        .suite(&tx.state().suite(view.shipped_contests))
 }

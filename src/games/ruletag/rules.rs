@@ -909,6 +909,7 @@ pub(super) fn commit_draws(tx: &mut Tx<'_>, nweek: i64, tick: &Tick) {
         sealed: std::sync::Arc::new(view.sealed.clone()),
         offices: std::sync::Arc::new(view.offices.clone()),
         inventory: std::sync::Arc::new(view.inventory.clone()),
+        contests: std::sync::Arc::new(view.contests.clone()),
     };
     let mut scratch = Tx::new(
         shared,

@@ -1,0 +1,130 @@
+//! `[games]`: the Games & Contests suite (Ackanomic rule 1250), a part of the
+//! substrate, since other rules name its Contests (a Duel's must come from it)
+//! and no game may import another. `list` answers it; a moderator's `add` and
+//! `remove` change it for every game that reads it (`View::suite`). The suite as
+//! shipped is what the games' config sections declare (`Game::contests`: today
+//! `[[duel.contests]]`).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{Event, Params, Registered, World};
+use crate::engine::contests::{self, Contest};
+use crate::engine::game::{Game, NoEvent, SharedEvent, Tx};
+use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp, split_verb};
+
+/// The subject tag.
+pub const TAG: &str = "games";
+
+pub struct Suite;
+
+#[derive(Debug)]
+pub enum Command {
+    /// `list`: the suite.
+    List,
+    /// A moderator's `add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]`.
+    Add(Contest),
+    /// A moderator's `remove NAME`.
+    Remove(String),
+}
+
+fn usage() -> NotUnderstood {
+    NotUnderstood(Sentence::new("usage").arg(
+        "usage",
+        format!(
+            "list, or (moderators) add {}, or remove NAME",
+            contests::SPEC
+        ),
+    ))
+}
+
+/// The suite as the answers show it.
+fn listed(suite: &[Contest]) -> Value {
+    suite
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "players": c.players,
+                "teams": c.teams,
+                "definite_winner": c.definite_winner,
+                "by_the_bot": c.refereed_by_the_bot(),
+                "referee": c.referee,
+            })
+        })
+        .collect()
+}
+
+impl Game for Suite {
+    const NAME: &'static str = "games";
+    const TAGS: &'static [&'static str] = &[TAG];
+    type State = ();
+    type Event = NoEvent;
+    type Command = Command;
+    type Params = ();
+
+    fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
+        let (verb, rest) = split_verb(line);
+        let rest = rest.trim();
+        match verb.as_str() {
+            "list" | "contests" if rest.is_empty() => Ok(Command::List),
+            "add" => contests::parse_spec(rest)
+                .map(Command::Add)
+                .ok_or_else(usage),
+            "remove" if !rest.is_empty() => Ok(Command::Remove(rest.to_owned())),
+            _ => Err(usage()),
+        }
+    }
+
+    fn apply(tx: &mut Tx<'_, Suite>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+        let suite = tx.view().suite();
+        if !matches!(command, Command::List) && !tx.view().is_moderator(&ctx.sender) {
+            return Err(Sentence::new("moderators_only").into());
+        }
+        match command {
+            Command::List => Ok(Sentence::new("games_list").arg("suite", listed(&suite))),
+            Command::Add(contest) => {
+                let name = contest.name.clone();
+                tx.record_shared(SharedEvent::Contests(contests::Event::Added { contest }));
+                Ok(Sentence::new("games_contest_added").arg("name", name))
+            }
+            Command::Remove(name) => {
+                let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) else {
+                    return Err(Sentence::new("games_no_such_contest")
+                        .arg("name", name)
+                        .arg(
+                            "suite",
+                            suite.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                        )
+                        .into());
+                };
+                let name = found.name.clone();
+                tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
+                    name: name.clone(),
+                }));
+                Ok(Sentence::new("games_contest_removed").arg("name", name))
+            }
+        }
+    }
+
+    fn apply_event(_: &mut (), event: &NoEvent, _: Timestamp) {
+        match *event {}
+    }
+}
+
+impl Registered for Suite {
+    fn take_state(_: &World) -> Arc<()> {
+        Arc::new(())
+    }
+    fn put_state(_: &mut World, _: Arc<()>) {}
+    fn params(_: &Params) -> &() {
+        &()
+    }
+    fn wrap(event: NoEvent) -> Event {
+        match event {}
+    }
+    fn state_key() -> &'static str {
+        <Suite as Game>::NAME
+    }
+}
