@@ -125,10 +125,10 @@ fn keys() -> &'static Keys {
             private.insert(*domain, pkcs8);
             published.insert(*domain, record.clone());
         }
-        let file = std::env::temp_dir().join(format!(
-            "nomicbot-test-dkim-keys-{}.txt",
-            std::process::id()
-        ));
+        // Under the target's own scratch folder, not /tmp: the keys live as
+        // long as the test process and nothing would remove them from /tmp.
+        let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("dkim-keys-{}.txt", std::process::id()));
         std::fs::write(&file, lines).expect("the keys file");
         Keys {
             private,
