@@ -376,3 +376,13 @@ fn ghost_does_not_start_on_gnomics_rule_103_and_says_how_to_import_its_own() {
         "{refused}"
     );
 }
+
+#[test]
+fn a_rule_never_imported_is_shown_as_the_bots_own_text_not_as_followed() {
+    let bot = bot();
+    assert_eq!(bindings_of(&bot, "ghost"), [(103, "baseline".to_owned())]);
+    let text = bot.cli_ok(&["state", "bindings"]);
+    assert!(text.contains("not in the ruleset"), "{text}");
+    import_ok(&bot, &["ghost"]);
+    assert_eq!(bindings_of(&bot, "ghost"), [(103, "follows".to_owned())]);
+}

@@ -478,7 +478,16 @@ pub fn report(
                     serde_json::json!({ "name": p.name, "words": p.words, "value": value })
                 })
                 .collect();
+            let recorded = ruleset.get(ruleset.current_number(rule)).is_some();
             let (status, why) = match &binding.status {
+                // Following a text the registry never held is following the
+                // bot's own copy: say so, or "follows" reads as if imported.
+                Status::Follows if !recorded => (
+                    "baseline",
+                    Some(format!(
+                        "rule {rule} is not in the ruleset: the bot follows the text it ships until the rule is imported (nomicbot import-rules)"
+                    )),
+                ),
                 Status::Follows => ("follows", None),
                 Status::Stopped { why } => ("stopped", Some(why.clone())),
                 Status::Held { difference } => ("held", Some(difference.clone())),
