@@ -30,6 +30,11 @@ use crate::config::{ImapConfig, Tls};
 
 /// TCP connect, TLS handshake and server greeting, together.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An IMAP server greets at once; silence after the TCP connect is almost
+/// always a TLS-only port spoken to in plain text, which would otherwise sit
+/// out the whole connect timeout before saying so.
+const GREETING_TIMEOUT: Duration = Duration::from_secs(8);
 /// One command, or one response line of a long FETCH: a large backlog may take
 /// longer than this in total, but the server must never go quiet for this long.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
@@ -455,7 +460,13 @@ async fn greet(
     stream: Box<dyn Transport>,
 ) -> Result<async_imap::Client<Box<dyn Transport>>, ImapError> {
     let mut client = async_imap::Client::new(stream);
-    match client.read_response().await {
+    let Ok(greeting) = tokio::time::timeout(GREETING_TIMEOUT, client.read_response()).await else {
+        return Err(ImapError::Timeout {
+            command: "connect",
+            seconds: GREETING_TIMEOUT.as_secs(),
+        });
+    };
+    match greeting {
         Ok(Some(_greeting)) => Ok(client),
         Ok(None) => Err(ImapError::Closed {
             command: "greeting",

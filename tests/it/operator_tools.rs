@@ -301,6 +301,23 @@ fn tls_asked_of_a_plain_imap_port_says_to_use_starttls() {
 }
 
 #[test]
+fn plain_text_asked_of_a_tls_only_imap_port_says_to_use_tls_without_waiting_out_the_connect() {
+    let (own, bot) = bot_on_own_servers("ops-plain-on-tls");
+    let plain = own.port("MAILTEST_IMAP_PORT");
+    let tls_only = own.port("MAILTEST_IMAPS_PORT");
+    edit(
+        &bot,
+        &format!("port = {plain}"),
+        &format!("port = {tls_only}"),
+    );
+    let output = bot.command(&["check", "--connect"]).output().expect("run");
+    let text = stdout(&output);
+    assert!(!output.status.success(), "{text}");
+    assert!(text.contains("said nothing within 8s"), "{text}");
+    assert!(text.contains("[imap] tls = \"tls\""), "{text}");
+}
+
+#[test]
 fn check_connect_logs_in_to_both_servers_and_says_what_it_found() {
     let (own, bot) = bot_on_own_servers("ops-connect");
     trust_ca(&bot, &own);
