@@ -59,6 +59,7 @@ mod suites;
 mod support;
 mod transport;
 mod treasure;
+mod treasure_e2e;
 mod unknown_commands;
 mod vote;
 mod wording;
