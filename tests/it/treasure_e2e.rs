@@ -254,6 +254,16 @@ async fn a_treasure_buried_hinted_disclosed_in_part_and_found_by_mail() {
         sealed[0].body
     );
     assert!(found[0].body.contains(&commitment), "{}", found[0].body);
+    // And the README's command line gives the same.
+    let by_shell = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"printf '%s\n%s\n%s' "$SALT" Alice "$MAP_TEXT" | sha256sum"#)
+        .env("SALT", &salt)
+        .env("MAP_TEXT", MAP)
+        .output()
+        .expect("sh");
+    let by_shell = String::from_utf8_lossy(&by_shell.stdout);
+    assert!(by_shell.starts_with(&commitment), "{by_shell}");
 
     // The state: nothing buried any more; the Trinket and the 5 A$ are Carol's.
     let treasure = state(&bot, "treasure");
