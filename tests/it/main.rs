@@ -47,6 +47,7 @@ mod ping;
 mod postfix_filter;
 mod preview;
 mod quick_start;
+mod readme_issue26;
 mod reports;
 mod ruletag;
 mod ruletag_issue12;
