@@ -191,6 +191,13 @@ async fn a_treasure_buried_hinted_disclosed_in_part_and_found_by_mail() {
     assert_eq!(disclosed.len(), 1, "bob gets the part");
     assert!(disclosed[0].body.contains(PART), "{}", disclosed[0].body);
     assert!(!disclosed[0].body.contains(SECRET), "{}", disclosed[0].body);
+    // The hints reached the players through the list, untouched.
+    let hints = bot
+        .wait_for(&bot.list(), 2, |raw| {
+            !from_bot(raw) && (raw.contains("grapefruit") || raw.contains("good voice"))
+        })
+        .await;
+    assert_eq!(hints.len(), 2, "both hints on the list");
     // The hints got no answer; the list got nothing more from the bot.
     assert_eq!(
         bots_mail(&bot, &alice).await.len(),
