@@ -62,6 +62,28 @@ fn the_ghost_demo_plays_to_a_winner_and_pays_the_rewards() {
     }
 }
 
+/// Rule 1240: "They can be used only once." The Boons' demo begins with a Boon
+/// creating an Otzma Card, its owner using it under `[nomic]`, and the second
+/// use refused.
+#[test]
+fn the_boons_demo_creates_an_otzma_card_used_once_and_refuses_the_second_use() {
+    let out = demo("boons");
+    for expected in [
+        "Boon of the Ancients 1: Carol receives Otzma Card",
+        "Entity #1: Otzma Card, \"The Fool\", now held by Carol.",
+        "Subject: [nomic] Carol uses #1 Otzma Card",
+        "What Carol says it does: Bob skips his next turn",
+        "Refused: #1 Otzma Card (The Fool) was used already, by Carol",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+    assert_eq!(
+        out.matches("Subject: [nomic] Carol uses #1").count(),
+        1,
+        "one use announced:\n{out}"
+    );
+}
+
 /// `demo --game NAME` refuses a name it does not know, listing the names it does:
 /// `nomic` and every registered game, the list the next test plays through.
 #[test]
