@@ -1,6 +1,6 @@
 //! Reads `[treasure]` command lines.
 
-use super::Command;
+use super::{Command, Finders};
 use crate::engine::{NotUnderstood, Sentence, UNKNOWN_COMMAND, split_verb};
 
 fn usage(form: &str) -> NotUnderstood {
@@ -66,19 +66,26 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             })
         }
         "found" => {
-            let form = "found TREASURE by PLAYER [at WHEN]";
+            let form = "found TREASURE by PLAYER [at WHEN][; PLAYER at WHEN]";
             let (treasure, who) = rest.split_once(" by ").ok_or_else(|| usage(form))?;
-            let (finder, when) = match who.rsplit_once(" at ") {
-                Some((finder, when)) => (finder, Some(when.trim().to_owned())),
-                None => (who, None),
-            };
-            if treasure.trim().is_empty() || finder.trim().is_empty() {
+            let mut groups = Vec::new();
+            for group in who.split(';') {
+                let (finder, when) = match group.rsplit_once(" at ") {
+                    Some((finder, when)) => (finder, Some(when.trim().to_owned())),
+                    None => (group, None),
+                };
+                let names = names(finder);
+                if names.is_empty() || when.as_deref() == Some("") {
+                    return Err(usage(form));
+                }
+                groups.push(Finders { names, when });
+            }
+            if treasure.trim().is_empty() {
                 return Err(usage(form));
             }
             Ok(Command::Found {
                 treasure: treasure.trim().to_owned(),
-                finders: names(finder),
-                when,
+                groups,
             })
         }
         "hand" => {
