@@ -564,11 +564,8 @@ fn custodians_a_writer_going_on_vacation_is_reminded_and_a_custodian_keeps_the_m
     // "Whenever a map writer goes on vacation, or leaves the game, they should
     // give the map to the Treasure-Harfer (or acting Treasure-Harfer), who
     // becomes the map custodian (although for short vacations, they may not
-    // wish to do this)." With no Treasure-Harfer appointed, a moderator who
-    // plays acts.
-    let config_moderator = "bob@nomic.example";
-    let game = Game::with_extra("");
-    let _ = config_moderator;
+    // wish to do this)."
+    let game = Game::new();
     game.buried_with_map();
     game.send(ALICE, "nomic", &["vacation until 2026-04-01"], minutes(30));
     let alice = game.answers_to(ALICE);
