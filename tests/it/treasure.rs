@@ -451,10 +451,16 @@ fn burying_the_treasure_must_consist_of_tradeable_entities_and_shows_as_buried()
     // "The Treasure must consist of one or more tradeable entities owned by
     // that player. [...] Buried Treasure is not considered part of the
     // Treasury." Here the operator made Trinkets untradeable.
-    let game = Game::with_extra("\n[accounts]\nuntradeable_kinds = [\"Trinket\"]\n");
+    let game = Game::with_extra(
+        "\n[accounts]\nuntradeable_kinds = [\"Trinket\"]\n\
+         [[accounts.currency]]\nname = \"A$\"\nexactness = \"integer\"\n\
+         [[accounts.currency]]\nname = \"points\"\nexactness = \"integer\"\ntradeable = false\n",
+    );
     game.send(ALICE, "treasure", &["bury #1, 5 A$"], minutes(10));
+    game.send(ALICE, "treasure", &["bury 1 points"], minutes(11));
     let alice = game.answers_to(ALICE);
     assert!(alice.contains("#1 Trinket is not tradeable"), "{alice}");
+    assert!(alice.contains("1 points is not tradeable"), "{alice}");
     assert!(game.announced("buried").is_empty());
     assert_eq!(
         game.owner_of(1)["player"],

@@ -112,3 +112,33 @@ fn names(text: &str) -> Vec<String> {
         .filter(|n| !n.is_empty())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_find_names_simultaneous_finders_and_groups_at_their_own_times() {
+        let Ok(Command::Found { treasure, groups }) =
+            parse("found the spoon by Bob and Carol at 14:00; Dave at 13:00")
+        else {
+            panic!("not read as a find")
+        };
+        assert_eq!(treasure, "the spoon");
+        assert_eq!(
+            groups,
+            vec![
+                Finders {
+                    names: vec!["Bob".into(), "Carol".into()],
+                    when: Some("14:00".into()),
+                },
+                Finders {
+                    names: vec!["Dave".into()],
+                    when: Some("13:00".into()),
+                },
+            ]
+        );
+        assert!(parse("found 1 by ; Dave").is_err());
+        assert!(parse("found 1").is_err());
+    }
+}

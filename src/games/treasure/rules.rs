@@ -102,6 +102,15 @@ fn bury(
             .split_once(char::is_whitespace)
             .and_then(|(a, c)| Some((parse_amount(a)?, c.trim())))
             .ok_or_else(|| Refusal(refuse("treasure_what").arg("part", part)))?;
+        // Untradeable money is refused as such, before any shortfall.
+        if let Some(money) = tx.view().accounts.currency(currency)
+            && !money.tradeable
+        {
+            return Err(refuse("treasure_untradeable")
+                .arg("what", format!("{} {}", amount_human(&amount), money.name))
+                .arg("kind", &money.name)
+                .into());
+        }
         let event = tx.view().accounts.transfer(
             Holder::Player(me.id),
             Holder::Buried(number),
@@ -113,17 +122,6 @@ fn bury(
             return Err(refuse("treasure_what").arg("part", part).into());
         };
         let currency = currency.clone();
-        if tx
-            .view()
-            .accounts
-            .currency(&currency)
-            .is_some_and(|c| !c.tradeable)
-        {
-            return Err(refuse("treasure_untradeable")
-                .arg("what", format!("{} {currency}", amount_human(&amount)))
-                .arg("kind", &currency)
-                .into());
-        }
         tx.record_shared(SharedEvent::Accounts(event));
         shown.push(format!("{} {currency}", amount_human(&amount)));
         parts.push(Part::Money {
@@ -882,4 +880,26 @@ pub fn state_text(state: &super::State, view: &crate::engine::game::View<'_>) ->
         return "No treasure was ever buried.\n".to_owned();
     }
     lines.into_iter().map(|(_, line)| line + "\n").collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finders_when_reads_as_a_utc_time_comparable_with_another() {
+        let now: Timestamp = "2026-03-02T15:00:00Z".parse().expect("a time");
+        let at = |w: &str| when_of(w, now).map(|t| t.to_string());
+        assert_eq!(
+            at("2026-03-02 14:00").as_deref(),
+            Some("2026-03-02T14:00:00Z")
+        );
+        assert_eq!(at("14:00 today").as_deref(), Some("2026-03-02T14:00:00Z"));
+        assert_eq!(
+            at("2026-03-02T13:30:00Z").as_deref(),
+            Some("2026-03-02T13:30:00Z")
+        );
+        assert_eq!(at("2026-03-01").as_deref(), Some("2026-03-01T00:00:00Z"));
+        assert_eq!(at("dawn"), None);
+    }
 }

@@ -37,13 +37,13 @@ pub(super) fn sample(script: &mut dyn Script) {
     );
     script.send(40, "Alice", true, TAG, &["hand 1 to the Treasure-Harfer"]);
     script.send(50, "Bob", true, TAG, &["status"]);
-    script.say("Carol, the custodian, declares the find: Dave at 09:30, before Bob at 10:00. The map is published, and Dave receives the chest.");
+    script.say("Carol, the custodian, declares the find: Dave at 11:10, before Bob at 11:30. The map is published, and Dave receives the chest.");
     script.send(
         120,
         "Carol",
         true,
         TAG,
-        &["found the oak chest by Bob at 2026-01-05 10:00; Dave at 2026-01-05 09:30"],
+        &["found the oak chest by Bob at 2026-01-05 11:30; Dave at 2026-01-05 11:10"],
     );
     script.send(130, "Bob", true, TAG, &["status"]);
 }
