@@ -23,17 +23,14 @@ type TreasureTx<'a> = Tx<'a, Treasure>;
 const GOOSE: &str = "Chartreuse Goose";
 
 pub fn apply(tx: &mut TreasureTx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    let players = tx.view().players;
-    // A holder who has just gone on vacation may still hand the map over, as
-    // rule 1217 asks em to.
-    let me = match command {
-        Command::Hand { .. } => players
-            .by_address(&ctx.sender)
-            .filter(|p| p.left_at.is_none()),
-        _ => players.active_by_address(&ctx.sender),
-    }
-    .cloned()
-    .ok_or_else(|| Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str())))?;
+    let me = tx
+        .view()
+        .players
+        .active_by_address(&ctx.sender)
+        .cloned()
+        .ok_or_else(|| {
+            Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
+        })?;
     match command {
         Command::Bury { parts, name } => bury(tx, ctx, &me, &parts, name),
         Command::Map { treasure, text } => map(tx, ctx, &me, &treasure, &text),
@@ -780,15 +777,19 @@ fn hand(tx: &mut TreasureTx<'_>, me: &Player, written: &str) -> Result<Sentence,
 
 /// Who takes a map: the Treasure-Harfer of the registry's offices, else the
 /// acting Treasure-Harfer (the office of that name), else, the office being
-/// vacant, a moderator who plays; an active player in each case, never the
-/// one handing it over nor its writer.
+/// vacant, a moderator who plays; an active player in each case (not on
+/// vacation: "Upon the Treasure-Harfer going on vacation, they should give the
+/// map to the acting Treasure-Harfer"), never the one handing it over nor its
+/// writer.
 fn harfer(tx: &TreasureTx<'_>, buried: &Buried, me: &Player) -> Option<Player> {
     let view = tx.view();
+    let now = tx.at();
     ["Treasure-Harfer", "acting Treasure-Harfer"]
         .iter()
         .flat_map(|office| view.officers.holders_of(office))
         .chain(view.officers.moderators.iter().cloned())
         .filter_map(|address| view.players.active_by_address(&address).cloned())
+        .filter(|p| p.is_active_at(now))
         .find(|p| p.id != me.id && p.id != buried.writer)
 }
 
