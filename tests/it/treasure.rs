@@ -337,6 +337,11 @@ fn no_map_text_reaches_the_list_or_another_player_before_its_writer_discloses_it
     }
     assert!(game.answers_to(BOB).contains("then sing under the oak"));
     assert!(
+        game.answers_to(BOB)
+            .contains("Treasure 1 buried: the spoon"),
+        "history under [treasure] names the bury"
+    );
+    assert!(
         game.answers_to(CAROL).contains(secret),
         "the custodian has the map"
     );
@@ -648,4 +653,83 @@ fn the_treasure_demo_plays_a_find_by_the_custodian() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(out.contains("Treasure 1 found by Dave"), "{out}");
+}
+
+#[test]
+fn the_map_writer_is_not_a_map_custodian_unless_he_happens_to_become_one() {
+    // "The map writer is not a map custodian, unless he happens to become one
+    // as specified in the above paragraph." Handing the map over makes the
+    // Treasure-Harfer its custodian, not the writer: she may still disclose
+    // it, and may still be its finder.
+    let game = Game::new();
+    game.send(
+        MODERATOR,
+        "nomic",
+        &["appoint Treasure-Harfer carol@nomic.example because Carol keeps maps"],
+        minutes(5),
+    );
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["hand 1 to the Treasure-Harfer"],
+        minutes(30),
+    );
+    game.send(
+        ALICE,
+        "treasure",
+        &["disclose 1 \"sing under the oak\""],
+        minutes(40),
+    );
+    let disclosed = game.announced("part of the map of the spoon");
+    assert_eq!(disclosed.len(), 1, "{}", game.answers_to(ALICE));
+    game.send(CAROL, "treasure", &["found 1 by Alice"], minutes(50));
+    let found = game.announced("Treasure 1 found by Alice");
+    assert_eq!(found.len(), 1, "{}", game.answers_to(CAROL));
+    assert!(found[0].body.contains("Goose sneers"), "{}", found[0].body);
+    let state = game.bot.state_json();
+    assert_eq!(state["treasure"]["past"][0]["end"], "found");
+    assert_eq!(
+        state["treasure"]["past"][0]["custodians"],
+        serde_json::json!([crate::support::player_id(&state, "Carol")])
+    );
+}
+
+#[test]
+fn custodians_the_acting_treasure_harfer_takes_the_map_when_the_office_is_vacant() {
+    // "they should give the map to the Treasure-Harfer (or acting
+    // Treasure-Harfer), who becomes the map custodian".
+    let game = Game::new();
+    game.buried_with_map();
+    game.send(
+        ALICE,
+        "treasure",
+        &["hand 1 to the Treasure-Harfer"],
+        minutes(25),
+    );
+    assert!(
+        game.answers_to(ALICE)
+            .contains("no player holds the office"),
+        "{}",
+        game.answers_to(ALICE)
+    );
+    game.send(
+        MODERATOR,
+        "nomic",
+        &["appoint acting Treasure-Harfer bob@nomic.example because Carol is away"],
+        minutes(30),
+    );
+    game.send(
+        ALICE,
+        "treasure",
+        &["hand 1 to the Treasure-Harfer"],
+        minutes(40),
+    );
+    assert_eq!(
+        game.announced("Bob is custodian").len(),
+        1,
+        "{}",
+        game.answers_to(MODERATOR)
+    );
+    assert!(game.answers_to(BOB).contains("PAMPLEMOUSSE"));
 }

@@ -29,6 +29,10 @@ use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
 pub const TAG: &str = "treasure";
 
+/// The offices rule 1217 names: registry offices a moderator appoints.
+pub const HARFER: &str = "Treasure-Harfer";
+pub const ACTING_HARFER: &str = "acting Treasure-Harfer";
+
 /// Buried Treasure (Ackanomic rule 1217/7).
 pub struct Treasure;
 
@@ -330,6 +334,19 @@ impl Game for Treasure {
 
     fn apply_event(state: &mut State, event: &Event, at: Timestamp) {
         state.apply_event(event, at);
+    }
+
+    /// The Treasure-Harfer and the acting one, appointable even when bot.toml
+    /// names neither.
+    fn offices(
+        officers: &crate::engine::game::Officers,
+        _params: &Params,
+    ) -> Vec<(String, Vec<crate::engine::Address>)> {
+        [HARFER, ACTING_HARFER]
+            .iter()
+            .filter(|office| officers.holders(office).is_none())
+            .map(|office| ((*office).to_owned(), Vec::new()))
+            .collect()
     }
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {

@@ -397,7 +397,12 @@ fn found(
     for part in &buried.parts {
         match part {
             Part::Item { id } => {
-                let Some(entity) = tx.view().inventory.get(*id).cloned() else {
+                // Only what is still buried: a moderator may have moved an
+                // item out since (`Unowned`: buried before treasures owned
+                // their items).
+                let Some(entity) = tx.view().inventory.get(*id).cloned().filter(|e| {
+                    e.owner == Owner::Buried(buried.number) || e.owner == Owner::Unowned
+                }) else {
                     continue;
                 };
                 tx.record_shared(SharedEvent::Inventory(inventory::Event::Transferred {
@@ -784,7 +789,7 @@ fn hand(tx: &mut TreasureTx<'_>, me: &Player, written: &str) -> Result<Sentence,
 fn harfer(tx: &TreasureTx<'_>, buried: &Buried, me: &Player) -> Option<Player> {
     let view = tx.view();
     let now = tx.at();
-    ["Treasure-Harfer", "acting Treasure-Harfer"]
+    [super::HARFER, super::ACTING_HARFER]
         .iter()
         .flat_map(|office| view.officers.holders_of(office))
         .chain(view.officers.moderators.iter().cloned())
