@@ -1,5 +1,7 @@
 //! Rule 1217/7 carried out in the transaction: bury, write the map, disclose,
-//! find, status.
+//! find, hand over, status; and the game's reactions to the shared world (a
+//! holder on vacation or gone, entities destroyed). It judges no map's
+//! conditions and never puts a map's text in a public mail before the find.
 
 use num_traits::Zero;
 use serde_json::json;
@@ -9,11 +11,9 @@ use super::{Buried, Command, End, Event, Finders, Map, Part, TAG, Treasure};
 use crate::engine::Timestamp;
 use crate::engine::accounts::{self, Holder, amount_human, parse_amount};
 use crate::engine::calendar::{self, Deadline};
-use crate::engine::game::Standing;
-use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::game::{SharedEvent, Standing, Tx};
 use crate::engine::inventory::{self, Owner};
-use crate::engine::players::Player;
-use crate::engine::players::PlayerId;
+use crate::engine::players::{Player, PlayerId};
 use crate::engine::sealed::commitment_hash;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence};
 
