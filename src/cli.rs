@@ -414,6 +414,17 @@ fn outline(
                     Value::Object(inner_object) if inner_object.is_empty() => {
                         let _ = writeln!(out, "{pad}{label}: none");
                     }
+                    // Buried Treasure's holder or owner (rule 1217).
+                    Value::Object(inner_object)
+                        if inner_object.len() == 1
+                            && inner_object.get("buried").is_some_and(Value::is_u64) =>
+                    {
+                        let _ = writeln!(
+                            out,
+                            "{pad}{label}: buried in Treasure {}",
+                            inner_object["buried"]
+                        );
+                    }
                     Value::Object(_) => {
                         let _ = writeln!(out, "{pad}{label}:");
                         outline(inner, depth + 1, names, out);

@@ -495,14 +495,25 @@ fn default_office_names() -> Vec<String> {
 pub struct AccountsConfig {
     #[serde(default = "default_currencies")]
     pub currency: Vec<crate::engine::accounts::Currency>,
+    /// The kinds of inventory entity no player may hand on (bury as Treasure).
+    #[serde(default = "default_untradeable_kinds")]
+    pub untradeable_kinds: Vec<String>,
 }
 
 impl Default for AccountsConfig {
     fn default() -> Self {
         AccountsConfig {
             currency: default_currencies(),
+            untradeable_kinds: default_untradeable_kinds(),
         }
     }
+}
+
+fn default_untradeable_kinds() -> Vec<String> {
+    crate::engine::inventory::UNTRADEABLE_KINDS
+        .iter()
+        .map(|k| (*k).to_owned())
+        .collect()
 }
 
 /// Points and A$ are whole numbers (Ackanomic, Gnomic); money units are exact

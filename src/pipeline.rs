@@ -2057,6 +2057,8 @@ pub fn game_params(
         lexicon,
         config.games.clone(),
     );
+    params.setting.untradeable_kinds =
+        std::sync::Arc::new(config.accounts.untradeable_kinds.clone());
     params.setting.baseline_when_unrecorded =
         config.bot.unrecorded_rules != crate::config::UnrecordedRules::Absent;
     params.setting.rules_required =

@@ -56,6 +56,14 @@ pub struct Currency {
     /// the rules say it must.
     #[serde(default = "yes")]
     pub treasury_may_go_negative: bool,
+    /// Whether the rules let a player hand this currency on as a tradeable
+    /// entity (bury it as Treasure, rule 1217). Yes unless configured not.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub tradeable: bool,
+}
+
+fn is_yes(value: &bool) -> bool {
+    *value
 }
 
 fn yes() -> bool {
@@ -70,6 +78,7 @@ impl Currency {
             exactness,
             may_go_negative: false,
             treasury_may_go_negative: true,
+            tradeable: true,
         }
     }
 
@@ -102,6 +111,9 @@ pub enum Holder {
     /// Outside the game: paying from nowhere creates money, paying to nowhere
     /// destroys it. Nowhere has no balance.
     Nowhere,
+    /// Buried Treasure by its number (rule 1217): nobody's, and not the
+    /// Treasury's ("Buried Treasure is not considered part of the Treasury").
+    Buried(u32),
 }
 
 /// One balance: text-serialized, so the state reads `{"amount": "2419/403"}`.
@@ -351,6 +363,7 @@ impl fmt::Display for Holder {
             Holder::Player(id) => write!(f, "player {id}"),
             Holder::Treasury => f.write_str("the Treasury"),
             Holder::Nowhere => f.write_str("nowhere"),
+            Holder::Buried(number) => write!(f, "buried in Treasure {number}"),
         }
     }
 }
@@ -524,6 +537,7 @@ impl Accounts {
                 Holder::Nowhere => true,
                 Holder::Treasury => currency.treasury_may_go_negative,
                 Holder::Player(_) => currency.may_go_negative,
+                Holder::Buried(_) => false,
             };
         let have = self.balance(from, &currency.name);
         if !may_go_negative && &have < amount {
@@ -567,6 +581,22 @@ impl Accounts {
 
     /// Every balance of one holder, one per configured currency (zero included),
     /// as sentence and template values.
+    /// Every amount buried as Treasure: nobody's, and shown so beside the
+    /// balances.
+    pub fn buried(&self) -> Vec<serde_json::Value> {
+        self.balances
+            .iter()
+            .filter_map(|balance| match balance.holder {
+                Holder::Buried(number) if balance.amount.is_positive() => Some(json!({
+                    "currency": balance.currency,
+                    "amount": amount_human(&balance.amount),
+                    "treasure": number,
+                })),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn balances_of(&self, holder: Holder) -> Vec<serde_json::Value> {
         self.currencies
             .iter()
@@ -666,6 +696,7 @@ impl Accounts {
                 // players pay into, and its balance is announced with every
                 // payment anyway.
                 let treasury = self.balances_of(Holder::Treasury);
+                let buried = self.buried();
                 if ctx.public {
                     // Balances are answered privately even when asked on the list.
                     Ok(Done {
@@ -678,6 +709,7 @@ impl Accounts {
                                 "name": me.name,
                                 "balances": balances,
                                 "treasury": treasury,
+                                "buried": buried,
                                 "at": human_time(ctx.now),
                             }),
                         )],
@@ -689,7 +721,8 @@ impl Accounts {
                         mail: Vec::new(),
                         sentence: Sentence::new("accounts_balances")
                             .arg("balances", balances)
-                            .arg("treasury", treasury),
+                            .arg("treasury", treasury)
+                            .arg("buried", buried),
                     })
                 }
             }

@@ -91,6 +91,10 @@ pub trait Game: Sized + 'static {
     /// A player's standing in the nomic changed (already applied to the view).
     fn standing_changed(_tx: &mut Tx<'_, Self>, _change: &Standing) {}
 
+    /// Entities of the inventory were destroyed or used up by any rule
+    /// (already applied to the view): their numbers.
+    fn entities_gone(_tx: &mut Tx<'_, Self>, _ids: &[u32]) {}
+
     /// The mechanics the game computes, each bound to its rule and each of its
     /// numbers to the words of the rule it comes from, with the baseline texts
     /// (`engine::ruleset::bindings`). The game reads those numbers from the
@@ -561,6 +565,16 @@ pub struct Setting {
     /// The Games & Contests suite as shipped (every game's `Game::contests`);
     /// the moderators' changes are the shared part `contests`.
     pub contests: Arc<Vec<contests::Contest>>,
+    /// The kinds of entity no player may hand on (`[accounts]
+    /// untradeable_kinds`); a currency says it of itself (`tradeable`).
+    pub untradeable_kinds: Arc<Vec<String>>,
+}
+
+impl Setting {
+    /// Whether an inventory entity of `kind` is tradeable.
+    pub fn is_tradeable(&self, kind: &str) -> bool {
+        inventory::is_tradeable(kind, &self.untradeable_kinds)
+    }
 }
 
 impl Default for Setting {
@@ -573,6 +587,12 @@ impl Default for Setting {
             baseline_when_unrecorded: true,
             rules_required: false,
             contests: Arc::new(Vec::new()),
+            untradeable_kinds: Arc::new(
+                inventory::UNTRADEABLE_KINDS
+                    .iter()
+                    .map(|k| (*k).to_owned())
+                    .collect(),
+            ),
         }
     }
 }

@@ -32,8 +32,35 @@ pub enum Owner {
     /// A place the rules name that is nobody's: the Blueprint Archive, a rule
     /// suite.
     Place(String),
-    /// Nobody's and nowhere (buried Treasure).
+    /// Nobody's and nowhere.
     Unowned,
+    /// Buried Treasure by its number (rule 1217): nobody's, not the Treasury's.
+    Buried(u32),
+}
+
+impl Owner {
+    /// Where an entity is, in words: `name` gives a player's name.
+    pub fn describe(&self, name: impl Fn(PlayerId) -> Option<String>) -> String {
+        match self {
+            Owner::Player(id) => name(*id).unwrap_or_else(|| format!("player {id}")),
+            Owner::Treasury => "the Treasury".to_owned(),
+            Owner::Place(place) => place.clone(),
+            Owner::Unowned => "nobody".to_owned(),
+            Owner::Buried(number) => format!("buried in Treasure {number}"),
+        }
+    }
+}
+
+/// The kinds no player may hand on, as the shipped rule texts say (bot.toml
+/// `[accounts] untradeable_kinds` replaces the list): the Machine That Goes
+/// *ping*, whose "location may change only as specified in" rule 1209.
+pub const UNTRADEABLE_KINDS: &[&str] = &["The Machine That Goes *ping*"];
+
+/// Whether an entity of `kind` is tradeable, given the untradeable kinds.
+pub fn is_tradeable(kind: &str, untradeable: &[String]) -> bool {
+    !untradeable
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(kind.trim()))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,14 +326,8 @@ impl Inventory {
                 player(name).map(|p| Owner::Player(p.id))
             }
         };
-        let describe = |owner: &Owner| match owner {
-            Owner::Player(id) => players
-                .by_id(*id)
-                .map_or_else(|| format!("player {id}"), |p| p.name.clone()),
-            Owner::Treasury => "the Treasury".to_owned(),
-            Owner::Place(place) => place.clone(),
-            Owner::Unowned => "nobody".to_owned(),
-        };
+        let describe =
+            |owner: &Owner| owner.describe(|id| players.by_id(id).map(|p| p.name.clone()));
         let listed = |entity: &Entity| {
             serde_json::json!({
                 "id": entity.id, "kind": entity.kind, "description": entity.description,
@@ -331,6 +352,14 @@ impl Inventory {
                     .arg(
                         "entities",
                         self.owned_by(&owner).map(listed).collect::<Vec<_>>(),
+                    )
+                    .arg(
+                        "buried",
+                        self.entities
+                            .iter()
+                            .filter(|e| matches!(e.owner, Owner::Buried(_)))
+                            .map(listed)
+                            .collect::<Vec<_>>(),
                     ),
             });
         }

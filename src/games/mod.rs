@@ -457,6 +457,7 @@ impl Params {
                 baseline_when_unrecorded: true,
                 rules_required: false,
                 contests: Arc::new(Vec::new()),
+                ..Setting::default()
             },
             games,
             reports: reports::Reports::default(),

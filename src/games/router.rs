@@ -3,7 +3,8 @@
 //! world, so later lines see earlier ones and a refused line leaves no trace. It
 //! names no game: every game is reached through the `Game` trait.
 
-use crate::engine::game::{Effect, Secrecy, Standing, Tx};
+use crate::engine::game::{Effect, Secrecy, SharedEvent, Standing, Tx};
+use crate::engine::inventory;
 
 use crate::engine::{Audience, Ctx, LineReport, NotUnderstood, Sentence, Status, UNKNOWN_COMMAND};
 
@@ -435,10 +436,22 @@ pub(super) fn apply_line<G: Registered>(
                     _ => None,
                 })
                 .collect();
+            let gone: Vec<u32> = effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::Shared(SharedEvent::Inventory(
+                        inventory::Event::Destroyed { id, .. } | inventory::Event::Used { id, .. },
+                    )) => Some(*id),
+                    _ => None,
+                })
+                .collect();
             let rules_changed = super::bindings::touched(&effects);
             outcome.take::<G>(effects);
             for change in changes {
                 standing_changed(scratch, change, ctx.now, params, outcome);
+            }
+            if !gone.is_empty() {
+                entities_gone(scratch, &gone, ctx.now, params, outcome);
             }
             if rules_changed {
                 super::bindings::react(scratch, ctx.now, params, outcome);
@@ -495,6 +508,50 @@ fn standing_changed(
     each_game(&mut React {
         scratch,
         change,
+        at,
+        params,
+        outcome,
+    });
+}
+
+/// Entities destroyed by one rule, told to every game that keeps them (a
+/// buried Treasure).
+fn entities_gone(
+    scratch: &mut World,
+    ids: &[u32],
+    at: crate::engine::Timestamp,
+    params: &Params,
+    outcome: &mut Outcome,
+) {
+    struct React<'a> {
+        scratch: &'a mut World,
+        ids: &'a [u32],
+        at: crate::engine::Timestamp,
+        params: &'a Params,
+        outcome: &'a mut Outcome,
+    }
+    impl Visit for React<'_> {
+        fn visit<G: Registered>(&mut self) {
+            let mut tx = Tx::<G>::new(
+                self.scratch.shared.clone(),
+                G::take_state(self.scratch),
+                &self.params.setting,
+                G::params(self.params),
+                self.at,
+            );
+            G::entities_gone(&mut tx, self.ids);
+            let (shared, state, effects) = tx.finish();
+            if effects.is_empty() {
+                return;
+            }
+            self.scratch.shared = shared;
+            G::put_state(self.scratch, state);
+            self.outcome.take::<G>(effects);
+        }
+    }
+    each_game(&mut React {
+        scratch,
+        ids,
         at,
         params,
         outcome,

@@ -655,6 +655,7 @@ fn owner_text(tx: &BoonsTx<'_>, owner: &Owner) -> String {
         Owner::Treasury => "the Treasury".to_owned(),
         Owner::Place(place) => place.clone(),
         Owner::Unowned => "nobody".to_owned(),
+        Owner::Buried(number) => format!("buried in Treasure {number}"),
     }
 }
 

@@ -34,6 +34,8 @@ pub fn declared(params: &Params) -> Declared {
             mechanic("burying Treasure"),
             mechanic("the Treasure Map, kept secret and disclosed by its writer"),
             mechanic("finding Treasure, and the Chartreuse Goose"),
+            mechanic("map custodians, the Treasure-Harfer and lost maps"),
+            mechanic("empty treasures"),
         ],
         baseline: vec![(rule, baseline())],
         text: "ackanomic",

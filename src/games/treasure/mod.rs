@@ -1,30 +1,37 @@
-//! `[treasure]`: Buried Treasure (Ackanomic rule 1217/7), a first instalment.
+//! `[treasure]`: Buried Treasure (Ackanomic rule 1217/7).
 //!
-//! A player buries Treasure on the list, naming currency amounts and
-//! inventory items ey owns: from that instant they are unowned (money leaves
-//! every account and is held by the treasure; items go to `Owner::Unowned`).
-//! The burier mails the map to the bot privately; the bot keeps it out of
-//! every mail and every public view, publishing only a commitment (a salted
-//! hash) so the map published at the find can be checked against it. The
-//! writer discloses all or a quoted part, to the list or to named players;
-//! the writer declares a find, and the bot publishes the map, destroys it and
-//! hands the Treasure over (the Goose moves too when the writer finds eir own).
-//!
-//! Not yet: custodians and the Treasure-Harfer, several finders drawn by the
-//! random officer, empty treasures, the binding to rule 1217.
+//! A player buries Treasure on the list, naming tradeable currency amounts and
+//! inventory items ey owns: from that instant they are unowned and buried
+//! (money held by the treasure's own account `Holder::Buried`, items owned by
+//! `Owner::Buried`), never the Treasury's. The burier mails the map to the bot
+//! privately; the bot keeps it out of every mail and every public view,
+//! publishing only a commitment (a salted hash) so the map published at the
+//! find can be checked against it. The writer discloses all or a quoted part,
+//! to the list or to named players; the writer or a custodian declares a find,
+//! and the bot publishes the map, destroys it and hands the Treasure over
+//! (several finders by their "at WHEN", simultaneous ones drawn by the random
+//! officer; the Goose moves when the writer finds eir own). A map whose every
+//! holder left the nomic is lost, and its treasure stays buried for good; a
+//! treasure whose every entity another rule destroyed is empty, and its map is
+//! destroyed. The game never decides whether the conditions were met.
 
 pub mod bound;
 mod parse;
 mod rules;
+mod sample;
 
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Secrecy, Tick, Tx, View};
+use crate::engine::game::{Game, Secrecy, Standing, Tick, Tx, View};
 use crate::engine::players::PlayerId;
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 
 pub const TAG: &str = "treasure";
+
+/// The offices rule 1217 names: registry offices a moderator appoints.
+pub const HARFER: &str = "Treasure-Harfer";
+pub const ACTING_HARFER: &str = "acting Treasure-Harfer";
 
 /// Buried Treasure (Ackanomic rule 1217/7).
 pub struct Treasure;
@@ -73,6 +80,11 @@ pub struct Buried {
     /// holds it now. "A player will never "un become" a map custodian".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub custodians: Vec<PlayerId>,
+    /// No holder of the map is left in the nomic: the treasure stays buried
+    /// for good ("It is possible, and acceptable, for a map to be
+    /// permanently [...] lost").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lost: bool,
 }
 
 impl Buried {
@@ -84,13 +96,52 @@ impl Buried {
     pub fn is_custodian(&self, player: PlayerId) -> bool {
         self.custodians.contains(&player)
     }
+
+    /// The writer and every custodian: everyone who ever held the map.
+    pub fn holders(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        std::iter::once(self.writer).chain(self.custodians.iter().copied())
+    }
+}
+
+/// How a treasure ceased to be buried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "end", rename_all = "snake_case")]
+pub enum End {
+    /// Found: the map published and destroyed, the Treasure the finder's.
+    Found {
+        finder: PlayerId,
+        /// When the finder achieved the conditions, as the declaration said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+        declared_at: Timestamp,
+    },
+    /// Every entity destroyed by other rules: "If a Treasure ever contains 0
+    /// or less buried entities, the Map for that Treasure is destroyed."
+    Empty { at: Timestamp },
+}
+
+/// A treasure no longer buried, and its map destroyed; its text never kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Past {
+    pub number: u32,
+    pub name: String,
+    pub writer: PlayerId,
+    pub parts: Vec<Part>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub custodians: Vec<PlayerId>,
+    #[serde(flatten)]
+    pub end: End,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct State {
-    /// The treasures still buried; a found one is history.
+    /// The treasures still buried, a lost one among them.
     pub buried: Vec<Buried>,
     pub last_number: u32,
+    /// The treasures found or emptied, so that a late declaration is answered
+    /// with who found it and `status` lists every treasure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub past: Vec<Past>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,11 +160,28 @@ pub enum Event {
     Found {
         number: u32,
         finder: PlayerId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
     },
     Handed {
         number: u32,
         to: PlayerId,
     },
+    /// The last holder of the map left the nomic.
+    Lost {
+        number: u32,
+    },
+    /// Every entity of the treasure was destroyed by other rules.
+    Emptied {
+        number: u32,
+    },
+}
+
+/// Players who achieved a map's conditions at the same WHEN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finders {
+    pub names: Vec<String>,
+    pub when: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,12 +202,12 @@ pub enum Command {
         part: Option<String>,
         to: Vec<String>,
     },
-    /// `found N by PLAYER[, PLAYER...] [at WHEN]`: several players are those
-    /// who achieved the conditions simultaneously.
+    /// `found N by PLAYER[, PLAYER...] [at WHEN][; PLAYER [at WHEN]...]`:
+    /// the players of one group achieved the conditions simultaneously; the
+    /// groups, separated by ";", at their own WHENs.
     Found {
         treasure: String,
-        finders: Vec<String>,
-        when: Option<String>,
+        groups: Vec<Finders>,
     },
     /// `hand N to the Treasure-Harfer`: the map's holder, going away, gives it
     /// to the Treasure-Harfer (or the acting one), who becomes its custodian.
@@ -167,6 +235,7 @@ impl State {
                     buried_at: at,
                     map: None,
                     custodians: Vec::new(),
+                    lost: false,
                 });
             }
             Event::MapWritten { number, map } => {
@@ -174,7 +243,19 @@ impl State {
                     t.map = Some(map.clone());
                 }
             }
-            Event::Found { number, .. } => self.buried.retain(|t| t.number != *number),
+            Event::Found {
+                number,
+                finder,
+                when,
+            } => self.end(
+                *number,
+                End::Found {
+                    finder: *finder,
+                    when: when.clone(),
+                    declared_at: at,
+                },
+            ),
+            Event::Emptied { number } => self.end(*number, End::Empty { at }),
             Event::Handed { number, to } => {
                 if let Some(t) = self.buried.iter_mut().find(|t| t.number == *number)
                     && !t.custodians.contains(to)
@@ -182,7 +263,36 @@ impl State {
                     t.custodians.push(*to);
                 }
             }
+            Event::Lost { number } => {
+                if let Some(t) = self.buried.iter_mut().find(|t| t.number == *number) {
+                    t.lost = true;
+                }
+            }
         }
+    }
+
+    /// The treasure is buried no more, and its map is destroyed.
+    fn end(&mut self, number: u32, end: End) {
+        if let Some(at) = self.buried.iter().position(|t| t.number == number) {
+            let t = self.buried.remove(at);
+            self.past.push(Past {
+                number: t.number,
+                name: t.name,
+                writer: t.writer,
+                parts: t.parts,
+                custodians: t.custodians,
+                end,
+            });
+        }
+    }
+
+    /// A treasure no longer buried, by number, "#N", or name.
+    pub fn find_past(&self, written: &str) -> Option<&Past> {
+        let written = written.trim().trim_start_matches('#');
+        self.past
+            .iter()
+            .rev()
+            .find(|t| written.parse() == Ok(t.number) || t.name.eq_ignore_ascii_case(written))
     }
 
     /// A treasure by number, "#N", or name.
@@ -226,8 +336,29 @@ impl Game for Treasure {
         state.apply_event(event, at);
     }
 
+    /// The Treasure-Harfer and the acting one, appointable even when bot.toml
+    /// names neither.
+    fn offices(
+        officers: &crate::engine::game::Officers,
+        _params: &Params,
+    ) -> Vec<(String, Vec<crate::engine::Address>)> {
+        [HARFER, ACTING_HARFER]
+            .iter()
+            .filter(|office| officers.holders(office).is_none())
+            .map(|office| ((*office).to_owned(), Vec::new()))
+            .collect()
+    }
+
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
         bound::declared(params)
+    }
+
+    fn standing_changed(tx: &mut Tx<'_, Treasure>, change: &Standing) {
+        rules::standing_changed(tx, change);
+    }
+
+    fn entities_gone(tx: &mut Tx<'_, Treasure>, ids: &[u32]) {
+        rules::entities_gone(tx, ids);
     }
 
     fn on_deadline(tx: &mut Tx<'_, Treasure>, deadline: &Deadline, _tick: &Tick) {
@@ -246,5 +377,19 @@ impl Game for Treasure {
 
     fn public_view(state: &State, _view: &View<'_>, _params: &Params) -> serde_json::Value {
         serde_json::to_value(state.without_maps()).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Every treasure in words: never a map's text, even `--private`.
+    fn state_text(
+        _shown: &serde_json::Value,
+        state: &State,
+        view: &View<'_>,
+        _now: Timestamp,
+    ) -> Option<String> {
+        Some(rules::state_text(state, view))
+    }
+
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        sample::sample(script);
     }
 }

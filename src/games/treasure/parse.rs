@@ -1,6 +1,6 @@
 //! Reads `[treasure]` command lines.
 
-use super::Command;
+use super::{Command, Finders};
 use crate::engine::{NotUnderstood, Sentence, UNKNOWN_COMMAND, split_verb};
 
 fn usage(form: &str) -> NotUnderstood {
@@ -66,19 +66,26 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             })
         }
         "found" => {
-            let form = "found TREASURE by PLAYER [at WHEN]";
+            let form = "found TREASURE by PLAYER [at WHEN][; PLAYER at WHEN]";
             let (treasure, who) = rest.split_once(" by ").ok_or_else(|| usage(form))?;
-            let (finder, when) = match who.rsplit_once(" at ") {
-                Some((finder, when)) => (finder, Some(when.trim().to_owned())),
-                None => (who, None),
-            };
-            if treasure.trim().is_empty() || finder.trim().is_empty() {
+            let mut groups = Vec::new();
+            for group in who.split(';') {
+                let (finder, when) = match group.rsplit_once(" at ") {
+                    Some((finder, when)) => (finder, Some(when.trim().to_owned())),
+                    None => (group, None),
+                };
+                let names = names(finder);
+                if names.is_empty() || when.as_deref() == Some("") {
+                    return Err(usage(form));
+                }
+                groups.push(Finders { names, when });
+            }
+            if treasure.trim().is_empty() {
                 return Err(usage(form));
             }
             Ok(Command::Found {
                 treasure: treasure.trim().to_owned(),
-                finders: names(finder),
-                when,
+                groups,
             })
         }
         "hand" => {
@@ -104,4 +111,34 @@ fn names(text: &str) -> Vec<String> {
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_find_names_simultaneous_finders_and_groups_at_their_own_times() {
+        let Ok(Command::Found { treasure, groups }) =
+            parse("found the spoon by Bob and Carol at 14:00; Dave at 13:00")
+        else {
+            panic!("not read as a find")
+        };
+        assert_eq!(treasure, "the spoon");
+        assert_eq!(
+            groups,
+            vec![
+                Finders {
+                    names: vec!["Bob".into(), "Carol".into()],
+                    when: Some("14:00".into()),
+                },
+                Finders {
+                    names: vec!["Dave".into()],
+                    when: Some("13:00".into()),
+                },
+            ]
+        );
+        assert!(parse("found 1 by ; Dave").is_err());
+        assert!(parse("found 1").is_err());
+    }
 }
