@@ -131,16 +131,20 @@ fn the_readmes_buried_treasure_section_walked_command_by_command() {
 
     // "`help` under `[treasure]` gives the same list".
     let help = Walk::answer(&walk.say(ALICE, BOT, "[treasure]", "help"), ALICE);
-    for command in ["bury", "map N", "disclose N", "found N by", "status"] {
+    for command in [
+        "bury",
+        "map N",
+        "disclose N",
+        "found N by",
+        "hand N to the Treasure-Harfer",
+        "status",
+    ] {
         assert!(help.contains(command), "{command:?} in the help:\n{help}");
     }
-    // FIXME: the help does not list `hand N to the Treasure-Harfer` nor the
-    // several finders of `found` (reported to the game's maintainers; its help
-    // text is theirs).
 
-    // "bury 10 A$, #3 [as NAME] — on the list: [...] they are unowned from that
-    // instant (money leaves your balance, items leave your `inventory` and show
-    // as unowned in `nomicbot state inventory`)".
+    // "bury 10 A$, #3 [as NAME] — on the list: [...] they are nobody's from
+    // that instant and not the Treasury's"; "`[nomic] balance` and `[nomic]
+    // inventory` list them apart, as "buried in Treasure N"".
     let mail = walk.say(ALICE, LIST, "[treasure]", "bury 10 A$, #1 as the spoon");
     let buried = Walk::announced(&mail);
     assert_eq!(
@@ -150,11 +154,11 @@ fn the_readmes_buried_treasure_section_walked_command_by_command() {
     );
     let state = walk.bot.state_json();
     assert_eq!(balance(&state, "Alice", "A$").as_deref(), Some("10"));
-    assert_eq!(walk.owner_of(1), "unowned");
+    assert_eq!(walk.owner_of(1), serde_json::json!({"buried": 1}));
     let inventory = Walk::answer(&walk.say(ALICE, BOT, "[nomic]", "inventory"), ALICE);
-    assert!(inventory.contains("Alice owns no entities"), "{inventory}");
-    let unowned = walk.bot.cli_ok(&["state", "inventory"]);
-    assert!(unowned.contains("unowned"), "{unowned}");
+    assert!(inventory.contains("buried in Treasure 1"), "{inventory}");
+    let buried = walk.bot.cli_ok(&["state", "inventory"]);
+    assert!(buried.contains("buried in Treasure 1"), "{buried}");
     // "refused with the reason for anything you do not own".
     let refused = Walk::answer(&walk.say(CAROL, LIST, "[treasure]", "bury #2"), CAROL);
     assert!(refused.contains("Refused"), "{refused}");
@@ -216,10 +220,12 @@ fn the_readmes_buried_treasure_section_walked_command_by_command() {
             .any(|s| s.contains("Dave is custodian")),
         "{mail:#?}"
     );
-    // FIXME: `status` does not name the custodians yet (issue 26, item 6;
-    // reported to the game's maintainers).
+    // "status — every treasure: what it holds, its writer, its custodians and
+    // who holds the map [...]; never a map's text".
     let status = Walk::answer(&walk.say(BOB, BOT, "[treasure]", "status"), BOB);
-    assert!(status.contains("the spoon, buried by Alice"), "{status}");
+    assert!(status.contains("the spoon"), "{status}");
+    assert!(status.contains("Alice"), "{status}");
+    assert!(status.contains("Dave"), "{status}");
     assert!(!status.contains("PAMPLEMOUSSE"), "{status}");
     // "`history [N|all]` — what the list was told under `[nomic]` [...]. Every
     // tag has it": under `[treasure]` too.
@@ -240,15 +246,14 @@ fn the_readmes_buried_treasure_section_walked_command_by_command() {
     let mail = walk.say(DAVE, LIST, "[treasure]", "found 1 by Dave");
     assert!(Walk::answer(&mail, DAVE).contains("Refused"), "{mail:#?}");
 
-    // "found N by PLAYER[, PLAYER...] [at WHEN] — the writer or a custodian
-    // declares [...] Several players named achieved it simultaneously: the
-    // Officer in charge of Random Things draws the finder (`nomicbot
-    // verify-random`)".
+    // "found N by BOB and CAROL [at WHEN] — achieved simultaneously: the
+    // Officer in charge of Random Things draws the finder among them [...]
+    // (`nomicbot verify-random`)".
     let mail = walk.say(
         DAVE,
         LIST,
         "[treasure]",
-        "found 1 by Bob, Carol at 14:00 today",
+        "found 1 by Bob and Carol at 14:00",
     );
     let found = Walk::announced(&mail);
     let announcement = found

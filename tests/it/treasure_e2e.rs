@@ -108,7 +108,8 @@ async fn a_treasure_buried_hinted_disclosed_in_part_and_found_by_mail() {
     .await;
     assert!(out.contains("applied 1"), "{out}");
 
-    // Burying, on the list: the Trinket and 5 A$ are unowned at once.
+    // Burying, on the list: the Trinket and 5 A$ are nobody's at once, buried
+    // in the treasure.
     let out = mail(
         &bot,
         &alice,
@@ -126,7 +127,11 @@ async fn a_treasure_buried_hinted_disclosed_in_part_and_found_by_mail() {
     let treasure = state(&bot, "treasure");
     assert_eq!(treasure["buried"][0]["name"], "the spoon", "{treasure}");
     let inventory = state(&bot, "inventory");
-    assert_eq!(inventory["entities"][0]["owner"], "unowned", "{inventory}");
+    assert_eq!(
+        inventory["entities"][0]["owner"],
+        serde_json::json!({"buried": 1}),
+        "{inventory}"
+    );
 
     // The map, to the bot alone: the list gets only its commitment.
     let out = mail(
