@@ -109,7 +109,7 @@ impl Game for Suite {
                     TAG,
                     "games_changed",
                     json!({"added": listed(std::slice::from_ref(&contest)), "replaced": replaced,
-                           "reason": reason, "by": ctx.signature()}),
+                           "removed": null, "reason": reason, "by": ctx.signature()}),
                 ));
                 tx.record_shared(SharedEvent::Contests(contests::Event::Added { contest }));
                 Ok(Sentence::new("games_contest_added").arg("name", name))
@@ -129,7 +129,8 @@ impl Game for Suite {
                     Audience::List,
                     TAG,
                     "games_changed",
-                    json!({"removed": name, "reason": reason, "by": ctx.signature()}),
+                    json!({"removed": name, "added": [], "replaced": false,
+                           "reason": reason, "by": ctx.signature()}),
                 ));
                 tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
                     name: name.clone(),

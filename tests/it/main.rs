@@ -42,6 +42,7 @@ mod inventory;
 mod list_manager;
 mod list_reading;
 mod offices;
+mod party_chess;
 mod operator_tools;
 mod ping;
 mod postfix_filter;

@@ -643,6 +643,12 @@ fn ruled(tx: &mut ContestTx<'_>, number: u32, ruling: Value) {
     let Some(game) = tx.state().get(number).cloned() else {
         return;
     };
+    // Every ruling carries every blank its template may read.
+    let ruling = merged(
+        json!({"kind": null, "by": null, "reason": null, "move_number": null, "player": null,
+               "move": null, "was": null, "hours": null, "square": null, "piece": null}),
+        ruling,
+    );
     let values = merged(about(tx, &game), json!({"ruling": ruling}));
     announce(tx, number, "contest_ruling", values);
 }
@@ -757,7 +763,8 @@ fn record(tx: &ContestTx<'_>, game: &Match, full: bool, ctx: &Ctx) -> Vec<Value>
                 let shown = m.published || full || me == Some(m.player);
                 json!({"move_number": m.number, "player": name_of(tx, m.player),
                        "move": if shown { m.text.clone() } else { String::new() },
-                       "sealed": !m.published, "struck": m.struck, "at": human_time(m.at)})
+                       "sealed": !m.published, "struck": m.struck, "at": human_time(m.at),
+                       "set": null, "piece": null, "reason": null})
             }
             Entry::Set {
                 square,
@@ -765,7 +772,8 @@ fn record(tx: &ContestTx<'_>, game: &Match, full: bool, ctx: &Ctx) -> Vec<Value>
                 reason,
             } => json!({"set": square.to_string(),
                         "piece": piece.as_ref().map(|p| format!("{} of {}", p.kind, name_of(tx, p.owner))),
-                        "reason": reason}),
+                        "reason": reason, "move_number": null, "player": null, "move": null,
+                        "sealed": false, "struck": null, "at": null}),
         })
         .collect()
 }
