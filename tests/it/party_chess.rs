@@ -38,8 +38,7 @@ fn rank(body: &str, rank: u32) -> Vec<(char, String)> {
         .rev()
         .find(|l| l.starts_with(&label))
         .unwrap_or_else(|| panic!("no rank {rank} in {body}"));
-    line[label.len()..]
-        .as_bytes()
+    line.as_bytes()[label.len()..]
         .chunks(3)
         .enumerate()
         .filter_map(|(file, cell)| {
@@ -81,7 +80,12 @@ fn started(extra: &str) -> LocalBot {
         &bot,
         "start",
         at("2026-03-02T11:00:00Z"),
-        &[(CAROL, LIST, "[contest] start Party Chess with Alice, Bob", "")],
+        &[(
+            CAROL,
+            LIST,
+            "[contest] start Party Chess with Alice, Bob",
+            "",
+        )],
     );
     bot
 }
@@ -92,8 +96,14 @@ fn started(extra: &str) -> LocalBot {
 fn a_moderators_change_of_the_suite_is_announced_with_its_reason_and_the_list_names_each_referee() {
     let bot = carol_referees("");
     let body = announced(&bot, "Party Chess changed in the Games & Contests suite");
-    assert!(body.contains("because Carol offered to referee it"), "{body}");
-    assert!(body.contains("refereed by Carol, by mail under [contest]"), "{body}");
+    assert!(
+        body.contains("because Carol offered to referee it"),
+        "{body}"
+    );
+    assert!(
+        body.contains("refereed by Carol, by mail under [contest]"),
+        "{body}"
+    );
     assert!(body.contains("played on a 20x20 board"), "{body}");
     play(
         &bot,
@@ -109,8 +119,14 @@ fn a_moderators_change_of_the_suite_is_announced_with_its_reason_and_the_list_na
         answer.contains("Ghost: 2 players; refereed by the bot under [ghost]"),
         "{answer}"
     );
-    assert!(answer.contains("Rule Tag: any number of players; refereed by the bot"), "{answer}");
-    assert!(answer.contains("Grab-a-Donkey: any number of players; refereed by the bot"), "{answer}");
+    assert!(
+        answer.contains("Rule Tag: any number of players; refereed by the bot"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("Grab-a-Donkey: any number of players; refereed by the bot"),
+        "{answer}"
+    );
     assert!(
         answer.contains("Party Chess: 2 players, no definite winner; refereed by Carol by mail under [contest]; a 20x20 board"),
         "{answer}"
@@ -120,7 +136,9 @@ fn a_moderators_change_of_the_suite_is_announced_with_its_reason_and_the_list_na
     let state = bot.cli_ok(&["state", "contests", "--json"]);
     let state: serde_json::Value = serde_json::from_str(&state).unwrap_or_default();
     assert!(
-        state["suite"].as_array().is_some_and(|s| s.iter().any(|c| c["name"] == "Party Chess" && c["board"] == 20)),
+        state["suite"].as_array().is_some_and(|s| s
+            .iter()
+            .any(|c| c["name"] == "Party Chess" && c["board"] == 20)),
         "{state}"
     );
 }
@@ -132,9 +150,15 @@ fn a_moderators_change_of_the_suite_is_announced_with_its_reason_and_the_list_na
 fn a_party_chess_game_refereed_by_a_person_is_played_by_mail_to_a_result_with_its_board_diagrams() {
     let bot = started("");
     let body = announced(&bot, "Game 1 of Party Chess begins, refereed by Carol");
-    assert!(body.contains("1. Alice") && body.contains("2. Bob"), "{body}");
+    assert!(
+        body.contains("1. Alice") && body.contains("2. Bob"),
+        "{body}"
+    );
     assert!(body.contains("Alice moves first"), "{body}");
-    assert!(body.contains("a   b   c") || body.contains("  a  b  c"), "{body}");
+    assert!(
+        body.contains("a   b   c") || body.contains("  a  b  c"),
+        "{body}"
+    );
     play(
         &bot,
         "moves",
@@ -164,7 +188,9 @@ fn a_party_chess_game_refereed_by_a_person_is_played_by_mail_to_a_result_with_it
     assert_eq!(rank(&capture, 11), [('m', "N1".to_owned())]);
     assert!(rank(&capture, 10).is_empty(), "{capture}");
     assert!(
-        capture.lines().any(|l| l.split_whitespace().collect::<String>() == "abcdefghijklmnopqrst"),
+        capture
+            .lines()
+            .any(|l| l.split_whitespace().collect::<String>() == "abcdefghijklmnopqrst"),
         "{capture}"
     );
 
@@ -173,12 +199,20 @@ fn a_party_chess_game_refereed_by_a_person_is_played_by_mail_to_a_result_with_it
         "result",
         at("2026-03-02T14:00:00Z"),
         &[
-            (CAROL, LIST, "[contest 1] result Alice wins, points Alice 3, Bob 1", ""),
+            (
+                CAROL,
+                LIST,
+                "[contest 1] result Alice wins, points Alice 3, Bob 1",
+                "",
+            ),
             (BOB, LIST, "[contest 1] drop king at a1", ""),
         ],
     );
     let result = announced(&bot, "Game 1 of Party Chess ends: Alice wins");
-    assert!(result.contains("Alice: 3") && result.contains("Bob: 1"), "{result}");
+    assert!(
+        result.contains("Alice: 3") && result.contains("Bob: 1"),
+        "{result}"
+    );
     assert_eq!(rank(&result, 11), [('m', "N1".to_owned())]);
     let bob = replies_to(&bot, BOB);
     assert!(bob.contains("Refused: game 1 is over"), "{bob}");
@@ -208,16 +242,30 @@ fn a_move_out_of_turn_from_a_non_player_or_impossible_on_the_board_is_refused_wi
         ],
     );
     let bob = replies_to(&bot, BOB);
-    assert!(bob.contains("Refused: it is Alice's turn in game 1, not yours"), "{bob}");
-    assert!(bob.contains("Refused: the piece on a1 is Alice's, not yours"), "{bob}");
+    assert!(
+        bob.contains("Refused: it is Alice's turn in game 1, not yours"),
+        "{bob}"
+    );
+    assert!(
+        bob.contains("Refused: the piece on a1 is Alice's, not yours"),
+        "{bob}"
+    );
     let dave = replies_to(&bot, DAVE);
-    assert!(dave.contains("Refused: you are not a player of game 1 of Party Chess"), "{dave}");
+    assert!(
+        dave.contains("Refused: you are not a player of game 1 of Party Chess"),
+        "{dave}"
+    );
     let alice = replies_to(&bot, ALICE);
     assert!(alice.contains("Refused: u5 is not on the board"), "{alice}");
-    assert!(alice.contains("Refused: there is no piece on a1"), "{alice}");
+    assert!(
+        alice.contains("Refused: there is no piece on a1"),
+        "{alice}"
+    );
     assert!(alice.contains("Move 1 of game 1 is recorded"), "{alice}");
     assert!(
-        alice.contains("Refused: only the referee of game 1 (Carol) or a moderator gives its rulings"),
+        alice.contains(
+            "Refused: only the referee of game 1 (Carol) or a moderator gives its rulings"
+        ),
         "{alice}"
     );
     let moves: Vec<_> = list_mail(&bot)
@@ -245,7 +293,8 @@ fn sealed_moves_reach_no_other_player_nor_the_list_before_the_referee_publishes_
         ],
     );
     assert!(
-        replies_to(&bot, ALICE).contains("the moves of game 1 are sealed; mail yours to the bot's own address"),
+        replies_to(&bot, ALICE)
+            .contains("the moves of game 1 are sealed; mail yours to the bot's own address"),
         "{}",
         replies_to(&bot, ALICE)
     );
@@ -255,18 +304,27 @@ fn sealed_moves_reach_no_other_player_nor_the_list_before_the_referee_publishes_
         let to_bob = mail.is_to(BOB) && !mail.is_to(LIST);
         let to_carol = mail.is_to(CAROL) && !mail.is_to(LIST);
         if !to_alice && !to_carol {
-            assert!(!text.contains("bishop"), "Alice's sealed move leaked: {text}");
+            assert!(
+                !text.contains("bishop"),
+                "Alice's sealed move leaked: {text}"
+            );
             assert!(!text.contains("B1"), "Alice's sealed piece leaked: {text}");
         }
         if !to_bob && !to_carol {
-            assert!(!text.contains("rook at c3"), "Bob's sealed move leaked: {text}");
+            assert!(
+                !text.contains("rook at c3"),
+                "Bob's sealed move leaked: {text}"
+            );
             assert!(!text.contains("R2"), "Bob's sealed piece leaked: {text}");
         }
     }
     let sealed = announced(&bot, "move 1: Alice (sealed)");
     assert!(sealed.contains("commitment"), "{sealed}");
     let carol = replies_to(&bot, CAROL);
-    assert!(carol.contains("drop bishop at k10") && carol.contains("drop rook at c3"), "{carol}");
+    assert!(
+        carol.contains("drop bishop at k10") && carol.contains("drop rook at c3"),
+        "{carol}"
+    );
     let dave = replies_to(&bot, DAVE);
     assert!(dave.contains("1. Alice: (sealed)"), "{dave}");
 
@@ -277,7 +335,10 @@ fn sealed_moves_reach_no_other_player_nor_the_list_before_the_referee_publishes_
         &[(CAROL, BOT, "[contest 1] publish", "")],
     );
     let published = announced(&bot, "the sealed moves published");
-    assert!(published.contains("1. Alice: drop bishop at k10"), "{published}");
+    assert!(
+        published.contains("1. Alice: drop bishop at k10"),
+        "{published}"
+    );
     assert!(published.contains("2. Bob: drop rook at c3"), "{published}");
     assert_eq!(rank(&published, 10), [('k', "B1".to_owned())]);
     assert_eq!(rank(&published, 3), [('c', "R2".to_owned())]);
@@ -327,7 +388,10 @@ fn a_referees_correction_undo_and_ruling_on_a_square_are_announced_with_the_boar
         ],
     );
     let undone = announced(&bot, "move 3 undone");
-    assert!(undone.contains("because a knight does not move so"), "{undone}");
+    assert!(
+        undone.contains("because a knight does not move so"),
+        "{undone}"
+    );
     assert_eq!(rank(&undone, 12), [('k', "Q2".to_owned())]);
     assert_eq!(rank(&undone, 10), [('k', "N1".to_owned())]);
     let corrected = announced(&bot, "move 1 corrected");
@@ -340,6 +404,13 @@ fn a_referees_correction_undo_and_ruling_on_a_square_are_announced_with_the_boar
     assert!(set.contains("sets t20 to Bob's dragon"), "{set}");
     assert_eq!(rank(&set, 20), [('t', "D2".to_owned())]);
     assert!(replies_to(&bot, DAVE).contains("Refused: only the referee of game 1"));
-    let log = bot.log_json().iter().map(|e| e.to_string()).collect::<String>();
-    assert!(log.contains("\"corrected\"") && log.contains("\"struck\""), "{log}");
+    let log = bot
+        .log_json()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<String>();
+    assert!(
+        log.contains("\"corrected\"") && log.contains("\"struck\""),
+        "{log}"
+    );
 }

@@ -19,6 +19,7 @@
 pub mod board;
 mod parse;
 mod rules;
+mod sample;
 
 use serde::{Deserialize, Serialize};
 
@@ -119,9 +120,18 @@ pub struct Match {
     pub record: Vec<Entry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<Outcome>,
+    /// How many times the referee published the sealed moves: the sealed
+    /// moves since go into batch `contest:N:ROUND+1` of the sealed box.
+    #[serde(default)]
+    pub published_rounds: u32,
 }
 
 impl Match {
+    /// The batch of the sealed box the sealed moves go into now.
+    pub fn batch(&self) -> String {
+        format!("{TAG}:{}:{}", self.number, self.published_rounds + 1)
+    }
+
     pub fn moves(&self) -> impl Iterator<Item = &Move> {
         self.record.iter().filter_map(|e| match e {
             Entry::Move(m) => Some(m),
@@ -232,6 +242,7 @@ impl State {
                 duel: *duel,
                 record: Vec::new(),
                 ended: None,
+                published_rounds: 0,
             }),
             Event::Moved { number, mv } => {
                 if let Some(m) = self.get_mut(*number) {
@@ -243,6 +254,7 @@ impl State {
             }
             Event::Published { number, moves } => {
                 if let Some(m) = self.get_mut(*number) {
+                    m.published_rounds += 1;
                     for entry in &mut m.record {
                         if let Entry::Move(mv) = entry
                             && moves.contains(&mv.number)
@@ -509,6 +521,10 @@ impl Game for Refereed {
             name: "Contest points".to_owned(),
             of: of.into_iter().map(|(p, n)| (p, n.to_string())).collect(),
         })
+    }
+
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        sample::sample(script);
     }
 
     fn running(state: &State, view: &View<'_>) -> Vec<Running> {

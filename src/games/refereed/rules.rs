@@ -2,7 +2,6 @@
 //! rulings, the players' moves, and the deadlines of the shared schedule.
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::board::{Board, Impossible, Piece};
 use super::{Command, Entry, Event, Match, Move, Play, Refereed, Ruling, Seal, TAG};
@@ -10,7 +9,7 @@ use crate::engine::calendar::{self, Deadline};
 use crate::engine::contests::Contest;
 use crate::engine::game::{SharedEvent, Tx};
 use crate::engine::players::{Player, PlayerId};
-use crate::engine::sealed::commitment_hash;
+use crate::engine::sealed::{self, commitment_hash};
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence, human_time};
 
 type ContestTx<'a> = Tx<'a, Refereed>;
@@ -277,15 +276,46 @@ fn impossible(tx: &ContestTx<'_>, why: Impossible) -> Refusal {
     .into()
 }
 
-fn salt(ctx: &Ctx, number: u32, move_number: u32) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(ctx.entropy);
-    hasher.update(format!("contest:{number}:{move_number}").as_bytes());
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// How long a batch of sealed moves stays open at most: the referee
+/// publishes it long before (a batch needs a deadline; this one never acts).
+const SEALED_FOR_DAYS: i64 = 3650;
+
+/// A private move into the game's open batch of the sealed box (opened with
+/// the first one): the box keeps its text and salt until the reveal, and its
+/// commitment is what the list may see.
+fn seal_move(
+    tx: &mut ContestTx<'_>,
+    ctx: &Ctx,
+    game: &Match,
+    me: &Player,
+    text: &str,
+) -> Result<Seal, Refusal> {
+    let batch = game.batch();
+    let unsealable = || Refusal::from(refuse("contest_cannot_seal").arg("number", game.number));
+    if tx.view().sealed.batch(&batch).is_none() {
+        let deadline = tx.at() + jiff::SignedDuration::from_hours(24 * SEALED_FOR_DAYS);
+        let title = format!("game {} of {}", game.number, game.contest);
+        let opened = tx
+            .view()
+            .sealed
+            .open_titled(&batch, &tag_of(game.number), &title, deadline)
+            .map_err(|_| unsealable())?;
+        tx.record_shared(SharedEvent::Sealed(opened));
+    }
+    let event = tx
+        .view()
+        .sealed
+        .seal(&batch, me.id, &me.name, text, tx.at(), &ctx.entropy)
+        .map_err(|_| unsealable())?;
+    let seal = match &event {
+        sealed::Event::Sealed { sealed, .. } => Seal {
+            salt_hex: sealed.salt_hex.clone(),
+            commitment: commitment_hash(&sealed.salt_hex, &sealed.player_name, &sealed.action_text),
+        },
+        _ => return Err(unsealable()),
+    };
+    tx.record_shared(SharedEvent::Sealed(event));
+    Ok(seal)
 }
 
 /// A player's move: refused out of turn, from a non-player, after the end,
@@ -345,14 +375,11 @@ fn play_move(
         captured = board.apply(act, me.id).map_err(|why| impossible(tx, why))?;
     }
     let move_number = game.moves().count() as u32 + 1;
-    let seal = game.private_moves.then(|| {
-        let salt_hex = salt(ctx, game.number, move_number);
-        let commitment = commitment_hash(&salt_hex, &me.name, &text);
-        Seal {
-            salt_hex,
-            commitment,
-        }
-    });
+    let seal = if game.private_moves {
+        Some(seal_move(tx, ctx, &game, &me, &text)?)
+    } else {
+        None
+    };
     tx.record(Event::Moved {
         number: game.number,
         mv: Move {
@@ -470,15 +497,13 @@ fn rule(
     let by = ctx.signature();
     match ruling {
         Ruling::Publish => {
-            let shown = publish(tx, game);
-            if shown == 0 {
+            if !has_sealed(game) {
                 return Err(refuse("contest_nothing_sealed")
                     .arg("number", number)
                     .into());
             }
-            Ok(Sentence::new("contest_published")
-                .arg("number", number)
-                .arg("count", shown))
+            publish_now(tx, game);
+            Ok(Sentence::new("contest_publishing").arg("number", number))
         }
         Ruling::Turn(name) => {
             let seat = match name {
@@ -653,35 +678,60 @@ fn ruled(tx: &mut ContestTx<'_>, number: u32, ruling: Value) {
     announce(tx, number, "contest_ruling", values);
 }
 
-/// The sealed moves not yet published, to the list with their salts: how
-/// many.
-fn publish(tx: &mut ContestTx<'_>, game: &Match) -> usize {
-    let sealed: Vec<Move> = game
-        .moves()
-        .filter(|m| !m.published && m.struck.is_none())
-        .cloned()
-        .collect();
+fn has_sealed(game: &Match) -> bool {
+    game.moves().any(|m| !m.published)
+}
+
+/// The sealed moves are revealed by a deadline of this instant, as every
+/// sealed batch is: the commitments, the reveal, then the board.
+fn publish_now(tx: &mut ContestTx<'_>, game: &Match) {
+    tx.record_shared(SharedEvent::Schedule(calendar::Event::Scheduled {
+        deadline: Deadline {
+            id: format!("{TAG}:{}:publish", game.number),
+            at: tx.at(),
+            owner: tag_of(game.number),
+            who: None,
+            what: format!("the sealed moves of game {}", game.number),
+            remind: false,
+        },
+    }));
+}
+
+/// The sealed moves not yet published, to the list: the sealed box's
+/// commitments and reveal, then the moves with the board.
+fn publish(tx: &mut ContestTx<'_>, game: &Match) {
+    let sealed: Vec<Move> = game.moves().filter(|m| !m.published).cloned().collect();
     if sealed.is_empty() {
-        return 0;
+        return;
+    }
+    let batch = game.batch();
+    let sealed_box = tx.view().sealed;
+    if let Ok((event, mail)) = sealed_box.commit(&batch) {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
+    }
+    if let Ok((event, mail)) = tx.view().sealed.reveal(&batch) {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
     }
     tx.record(Event::Published {
         number: game.number,
         moves: sealed.iter().map(|m| m.number).collect(),
     });
     let Some(after) = tx.state().get(game.number).cloned() else {
-        return 0;
+        return;
     };
     let moves: Vec<Value> = sealed
         .iter()
         .map(|m| {
-            json!({"move_number": m.number, "player": name_of(tx, m.player), "move": m.text,
-                   "salt": m.seal.as_ref().map(|s| s.salt_hex.clone()),
+            json!({"move_number": m.number, "player": name_of(tx, m.player),
+                   "move": if m.struck.is_some() { String::new() } else { m.text.clone() },
+                   "struck": m.struck,
                    "commitment": m.seal.as_ref().map(|s| s.commitment.clone())})
         })
         .collect();
     let values = merged(about(tx, &after), json!({"moves": moves}));
     announce(tx, game.number, "contest_published", values);
-    sealed.len()
 }
 
 /// The referee's result: the winner (or none) and the points; a Duel this
@@ -711,7 +761,9 @@ fn result(
     for (name, n) in &points {
         awarded.push((in_game(tx, name)?.id, *n));
     }
-    publish(tx, game);
+    if has_sealed(game) {
+        publish_now(tx, game);
+    }
     tx.record(Event::Ended {
         number,
         winner: winner.as_ref().map(|w| w.id),
@@ -824,6 +876,7 @@ pub fn on_deadline(tx: &mut ContestTx<'_>, deadline: &Deadline) {
             );
             announce(tx, game.number, "contest_sealed", values);
         }
+        [_, "publish"] => publish(tx, &game),
         [_, "turn"] if game.ended.is_none() => {
             let values = merged(about(tx, &game), json!({"hours": game.hours}));
             announce(tx, game.number, "contest_time_up", values);
