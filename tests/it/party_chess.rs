@@ -414,3 +414,47 @@ fn a_referees_correction_undo_and_ruling_on_a_square_are_announced_with_the_boar
         "{log}"
     );
 }
+
+/// Item 8: "a Duel's Contest result should reach Duels through the schedule
+/// as Duels expect": a Duel fought at a Contest a person referees under
+/// `[contest]` ends when the referee declares the game's result.
+#[test]
+fn a_duel_fought_at_a_human_refereed_contest_ends_with_the_result_its_referee_declares() {
+    let bot = carol_referees("");
+    play(
+        &bot,
+        "duel",
+        at("2026-03-02T11:00:00Z"),
+        &[
+            (
+                MODERATOR,
+                BOT,
+                "[games]",
+                "add Chess players 2 board 8 because the moderators referee it",
+            ),
+            (
+                CAROL,
+                LIST,
+                "[duel]",
+                "Alice challenges Bob because he called my proposal a loophole",
+            ),
+            (DAVE, LIST, "[duel] accept 1 with Chess", ""),
+            (
+                MODERATOR,
+                LIST,
+                "[contest] start Chess with Alice, Bob for duel 1",
+                "",
+            ),
+            (ALICE, LIST, "[contest 1] drop king at e1", ""),
+            (BOB, LIST, "[contest 1] drop king at e8", ""),
+            (MODERATOR, LIST, "[contest 1] result Bob wins", ""),
+        ],
+    );
+    let started = announced(&bot, "Game 1 of Chess begins");
+    assert!(started.contains("the Contest of Duel 1"), "{started}");
+    assert!(rank(&announced(&bot, "move 2: Bob"), 8) == [('e', "K2".to_owned())]);
+    let result = announced(&bot, "Game 1 of Chess ends: Bob wins");
+    assert!(result.contains("Duel 1 is told"), "{result}");
+    let duel = announced(&bot, "Duel 1: Bob wins");
+    assert!(duel.contains("Chess"), "{duel}");
+}
