@@ -489,19 +489,21 @@ impl Game for Refereed {
         }
     }
 
-    fn public_view(state: &State, _view: &View<'_>, params: &Params) -> serde_json::Value {
+    /// The suite as it stands (shipped, with the moderators' changes) and
+    /// every game, sealed moves blanked.
+    fn public_view(state: &State, view: &View<'_>, _params: &Params) -> serde_json::Value {
         let shown = State {
             matches: state.matches.iter().map(Match::without_secrets).collect(),
         };
         serde_json::json!({
-            "suite": params.contests,
+            "suite": view.suite(),
             "matches": shown.matches,
         })
     }
 
-    fn private_view(state: &State, _view: &View<'_>, params: &Params) -> serde_json::Value {
+    fn private_view(state: &State, view: &View<'_>, _params: &Params) -> serde_json::Value {
         serde_json::json!({
-            "suite": params.contests,
+            "suite": view.suite(),
             "matches": state.matches,
         })
     }

@@ -15,7 +15,7 @@ pub(super) fn sample(script: &mut dyn Script) {
         "contest",
         &["start Party Chess with Alice, Bob"],
     );
-    script.send(1, "Mod", true, "contest 1", &["deadline 1 day"]);
+    script.send(1, "Mod", true, "contest 1", &["deadline 2 days"]);
     script.say("Alice and Bob drop pieces created at will, and Alice's knight captures.");
     script.send(10, "Alice", true, "contest 1", &["drop knight at k10"]);
     script.send(20, "Bob", true, "contest 1", &["drop dragon at m11"]);
@@ -28,10 +28,10 @@ pub(super) fn sample(script: &mut dyn Script) {
         "contest 1",
         &["undo 3 because a knight may not take a dragon"],
     );
-    script.say("Bob lets the day pass; the referee then declares the result.");
-    script.wait(40 + 25 * 60);
+    script.say("Bob lets the two days pass; the referee then declares the result.");
+    script.wait(40 + 49 * 60);
     script.send(
-        26 * 60,
+        50 * 60,
         "Mod",
         true,
         "contest 1",
@@ -39,25 +39,25 @@ pub(super) fn sample(script: &mut dyn Script) {
     );
     script.say("A Contest with sealed moves: Carol's move goes to the bot alone.");
     script.send(
-        27 * 60,
+        51 * 60,
         "Mod",
         false,
         "games",
         &["add Blind Chess players 2 private board 8 because Carol and Dave asked for it"],
     );
     script.send(
-        27 * 60 + 1,
+        51 * 60 + 1,
         "Mod",
         true,
         "contest",
         &["start Blind Chess with Carol, Dave"],
     );
     script.send(
-        27 * 60 + 10,
+        51 * 60 + 10,
         "Carol",
         false,
         "contest 2",
         &["drop rook at c3"],
     );
-    script.send(27 * 60 + 20, "Mod", false, "contest 2", &["publish"]);
+    script.send(51 * 60 + 20, "Mod", false, "contest 2", &["publish"]);
 }
