@@ -216,6 +216,25 @@ fn a_party_chess_game_refereed_by_a_person_is_played_by_mail_to_a_result_with_it
     assert_eq!(rank(&result, 11), [('m', "N1".to_owned())]);
     let bob = replies_to(&bot, BOB);
     assert!(bob.contains("Refused: game 1 is over"), "{bob}");
+    play(
+        &bot,
+        "history",
+        at("2026-03-02T15:00:00Z"),
+        &[
+            (DAVE, BOT, "[contest 1] record", ""),
+            (DAVE, BOT, "[contest 1] history", ""),
+        ],
+    );
+    let dave = replies_to(&bot, DAVE);
+    assert!(
+        dave.contains("The record of game 1 of Party Chess:"),
+        "{dave}"
+    );
+    assert!(dave.contains("3. Alice: move k10 m11"), "{dave}");
+    assert!(
+        dave.contains("Game 1 of Party Chess ends: Alice wins"),
+        "{dave}"
+    );
     let state = bot.state_json();
     let game = &state["contest_games"]["matches"][0];
     assert_eq!(game["ended"]["points"][0][1], 3, "{state}");
