@@ -477,3 +477,59 @@ fn a_duel_fought_at_a_human_refereed_contest_ends_with_the_result_its_referee_de
     let duel = announced(&bot, "Duel 1: Bob wins");
     assert!(duel.contains("Chess"), "{duel}");
 }
+
+/// Item 8: "starts a game of a Contest with its players (and teams)": two
+/// teams of two, turns alternating between them, the winning team named.
+#[test]
+fn a_contest_played_by_two_teams_of_two_alternates_their_turns_and_names_the_winning_team() {
+    let bot = carol_referees("");
+    play(
+        &bot,
+        "teams",
+        at("2026-03-02T11:00:00Z"),
+        &[
+            (
+                MODERATOR,
+                BOT,
+                "[games]",
+                "add Bughouse players 2 teams board 8 because the club plays it",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[contest] start Party Chess with Alice and Bob against Carol and Dave",
+                "",
+            ),
+            (
+                MODERATOR,
+                LIST,
+                "[contest] start Bughouse with Alice and Bob against Carol and Dave",
+                "",
+            ),
+            (ALICE, LIST, "[contest 1] drop king at e1", ""),
+            (BOB, LIST, "[contest 1] drop king at e2", ""),
+            (CAROL, LIST, "[contest 1] drop king at e8", ""),
+            (MODERATOR, LIST, "[contest 1] result Bob wins", ""),
+        ],
+    );
+    let moderator = replies_to(&bot, MODERATOR);
+    assert!(
+        moderator.contains("Refused: Party Chess is not played by teams"),
+        "{moderator}"
+    );
+    let started = announced(&bot, "Game 1 of Bughouse begins");
+    assert!(
+        started.contains("Two teams: Alice and Bob\nagainst Carol and Dave"),
+        "{started}"
+    );
+    assert!(
+        started.contains("1. Alice") && started.contains("2. Carol") && started.contains("3. Bob"),
+        "{started}"
+    );
+    assert!(replies_to(&bot, BOB).contains("it is Carol's turn in game 1"));
+    let result = announced(&bot, "Game 1 of Bughouse ends: Alice and Bob win");
+    assert!(
+        result.contains("the team of Alice and Bob wins"),
+        "{result}"
+    );
+}

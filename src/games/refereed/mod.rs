@@ -104,8 +104,11 @@ pub struct Match {
     pub contest: String,
     /// The referee's name ("" when the moderators referee).
     pub referee: String,
-    /// In turn order.
+    /// In turn order (for teams, alternating between the two).
     pub players: Vec<PlayerId>,
+    /// The two teams, when played by teams.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<Vec<PlayerId>>,
     /// Whose turn it is (an index into `players`); `None`: any order.
     pub turn: Option<usize>,
     pub private_moves: bool,
@@ -226,6 +229,7 @@ impl State {
                 contest,
                 referee,
                 players,
+                teams,
                 any_order,
                 private_moves,
                 board,
@@ -235,6 +239,7 @@ impl State {
                 contest: contest.clone(),
                 referee: referee.clone(),
                 players: players.clone(),
+                teams: teams.clone(),
                 turn: (!any_order).then_some(0),
                 private_moves: *private_moves,
                 board: *board,
@@ -335,6 +340,8 @@ pub enum Event {
         contest: String,
         referee: String,
         players: Vec<PlayerId>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        teams: Vec<Vec<PlayerId>>,
         any_order: bool,
         private_moves: bool,
         board: u32,
@@ -394,10 +401,13 @@ pub enum Play {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// The referee's `start CONTEST with A, B, C [in any order] [for duel N]`.
+    /// The referee's `start CONTEST with A, B, C [in any order] [for duel N]`,
+    /// or `start CONTEST with A and B against C and D`.
     Start {
         contest: String,
         players: Vec<String>,
+        /// The two teams, when played by teams (`players` alternates them).
+        teams: Vec<Vec<String>>,
         any_order: bool,
         duel: Option<u32>,
     },

@@ -78,7 +78,7 @@ pub fn parse(line: &str, tag: &str) -> Result<Command, NotUnderstood> {
     let ruling = |ruling| Ok(Command::Referee { number, ruling });
     match verb.as_str() {
         "start" => {
-            let form = "start CONTEST with NAME, NAME [in any order] [for duel N]";
+            let form = "start CONTEST with NAME, NAME [in any order] [for duel N], or start CONTEST with NAME and NAME against NAME and NAME";
             let lower = rest.to_ascii_lowercase();
             let at = lower.find(" with ").ok_or_else(|| usage(form))?;
             let contest = rest[..at].trim().to_owned();
@@ -98,13 +98,28 @@ pub fn parse(line: &str, tag: &str) -> Result<Command, NotUnderstood> {
             if any_order {
                 who = &who[..who.len() - " in any order".len()];
             }
-            let players = names(who);
+            let lower = who.to_ascii_lowercase();
+            let (players, teams) = match lower.find(" against ") {
+                Some(at) => {
+                    let first = names(&who[..at]);
+                    let second = names(&who[at + " against ".len()..]);
+                    // Turns alternate between the teams: A1, B1, A2, B2.
+                    let mut players = Vec::new();
+                    for i in 0..first.len().max(second.len()) {
+                        players.extend(first.get(i).cloned());
+                        players.extend(second.get(i).cloned());
+                    }
+                    (players, vec![first, second])
+                }
+                None => (names(who), Vec::new()),
+            };
             if contest.is_empty() || players.is_empty() {
                 return Err(usage(form));
             }
             Ok(Command::Start {
                 contest,
                 players,
+                teams,
                 any_order,
                 duel,
             })
@@ -270,6 +285,7 @@ mod tests {
             Ok(Command::Start {
                 contest: "Party Chess".into(),
                 players: vec!["Alice".into(), "Bob".into(), "Carol".into()],
+                teams: Vec::new(),
                 any_order: false,
                 duel: Some(3),
             })
@@ -295,5 +311,13 @@ mod tests {
             })
         ));
         assert!(parse("undo 3", "contest").is_err());
+        let Ok(Command::Start { players, teams, .. }) = parse(
+            "start Bughouse with Alice and Bob against Carol and Dave",
+            "contest",
+        ) else {
+            panic!("a start by teams");
+        };
+        assert_eq!(players, ["Alice", "Carol", "Bob", "Dave"]);
+        assert_eq!(teams, [["Alice", "Bob"], ["Carol", "Dave"]]);
     }
 }

@@ -23,9 +23,10 @@ pub fn apply(tx: &mut ContestTx<'_>, command: Command, ctx: &Ctx) -> Result<Sent
         Command::Start {
             contest,
             players,
+            teams,
             any_order,
             duel,
-        } => start(tx, ctx, &contest, &players, any_order, duel),
+        } => start(tx, ctx, &contest, &players, &teams, any_order, duel),
         Command::Play { number, play, text } => play_move(tx, ctx, number, play, text),
         Command::Referee { number, ruling } => {
             let game = a_game(tx, ctx, number)?;
@@ -149,6 +150,9 @@ fn about(tx: &ContestTx<'_>, game: &Match) -> Value {
         "turn": game.whose_turn().map(|p| name_of(tx, p)),
         "diagram": diagram(game, true),
         "private_moves": game.private_moves,
+        "teams": game.teams.iter()
+            .map(|t| t.iter().map(|p| name_of(tx, *p)).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
     })
 }
 
@@ -173,6 +177,7 @@ fn start(
     ctx: &Ctx,
     written: &str,
     names: &[String],
+    team_names: &[Vec<String>],
     any_order: bool,
     duel: Option<u32>,
 ) -> Result<Sentence, Refusal> {
@@ -209,7 +214,24 @@ fn start(
             players.push(player.id);
         }
     }
-    if contest.players != 0 && players.len() != contest.players as usize {
+    let mut teams: Vec<Vec<PlayerId>> = Vec::new();
+    for team in team_names {
+        let mut members = Vec::new();
+        for name in team {
+            members.push(active_named(tx, name)?.id);
+        }
+        teams.push(members);
+    }
+    if !teams.is_empty() {
+        // Rule 1250 (and 1215 §2) knows one kind of team play: "two teams of
+        // two players each", four different players.
+        if !contest.teams {
+            return Err(refuse("contest_no_teams").arg("name", &contest.name).into());
+        }
+        if teams.len() != 2 || teams.iter().any(|t| t.len() != 2) || players.len() != 4 {
+            return Err(refuse("contest_two_teams_of_two").into());
+        }
+    } else if contest.players != 0 && players.len() != contest.players as usize {
         return Err(refuse("contest_how_many")
             .arg("name", &contest.name)
             .arg("players", contest.players)
@@ -229,6 +251,7 @@ fn start(
         contest: contest.name.clone(),
         referee: contest.referee.clone(),
         players,
+        teams,
         any_order,
         private_moves: contest.private_moves,
         board: contest.board,
@@ -778,6 +801,8 @@ fn result(
         let values = merged(
             about(tx, &after),
             json!({"winner": winner.as_ref().map(|w| w.name.clone()), "points": points,
+                   "winning_team": winner.as_ref().and_then(|w| game.teams.iter().find(|t| t.contains(&w.id)))
+                       .map(|t| t.iter().map(|p| name_of(tx, *p)).collect::<Vec<_>>()),
                    "by": ctx.signature(), "duel": game.duel}),
         );
         announce(tx, number, "contest_result", values);
