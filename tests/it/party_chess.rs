@@ -533,3 +533,41 @@ fn a_contest_played_by_two_teams_of_two_alternates_their_turns_and_names_the_win
         "{result}"
     );
 }
+
+/// Item 8: "keeps the turn order and the deadlines the referee sets (the
+/// shared schedule)": the list is told when a move's time is up, and the
+/// referee decides what follows.
+#[test]
+fn the_time_the_referee_sets_for_a_move_runs_on_the_schedule_and_the_list_is_told_when_it_is_up() {
+    let bot = started("");
+    play(
+        &bot,
+        "pace",
+        at("2026-03-02T12:00:00Z"),
+        &[
+            (CAROL, LIST, "[contest 1] deadline 3 hours", ""),
+            (ALICE, LIST, "[contest 1] drop knight at k10", ""),
+        ],
+    );
+    let pace = announced(&bot, "the time for a move");
+    assert!(pace.contains("each move is due within 3 hours"), "{pace}");
+    assert!(list_mail(&bot).iter().all(|(s, _)| !s.contains("is up")));
+    bot.once(at("2026-03-02T16:00:00Z"));
+    let up = announced(&bot, "time for Bob's move is up");
+    assert!(
+        up.contains("Bob has not moved within the 3 hours Carol set"),
+        "{up}"
+    );
+    play(
+        &bot,
+        "turn",
+        at("2026-03-02T16:30:00Z"),
+        &[
+            (CAROL, LIST, "[contest 1] turn Alice", ""),
+            (ALICE, LIST, "[contest 1] drop rook at a1", ""),
+        ],
+    );
+    let turn = announced(&bot, "Game 1 of Party Chess: the turn");
+    assert!(turn.contains("gives the turn to Alice"), "{turn}");
+    assert!(announced(&bot, "move 2: Alice").contains("Bob moves next"));
+}
