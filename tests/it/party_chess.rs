@@ -183,6 +183,17 @@ fn a_party_chess_game_refereed_by_a_person_is_played_by_mail_to_a_result_with_it
         at("2026-03-02T13:00:00Z"),
         &[(ALICE, LIST, "[contest 1] move k10 m11", "")],
     );
+    let shown = bot.cli_ok(&["state", "contests"]);
+    assert!(
+        shown.contains("Party Chess: 2 players, no definite winner; referee Carol, under [contest]; a 20x20 board"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(
+            "Game 1 of Party Chess ([contest 1]), referee Carol: Alice, Bob; 3 moves; Bob to move"
+        ),
+        "{shown}"
+    );
     let capture = announced(&bot, "move 3: Alice");
     assert!(capture.contains("It captures Bob's queen"), "{capture}");
     assert_eq!(rank(&capture, 11), [('m', "N1".to_owned())]);

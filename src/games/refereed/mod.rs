@@ -518,6 +518,17 @@ impl Game for Refereed {
         })
     }
 
+    /// `state contests` for a person: the suite and who referees each
+    /// Contest, then every game in play with its board as the public sees it.
+    fn state_text(
+        _shown: &serde_json::Value,
+        state: &State,
+        view: &View<'_>,
+        _now: Timestamp,
+    ) -> Option<String> {
+        Some(state_text(state, view))
+    }
+
     /// The points the referees awarded, over every game.
     fn scores(state: &State, _view: &View<'_>) -> Option<Scores> {
         let mut of: Vec<(PlayerId, i64)> = Vec::new();
@@ -558,4 +569,64 @@ impl Game for Refereed {
             })
             .collect()
     }
+}
+
+fn state_text(state: &State, view: &View<'_>) -> String {
+    let name = |id: PlayerId| {
+        view.players
+            .by_id(id)
+            .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+    };
+    let mut out = String::from("The Games & Contests suite (rule 1250):\n");
+    for contest in view.suite() {
+        let players = match contest.players {
+            0 => "any number of players".to_owned(),
+            n => format!("{n} players"),
+        };
+        let referee = if contest.refereed_by_the_bot() {
+            format!(
+                "the bot, under [{}]",
+                contest.game.clone().unwrap_or_default()
+            )
+        } else if contest.referee.is_empty() {
+            "the moderators, under [contest]".to_owned()
+        } else {
+            format!("{}, under [contest]", contest.referee)
+        };
+        out.push_str(&format!("  {}: {players}", contest.name));
+        if contest.teams {
+            out.push_str(", or two teams of two");
+        }
+        if !contest.definite_winner {
+            out.push_str(", no definite winner");
+        }
+        out.push_str(&format!("; referee {referee}"));
+        if contest.private_moves {
+            out.push_str("; sealed moves");
+        }
+        if contest.board > 0 {
+            out.push_str(&format!("; a {0}x{0} board", contest.board));
+        }
+        out.push('\n');
+    }
+    for game in state.matches.iter().filter(|m| m.ended.is_none()) {
+        let players: Vec<String> = game.players.iter().map(|p| name(*p)).collect();
+        out.push_str(&format!(
+            "Game {} of {} ([{TAG} {}]), referee {}: {}; {} moves",
+            game.number,
+            game.contest,
+            game.number,
+            rules::referee_name(game),
+            players.join(", "),
+            game.moves().count()
+        ));
+        if let Some(turn) = game.whose_turn() {
+            out.push_str(&format!("; {} to move", name(turn)));
+        }
+        out.push('\n');
+        if let Some(board) = game.board(true) {
+            out.push_str(&board.diagram(|p| game.seat(p)));
+        }
+    }
+    out
 }
