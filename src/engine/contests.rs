@@ -1,8 +1,9 @@
 //! The Games & Contests suite (Ackanomic rule 1250): the sub-games other rules
 //! name (a Duel's Contest must come from it). A part of the shared world, so that
 //! any game reads it and none imports another: the suite as shipped is config
-//! (each reader passes its own list, today `[[duel.contests]]`), and the
-//! moderators' changes by mail are events of this part, kept here.
+//! (each game's `Game::contests`: the bot's own games declare themselves, and
+//! bot.toml's `[[contests]]` and the older `[[duel.contests]]` add theirs), and
+//! the moderators' changes by mail are events of this part, kept here.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +21,8 @@ pub struct Contest {
     #[serde(default = "yes")]
     pub definite_winner: bool,
     /// "bot": the bot starts and referees it (through `game`); otherwise the
-    /// name of the player who reports its winner (empty: a moderator does).
+    /// name of the player who referees it by mail under `[contest]` (and may
+    /// report a Duel's winner); empty: the moderators referee it.
     #[serde(default)]
     pub referee: String,
     /// The game the bot hands it to when it referees it ("ghost").
