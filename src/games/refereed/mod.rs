@@ -630,3 +630,96 @@ fn state_text(state: &State, view: &View<'_>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(text: &str) -> Square {
+        Square::parse(text).unwrap_or(Square { file: 99, rank: 0 })
+    }
+
+    fn moved(number: u32, player: PlayerId, act: Act, published: bool) -> Event {
+        Event::Moved {
+            number: 1,
+            mv: Move {
+                number,
+                player,
+                text: String::new(),
+                act: Some(act),
+                at: Timestamp::UNIX_EPOCH,
+                seal: None,
+                published,
+                struck: None,
+            },
+        }
+    }
+
+    /// The board is the record replayed: an undone move's capture is undone,
+    /// a ruling sets a square, a sealed move shows only to the referee.
+    #[test]
+    fn the_board_is_redrawn_from_the_record_without_struck_or_sealed_moves() {
+        let mut state = State::default();
+        let at = Timestamp::UNIX_EPOCH;
+        state.apply_event(
+            &Event::Started {
+                number: 1,
+                contest: "Party Chess".into(),
+                referee: "Carol".into(),
+                players: vec![7, 8],
+                teams: Vec::new(),
+                any_order: false,
+                private_moves: false,
+                board: 20,
+                duel: None,
+            },
+            at,
+        );
+        let drop = |piece: &str, at: &str| Act::Drop {
+            piece: piece.into(),
+            at: square(at),
+        };
+        state.apply_event(&moved(1, 7, drop("knight", "k10"), true), at);
+        state.apply_event(&moved(2, 8, drop("queen", "m11"), true), at);
+        state.apply_event(
+            &moved(
+                3,
+                7,
+                Act::Move {
+                    from: square("k10"),
+                    to: square("m11"),
+                },
+                true,
+            ),
+            at,
+        );
+        let board = |state: &State, public| state.get(1).and_then(|m| m.board(public));
+        assert_eq!(board(&state, true).map(|b| b.squares.len()), Some(1));
+        state.apply_event(
+            &Event::Struck {
+                number: 1,
+                move_number: 3,
+                reason: "illegal".into(),
+            },
+            at,
+        );
+        let after_undo = board(&state, true).unwrap_or_default();
+        assert_eq!(after_undo.squares.len(), 2);
+        assert_eq!(after_undo.squares[&square("m11")].owner, 8);
+        state.apply_event(
+            &Event::Set {
+                number: 1,
+                square: square("m11"),
+                piece: None,
+                reason: "a ruling".into(),
+            },
+            at,
+        );
+        state.apply_event(&moved(4, 8, drop("rook", "a1"), false), at);
+        let public = board(&state, true).unwrap_or_default();
+        let private = board(&state, false).unwrap_or_default();
+        assert_eq!(public.squares.len(), 1);
+        assert_eq!(private.squares.len(), 2);
+        assert_eq!(state.get(1).and_then(Match::whose_turn), Some(7));
+    }
+}
