@@ -1,8 +1,9 @@
 //! The Games & Contests suite (Ackanomic rule 1250): the sub-games other rules
 //! name (a Duel's Contest must come from it). A part of the shared world, so that
 //! any game reads it and none imports another: the suite as shipped is config
-//! (each reader passes its own list, today `[[duel.contests]]`), and the
-//! moderators' changes by mail are events of this part, kept here.
+//! (each game's `Game::contests`: the bot's own games declare themselves, and
+//! bot.toml's `[[contests]]` and the older `[[duel.contests]]` add theirs), and
+//! the moderators' changes by mail are events of this part, kept here.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,12 +21,30 @@ pub struct Contest {
     #[serde(default = "yes")]
     pub definite_winner: bool,
     /// "bot": the bot starts and referees it (through `game`); otherwise the
-    /// name of the player who reports its winner (empty: a moderator does).
+    /// name of the player who referees it by mail under `[contest]` (and may
+    /// report a Duel's winner); empty: the moderators referee it.
     #[serde(default)]
     pub referee: String,
     /// The game the bot hands it to when it referees it ("ghost").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<String>,
+    /// Played by mail under `[contest]` with a human referee: its moves are
+    /// mailed to the bot alone and kept sealed until the referee publishes
+    /// them (false: each move is echoed to the list).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub private_moves: bool,
+    /// Played on a square board of this many files and ranks, which the bot
+    /// keeps (Party Chess, rule 1230: "a 20x20 board"); 0: no board.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub board: u32,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 fn yes() -> bool {
@@ -33,6 +52,21 @@ fn yes() -> bool {
 }
 
 impl Contest {
+    /// A Contest the bot referees through one of its games (`tag`), as that
+    /// game declares itself to the suite (`Game::contests`).
+    pub fn by_the_bot(name: &str, players: u32, tag: &str) -> Contest {
+        Contest {
+            name: name.to_owned(),
+            players,
+            teams: false,
+            definite_winner: true,
+            referee: "bot".to_owned(),
+            game: Some(tag.to_owned()),
+            private_moves: false,
+            board: 0,
+        }
+    }
+
     pub fn refereed_by_the_bot(&self) -> bool {
         self.referee.eq_ignore_ascii_case("bot") && self.game.is_some()
     }
@@ -93,11 +127,30 @@ impl Suite {
     }
 }
 
-/// The form of a Contest written by mail.
-pub const SPEC: &str = "NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]";
+/// One Contest per name (any case), in the order first named, each as the
+/// last declaration says: the games declare themselves first and the
+/// configuration (`[[duel.contests]]`, then `[[contests]]`) after them, so
+/// what the operator wrote wins over what a game says of itself.
+pub fn one_each(declared: Vec<Contest>) -> Vec<Contest> {
+    let mut suite: Vec<Contest> = Vec::new();
+    for contest in declared {
+        match suite
+            .iter_mut()
+            .find(|c| c.name.eq_ignore_ascii_case(&contest.name))
+        {
+            Some(earlier) => *earlier = contest,
+            None => suite.push(contest),
+        }
+    }
+    suite
+}
 
-/// Reads `NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]`
-/// (N may be `any`); `None` when it is not so written.
+/// The form of a Contest written by mail.
+pub const SPEC: &str =
+    "NAME players N [teams] [no winner] [referee bot|NAME] [game TAG] [private] [board N]";
+
+/// Reads `NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]
+/// [private] [board N]` (the players' N may be `any`); `None` when it is not so written.
 pub fn parse_spec(rest: &str) -> Option<Contest> {
     let lower = rest.to_ascii_lowercase();
     let at = lower.find(" players ")?;
@@ -117,6 +170,8 @@ pub fn parse_spec(rest: &str) -> Option<Contest> {
         definite_winner: true,
         referee: String::new(),
         game: None,
+        private_moves: false,
+        board: 0,
     };
     let mut i = 1;
     while let Some(word) = words.get(i) {
@@ -135,6 +190,11 @@ pub fn parse_spec(rest: &str) -> Option<Contest> {
             }
             "game" => {
                 contest.game = Some(words.get(i + 1)?.to_lowercase());
+                i += 1;
+            }
+            "private" => contest.private_moves = true,
+            "board" => {
+                contest.board = words.get(i + 1)?.parse().ok()?;
                 i += 1;
             }
             _ => return None,
@@ -156,6 +216,8 @@ mod tests {
             definite_winner: true,
             referee: String::new(),
             game: None,
+            private_moves: false,
+            board: 0,
         }
     }
 
@@ -175,5 +237,17 @@ mod tests {
             contest: contest("Ghost", 2),
         });
         assert_eq!(suite.suite(&shipped).len(), 2);
+    }
+
+    #[test]
+    fn the_configured_contest_replaces_what_a_game_declares_of_itself() {
+        let mut chess = contest("party chess", 0);
+        chess.referee = "Carol".into();
+        let suite = one_each(vec![
+            contest("Ghost", 2),
+            contest("Party Chess", 2),
+            chess.clone(),
+        ]);
+        assert_eq!(suite, [contest("Ghost", 2), chess]);
     }
 }

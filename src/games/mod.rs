@@ -172,6 +172,7 @@ games! {
     Duel duel => duel::Duel,
     Donkey donkey => donkey::Donkey,
     Treasure treasure => treasure::Treasure,
+    Contest contest_games => refereed::Refereed,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and
@@ -489,7 +490,7 @@ impl Params {
         }
         let mut shipped = Shipped(&params, Vec::new());
         each_game(&mut shipped);
-        params.setting.contests = Arc::new(shipped.1);
+        params.setting.contests = Arc::new(contests::one_each(shipped.1));
         let mut of_games = GameOffices(&params, Vec::new());
         each_game(&mut of_games);
         let of_games = of_games.1;

@@ -2,8 +2,9 @@
 //! substrate, since other rules name its Contests (a Duel's must come from it)
 //! and no game may import another. `list` answers it; a moderator's `add` and
 //! `remove` change it for every game that reads it (`View::suite`). The suite as
-//! shipped is what the games' config sections declare (`Game::contests`: today
-//! `[[duel.contests]]`).
+//! shipped is what the games declare of themselves and what bot.toml's
+//! `[[contests]]` (and, from before, `[[duel.contests]]`) says
+//! (`Game::contests`). Every change by mail carries a reason and is announced.
 
 use std::sync::Arc;
 
@@ -12,7 +13,9 @@ use serde_json::{Value, json};
 use super::{Event, Params, Registered, World};
 use crate::engine::contests::{self, Contest};
 use crate::engine::game::{Game, NoEvent, SharedEvent, Tx};
-use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp, split_verb};
+use crate::engine::{
+    Audience, Ctx, Mail, NotUnderstood, Refusal, Sentence, Timestamp, split_reason, split_verb,
+};
 
 /// The subject tag.
 pub const TAG: &str = "games";
@@ -23,17 +26,18 @@ pub struct Suite;
 pub enum Command {
     /// `list`: the suite.
     List,
-    /// A moderator's `add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]`.
-    Add(Contest),
-    /// A moderator's `remove NAME`.
-    Remove(String),
+    /// A moderator's `add NAME players N [teams] [no winner] [referee bot|NAME]
+    /// [game TAG] [private] [board N] because REASON`.
+    Add(Contest, String),
+    /// A moderator's `remove NAME because REASON`.
+    Remove(String, String),
 }
 
 fn usage() -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg(
         "usage",
         format!(
-            "list, or (moderators) add {}, or remove NAME",
+            "list, or (moderators) add {} because REASON, or remove NAME because REASON",
             contests::SPEC
         ),
     ))
@@ -51,6 +55,9 @@ fn listed(suite: &[Contest]) -> Value {
                 "definite_winner": c.definite_winner,
                 "by_the_bot": c.refereed_by_the_bot(),
                 "referee": c.referee,
+                "game": c.game,
+                "private_moves": c.private_moves,
+                "board": c.board,
             })
         })
         .collect()
@@ -69,10 +76,20 @@ impl Game for Suite {
         let rest = rest.trim();
         match verb.as_str() {
             "list" | "contests" if rest.is_empty() => Ok(Command::List),
-            "add" => contests::parse_spec(rest)
-                .map(Command::Add)
-                .ok_or_else(usage),
-            "remove" if !rest.is_empty() => Ok(Command::Remove(rest.to_owned())),
+            "add" => {
+                let (spec, reason) =
+                    split_reason(rest, &format!("add {} because REASON", contests::SPEC))?;
+                contests::parse_spec(spec)
+                    .map(|contest| Command::Add(contest, reason))
+                    .ok_or_else(usage)
+            }
+            "remove" if !rest.is_empty() => {
+                let (name, reason) = split_reason(rest, "remove NAME because REASON")?;
+                if name.is_empty() {
+                    return Err(usage());
+                }
+                Ok(Command::Remove(name.to_owned(), reason))
+            }
             _ => Err(usage()),
         }
     }
@@ -84,12 +101,20 @@ impl Game for Suite {
         }
         match command {
             Command::List => Ok(Sentence::new("games_list").arg("suite", listed(&suite))),
-            Command::Add(contest) => {
+            Command::Add(contest, reason) => {
                 let name = contest.name.clone();
+                let replaced = suite.iter().any(|c| c.name.eq_ignore_ascii_case(&name));
+                tx.mail(Mail::new(
+                    Audience::List,
+                    TAG,
+                    "games_changed",
+                    json!({"added": listed(std::slice::from_ref(&contest)), "replaced": replaced,
+                           "removed": null, "reason": reason, "by": ctx.signature()}),
+                ));
                 tx.record_shared(SharedEvent::Contests(contests::Event::Added { contest }));
                 Ok(Sentence::new("games_contest_added").arg("name", name))
             }
-            Command::Remove(name) => {
+            Command::Remove(name, reason) => {
                 let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) else {
                     return Err(Sentence::new("games_no_such_contest")
                         .arg("name", name)
@@ -100,6 +125,13 @@ impl Game for Suite {
                         .into());
                 };
                 let name = found.name.clone();
+                tx.mail(Mail::new(
+                    Audience::List,
+                    TAG,
+                    "games_changed",
+                    json!({"removed": name, "added": [], "replaced": false,
+                           "reason": reason, "by": ctx.signature()}),
+                ));
                 tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
                     name: name.clone(),
                 }));

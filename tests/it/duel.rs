@@ -273,7 +273,12 @@ fn section_2_a_contest_not_in_the_suite_or_not_for_exactly_two_players_is_refuse
     game.send(DAVE, "duel", &["accept 1 with Chess"], minutes(20));
     game.assert_answered(
         DAVE,
-        &["\"Chess\" is not", "Ghost, Grab-a-Donkey, Calvinball"],
+        &[
+            "\"Chess\" is not",
+            "Ghost",
+            "Party Chess",
+            "Grab-a-Donkey, Calvinball",
+        ],
     );
     game.send(DAVE, "duel", &["accept 1 with Grab-a-Donkey"], minutes(30));
     game.assert_answered(DAVE, &["playable by exactly two players", "any number"]);

@@ -43,6 +43,7 @@ mod list_manager;
 mod list_reading;
 mod offices;
 mod operator_tools;
+mod party_chess;
 mod ping;
 mod postfix_filter;
 mod preview;

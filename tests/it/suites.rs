@@ -189,9 +189,14 @@ fn a_contest_a_moderator_adds_under_games_is_listed_and_a_duel_refuses_it_when_n
                 MODERATOR,
                 BOT,
                 "[games]",
-                "add Party Chess players any referee Carol",
+                "add Party Chess players any referee Carol because Carol offered to referee it",
             ),
-            (ALICE, BOT, "[games] add Chess players 2", ""),
+            (
+                ALICE,
+                BOT,
+                "[games] add Chess players 2 because I like it",
+                "",
+            ),
             (BOB, BOT, "[games] list", ""),
             (BOB, BOT, "[duel] contests", ""),
         ],
@@ -246,7 +251,12 @@ fn a_contest_a_moderator_adds_under_games_is_listed_and_a_duel_refuses_it_when_n
         "remove",
         at("2026-03-02T13:00:00Z"),
         &[
-            (MODERATOR, BOT, "[games] remove party chess", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[games] remove party chess because nobody plays it",
+                "",
+            ),
             (BOB, BOT, "[games] list", ""),
         ],
     );

@@ -401,6 +401,15 @@ impl Game for Donkey {
     type Command = Command;
     type Params = Params;
 
+    /// Rule 1250: a Contest of the Games & Contests suite the bot referees.
+    fn contests(_params: &Params) -> Vec<crate::engine::contests::Contest> {
+        vec![crate::engine::contests::Contest::by_the_bot(
+            "Grab-a-Donkey",
+            0,
+            TAG,
+        )]
+    }
+
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         parse::parse(line)
     }

@@ -100,6 +100,8 @@ impl Default for Params {
                 definite_winner: true,
                 referee: "bot".to_owned(),
                 game: Some("ghost".to_owned()),
+                private_moves: false,
+                board: 0,
             }],
         }
     }

@@ -32,6 +32,13 @@ impl Game for Ghost {
     type Command = Play;
     type Params = Params;
 
+    /// Rule 1250: a Contest of the Games & Contests suite the bot referees.
+    fn contests(_params: &Params) -> Vec<crate::engine::contests::Contest> {
+        vec![crate::engine::contests::Contest::by_the_bot(
+            "Ghost", 2, TAG,
+        )]
+    }
+
     fn parse(line: &str, tag: &str) -> Result<Play, NotUnderstood> {
         super::parse(line).map(|command| Play {
             instance: instance_number(tag),

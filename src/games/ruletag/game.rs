@@ -36,6 +36,13 @@ impl Game for RuleTag {
     type Command = Command;
     type Params = Params;
 
+    /// Rule 1250: a Contest of the Games & Contests suite the bot referees.
+    fn contests(_params: &Params) -> Vec<crate::engine::contests::Contest> {
+        vec![crate::engine::contests::Contest::by_the_bot(
+            "Rule Tag", 0, TAG,
+        )]
+    }
+
     fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
         super::parse(line)
     }
