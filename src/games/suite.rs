@@ -63,6 +63,56 @@ fn listed(suite: &[Contest]) -> Value {
         .collect()
 }
 
+/// A moderator's new (or replacing) Contest, from whichever tag it came
+/// (`[games]`, or `[duel] contest add`): announced with its reason, recorded.
+pub fn add<G: Game>(tx: &mut Tx<'_, G>, contest: Contest, reason: &str, ctx: &Ctx) {
+    let replaced = tx
+        .view()
+        .suite()
+        .iter()
+        .any(|c| c.name.eq_ignore_ascii_case(&contest.name));
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "games_changed",
+        json!({"added": listed(std::slice::from_ref(&contest)), "replaced": replaced,
+               "removed": null, "reason": reason, "by": ctx.signature()}),
+    ));
+    tx.record_shared(SharedEvent::Contests(contests::Event::Added { contest }));
+}
+
+/// A moderator's removal of a Contest, announced with its reason: the name as
+/// the suite spells it, or the refusal naming the suite.
+pub fn remove<G: Game>(
+    tx: &mut Tx<'_, G>,
+    written: &str,
+    reason: &str,
+    ctx: &Ctx,
+) -> Result<String, Refusal> {
+    let suite = tx.view().suite();
+    let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(written)) else {
+        return Err(Sentence::new("games_no_such_contest")
+            .arg("name", written)
+            .arg(
+                "suite",
+                suite.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+            )
+            .into());
+    };
+    let name = found.name.clone();
+    tx.mail(Mail::new(
+        Audience::List,
+        TAG,
+        "games_changed",
+        json!({"removed": name, "added": [], "replaced": false,
+               "reason": reason, "by": ctx.signature()}),
+    ));
+    tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
+        name: name.clone(),
+    }));
+    Ok(name)
+}
+
 impl Game for Suite {
     const NAME: &'static str = "games";
     const TAGS: &'static [&'static str] = &[TAG];
@@ -103,38 +153,11 @@ impl Game for Suite {
             Command::List => Ok(Sentence::new("games_list").arg("suite", listed(&suite))),
             Command::Add(contest, reason) => {
                 let name = contest.name.clone();
-                let replaced = suite.iter().any(|c| c.name.eq_ignore_ascii_case(&name));
-                tx.mail(Mail::new(
-                    Audience::List,
-                    TAG,
-                    "games_changed",
-                    json!({"added": listed(std::slice::from_ref(&contest)), "replaced": replaced,
-                           "removed": null, "reason": reason, "by": ctx.signature()}),
-                ));
-                tx.record_shared(SharedEvent::Contests(contests::Event::Added { contest }));
+                add(tx, contest, &reason, ctx);
                 Ok(Sentence::new("games_contest_added").arg("name", name))
             }
             Command::Remove(name, reason) => {
-                let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) else {
-                    return Err(Sentence::new("games_no_such_contest")
-                        .arg("name", name)
-                        .arg(
-                            "suite",
-                            suite.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-                        )
-                        .into());
-                };
-                let name = found.name.clone();
-                tx.mail(Mail::new(
-                    Audience::List,
-                    TAG,
-                    "games_changed",
-                    json!({"removed": name, "added": [], "replaced": false,
-                           "reason": reason, "by": ctx.signature()}),
-                ));
-                tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
-                    name: name.clone(),
-                }));
+                let name = remove(tx, &name, &reason, ctx)?;
                 Ok(Sentence::new("games_contest_removed").arg("name", name))
             }
         }

@@ -264,8 +264,8 @@ fn section_2_a_contest_not_in_the_suite_or_not_for_exactly_two_players_is_refuse
         MODERATOR,
         "duel",
         &[
-            "contest add Grab-a-Donkey players any",
-            "contest add Calvinball players 2 no winner",
+            "contest add Grab-a-Donkey players any because it is a game",
+            "contest add Calvinball players 2 no winner because we like it",
         ],
         minutes(0),
     );
@@ -288,7 +288,10 @@ fn section_2_a_contest_not_in_the_suite_or_not_for_exactly_two_players_is_refuse
     game.send(
         MODERATOR,
         "duel",
-        &["contest remove Calvinball", "contests"],
+        &[
+            "contest remove Calvinball because nobody plays it",
+            "contests",
+        ],
         minutes(50),
     );
     game.assert_answered(
@@ -305,7 +308,7 @@ fn section_2_the_team_option_only_when_the_four_are_different_players() {
     game.send(
         MODERATOR,
         "duel",
-        &["contest add Bridge players 2 teams referee Carol"],
+        &["contest add Bridge players 2 teams referee Carol because Carol deals"],
         minutes(0),
     );
     game.alice_challenges_bob(minutes(10));
@@ -385,7 +388,7 @@ fn section_2_another_contests_referee_reports_the_winner_and_the_commitments_are
     game.send(
         MODERATOR,
         "duel",
-        &["contest add Chess players 2 referee Carol"],
+        &["contest add Chess players 2 referee Carol because Carol referees"],
         minutes(0),
     );
     game.send(
@@ -458,7 +461,7 @@ fn condition_4c_the_challengee_is_untouchable_until_the_end_of_the_month_the_due
     game.send(
         MODERATOR,
         "duel",
-        &["contest add Chess players 2"],
+        &["contest add Chess players 2 because a board is here"],
         minutes(0),
     );
     game.alice_challenges_bob(minutes(10));

@@ -582,3 +582,124 @@ fn the_time_the_referee_sets_for_a_move_runs_on_the_schedule_and_the_list_is_tol
     assert!(turn.contains("gives the turn to Alice"), "{turn}");
     assert!(announced(&bot, "move 2: Alice").contains("Bob moves next"));
 }
+
+/// Rules 1230 and 1250 bind the Contests by mail: with rule 1230 repealed,
+/// Party Chess is no more and the bot starts no game of it, while another
+/// Contest of the suite (rule 1250 still in effect) is still played by mail.
+#[test]
+fn rule_1230_repealed_no_party_chess_is_started_but_other_contests_are() {
+    let bot = carol_referees("");
+    bot.cli_ok(&["import-rules", "ackanomic", "--now", "2026-03-02T10:30:00Z"]);
+    play(
+        &bot,
+        "repeal",
+        at("2026-03-02T10:40:00Z"),
+        &[
+            (MODERATOR, LIST, "[ruleset] repeal 1230", ""),
+            (
+                MODERATOR,
+                BOT,
+                "[games]",
+                "add Ludo players 2 no winner referee Carol because Carol has the box",
+            ),
+        ],
+    );
+    play(
+        &bot,
+        "start",
+        at("2026-03-02T11:00:00Z"),
+        &[(
+            CAROL,
+            LIST,
+            "[contest] start Party Chess with Alice, Bob",
+            "",
+        )],
+    );
+    let answers: String = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(CAROL))
+        .map(|m| m.body)
+        .collect();
+    assert!(
+        answers.contains("rule 1230 is not followed now (repealed)"),
+        "{answers}"
+    );
+    assert!(
+        list_mail(&bot)
+            .iter()
+            .all(|(s, _)| !s.contains("Game 1 of Party Chess"))
+    );
+    play(
+        &bot,
+        "ludo",
+        at("2026-03-02T12:00:00Z"),
+        &[(CAROL, LIST, "[contest] start Ludo with Alice, Bob", "")],
+    );
+    assert!(
+        list_mail(&bot)
+            .iter()
+            .any(|(s, _)| s.contains("Game 1 of Ludo")),
+        "{:?}",
+        list_mail(&bot)
+    );
+}
+
+/// Rule 1230 amended to a 24x24 board: a change of words the bot does not
+/// read by itself, so Party Chess waits for a moderator, whose `binding 1230
+/// set board 24` gives the games started after it a 24x24 board.
+#[test]
+fn rule_1230_amended_to_another_board_holds_party_chess_until_a_moderator_sets_its_size() {
+    let bot = carol_referees("");
+    bot.cli_ok(&["import-rules", "ackanomic", "--now", "2026-03-02T10:30:00Z"]);
+    let amended = nomicbot::engine::ruleset::rule_text(
+        include_str!("../../rules/ackanomic-1209-1250.txt"),
+        1230,
+    )
+    .expect("rule 1230")
+    .replacen("20x20", "24x24", 1);
+    play(
+        &bot,
+        "amend",
+        at("2026-03-02T10:40:00Z"),
+        &[(MODERATOR, LIST, "[ruleset] amend 1230", &amended)],
+    );
+    play(
+        &bot,
+        "held",
+        at("2026-03-02T11:00:00Z"),
+        &[(
+            CAROL,
+            LIST,
+            "[contest] start Party Chess with Alice, Bob",
+            "",
+        )],
+    );
+    assert!(
+        crate::offices::replies_to(&bot, CAROL).contains("held for a moderator's ruling"),
+        "{}",
+        crate::offices::replies_to(&bot, CAROL)
+    );
+    play(
+        &bot,
+        "ruling",
+        at("2026-03-02T12:00:00Z"),
+        &[
+            (
+                MODERATOR,
+                LIST,
+                "[ruleset] binding 1230 set board 24 because the board grew",
+                "",
+            ),
+            (
+                CAROL,
+                LIST,
+                "[contest] start Party Chess with Alice, Bob",
+                "",
+            ),
+        ],
+    );
+    let shown = bot.cli_ok(&["state", "contests", "--json"]);
+    let state: serde_json::Value = serde_json::from_str(&shown).expect("JSON");
+    assert_eq!(state["matches"][0]["board"], 24, "{shown}");
+}

@@ -337,34 +337,40 @@ fn the_readmes_games_and_contests_section_walked_command_by_command() {
     let list = Walk::answer(&walk.say(ALICE, BOT, "[games]", "list"), ALICE);
     assert!(list.contains("Ghost"), "{list}");
 
-    // "`add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]` —
-    // moderators: add a Contest (N may be `any`) [...]: `add Chess players 2
-    // referee Carol`".
+    // "`add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG]
+    // [private] [board N] because REASON` — moderators: add a Contest (N may
+    // be `any`) [...]: `add Chess players 2 referee Carol board 8 because Carol
+    // offered`".
     let mail = walk.say(
         MODERATOR,
         BOT,
         "[games]",
-        "add Chess players 2 referee Carol",
+        "add Chess players 2 referee Carol board 8 because Carol offered",
     );
-    assert!(
-        !Walk::answer(&mail, MODERATOR).contains("Refused"),
-        "{mail:#?}"
+    assert!(Walk::answer(&mail, MODERATOR).contains("Done"), "{mail:#?}");
+    walk.say(
+        MODERATOR,
+        BOT,
+        "[games]",
+        "add Calvinball players any no winner referee Dave because Dave asked",
     );
     walk.say(
         MODERATOR,
         BOT,
         "[games]",
-        "add Calvinball players any no winner referee Dave",
-    );
-    walk.say(
-        MODERATOR,
-        BOT,
-        "[games]",
-        "add Bridge players 4 teams referee Bob",
+        "add Bridge players 4 teams referee Bob because Bob has cards",
     );
     let list = Walk::answer(&walk.say(ALICE, BOT, "[games]", "list"), ALICE);
     // "Each Contest has a name, how many players (or two teams of two) play
-    // it, whether its rules name a definite winner, and who referees it".
+    // it, whether its rules name a definite winner, and who referees it";
+    // "Each change is announced on the list with its reason and who made it".
+    let told = walk
+        .bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST) && m.body.contains("Carol offered"))
+        .count();
+    assert_eq!(told, 1);
     for line in [
         "Ghost: 2 players; refereed by the bot",
         "Chess: 2 players; refereed by Carol",
@@ -386,24 +392,48 @@ fn the_readmes_games_and_contests_section_walked_command_by_command() {
         state["contests"]
     );
 
-    // "`remove NAME` — moderators: take a Contest out of the suite".
-    walk.say(MODERATOR, BOT, "[games]", "remove Chess");
+    // "`remove NAME because REASON` — moderators: take a Contest out of the
+    // suite".
+    walk.say(
+        MODERATOR,
+        BOT,
+        "[games]",
+        "remove Chess because nobody plays it",
+    );
     let list = Walk::answer(&walk.say(ALICE, BOT, "[games]", "list"), ALICE);
-    assert!(!list.contains("Chess"), "{list}");
+    assert!(!list.contains("\n    Chess:"), "{list}");
     // "`[duel] contest add/remove` does the same as `add`/`remove` here".
     walk.say(
         MODERATOR,
         BOT,
         "[duel]",
-        "contest add Chess players 2 referee Carol",
+        "contest add Chess players 2 referee Carol because Carol offered again",
     );
     let list = Walk::answer(&walk.say(ALICE, BOT, "[games]", "list"), ALICE);
-    assert!(list.contains("Chess"), "{list}");
-    walk.say(MODERATOR, BOT, "[duel]", "contest remove Chess");
+    assert!(list.contains("\n    Chess: 2 players"), "{list}");
+    let told = walk
+        .bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to(LIST) && m.body.contains("Carol offered again"))
+        .count();
+    assert_eq!(
+        told, 1,
+        "a change under [duel] is announced as under [games]"
+    );
+    walk.say(
+        MODERATOR,
+        BOT,
+        "[duel]",
+        "contest remove Chess because nobody plays it",
+    );
     let list = Walk::answer(&walk.say(ALICE, BOT, "[games]", "list"), ALICE);
-    assert!(!list.contains("Chess"), "{list}");
+    assert!(!list.contains("\n    Chess:"), "{list}");
 
     // Moderators only.
-    let refused = Walk::answer(&walk.say(ALICE, BOT, "[games]", "add Go players 2"), ALICE);
+    let refused = Walk::answer(
+        &walk.say(ALICE, BOT, "[games]", "add Go players 2 because I like it"),
+        ALICE,
+    );
     assert!(refused.contains("Refused"), "{refused}");
 }

@@ -733,3 +733,33 @@ fn custodians_the_acting_treasure_harfer_takes_the_map_when_the_office_is_vacant
     );
     assert!(game.answers_to(BOB).contains("PAMPLEMOUSSE"));
 }
+
+/// Rule 1217 repealed: a rule no longer in effect imposes nothing. Nothing more
+/// is buried, mapped or found under it; what is buried stays so, and `status`
+/// still tells what is buried.
+#[test]
+fn rule_1217_repealed_buries_and_finds_nothing_more_and_status_still_answers() {
+    let game = Game::new();
+    game.bot.cli_ok(&[
+        "import-rules",
+        "ackanomic",
+        "--now",
+        &minutes(3).to_string(),
+    ]);
+    game.buried_with_map();
+    game.send(MODERATOR, "ruleset", &["repeal 1217"], minutes(30));
+    game.send(ALICE, "treasure", &["found 1 by Bob"], minutes(40));
+    let answers = game.answers_to(ALICE);
+    assert!(
+        answers.contains("rule 1217 (Buried Treasure) is not followed now (repealed)"),
+        "{answers}"
+    );
+    assert!(game.announced("found by").is_empty());
+    assert_eq!(game.owner_of(1), serde_json::json!({"buried": 1}));
+    game.send(ALICE, "treasure", &["bury 5 A$"], minutes(50));
+    assert!(game.announced("Treasure 2 buried").is_empty());
+    game.tell(BOB, "treasure", &["status"], minutes(60));
+    let status = game.answers_to(BOB);
+    assert!(status.contains("the spoon"), "{status}");
+    assert!(!status.contains(MAP), "{status}");
+}

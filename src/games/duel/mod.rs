@@ -311,13 +311,16 @@ pub enum Command {
     Vacation {
         date: String,
     },
-    /// A moderator's `contest add NAME players N [teams] [referee bot|NAME] [game TAG]`.
+    /// A moderator's `contest add NAME players N [teams] [referee bot|NAME]
+    /// [game TAG] because REASON`, the same as `[games] add`.
     AddContest {
         contest: Contest,
+        reason: String,
     },
-    /// A moderator's `contest remove NAME`.
+    /// A moderator's `contest remove NAME because REASON`.
     RemoveContest {
         name: String,
+        reason: String,
     },
     /// A moderator's `cancel N because REASON`.
     Cancel {

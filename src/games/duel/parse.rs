@@ -1,12 +1,12 @@
 //! `[duel]` command lines, read into `Command`s. Text work only: who may do
 //! what, and whether a Contest conforms, is for `rules`.
 
-use crate::engine::{NotUnderstood, Sentence, split_verb};
+use crate::engine::{NotUnderstood, Sentence, split_reason, split_verb};
 
 use super::{Command, TAG};
 use crate::engine::contests;
 
-const COMMANDS: &str = "NAME challenges NAME because REASON, accept N with CONTEST [as teams], accept N waive, decline N, choose N CONTEST [as teams], winner N NAME, commit N: TEXT, vacation on YYYY-MM-DD, contests, status, help (moderators: contest add NAME players N [teams] [referee bot|NAME] [game TAG], contest remove NAME, cancel N because REASON)";
+const COMMANDS: &str = "NAME challenges NAME because REASON, accept N with CONTEST [as teams], accept N waive, decline N, choose N CONTEST [as teams], winner N NAME, commit N: TEXT, vacation on YYYY-MM-DD, contests, status, help (moderators: contest add NAME players N [teams] [referee bot|NAME] [game TAG] because REASON, contest remove NAME because REASON, cancel N because REASON)";
 
 fn usage(usage: &str) -> NotUnderstood {
     NotUnderstood(Sentence::new("usage").arg("usage", usage))
@@ -163,18 +163,29 @@ fn challenge(line: &str) -> Option<Command> {
     })
 }
 
-/// `contest add NAME players N [teams] [referee bot|NAME] [game TAG]`,
-/// `contest remove NAME`.
+/// `contest add NAME players N [teams] [referee bot|NAME] [game TAG] because
+/// REASON`, `contest remove NAME because REASON`: the suite's changes, as
+/// `[games]` takes them.
 fn parse_contest(rest: &str) -> Result<Command, NotUnderstood> {
-    const FORM: &str = "contest add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG], or contest remove NAME";
+    const FORM: &str = "contest add NAME players N [teams] [no winner] [referee bot|NAME] [game TAG] because REASON, or contest remove NAME because REASON";
     let (verb, rest) = split_verb(rest);
     match verb.as_str() {
-        "remove" if !rest.is_empty() => Ok(Command::RemoveContest {
-            name: rest.to_owned(),
-        }),
-        "add" => contests::parse_spec(rest)
-            .map(|contest| Command::AddContest { contest })
-            .ok_or_else(|| usage(FORM)),
+        "remove" if !rest.is_empty() => {
+            let (name, reason) = split_reason(rest, FORM)?;
+            if name.is_empty() {
+                return Err(usage(FORM));
+            }
+            Ok(Command::RemoveContest {
+                name: name.to_owned(),
+                reason,
+            })
+        }
+        "add" => {
+            let (spec, reason) = split_reason(rest, FORM)?;
+            contests::parse_spec(spec)
+                .map(|contest| Command::AddContest { contest, reason })
+                .ok_or_else(|| usage(FORM))
+        }
         _ => Err(usage(FORM)),
     }
 }

@@ -14,7 +14,6 @@ use super::{
 };
 use crate::engine::accounts::Holder;
 use crate::engine::calendar;
-use crate::engine::contests;
 use crate::engine::game::{SharedEvent, Standing, Tx, View};
 use crate::engine::players::{Player, PlayerId, Registry};
 use crate::engine::{Ctx, Refusal, Sentence, Timestamp};
@@ -55,26 +54,17 @@ pub(super) fn apply(
                 .arg("date", date)
                 .arg("until", when(until)))
         }
-        Command::AddContest { contest } => {
+        // The suite is the shared world's: changed, and announced with the
+        // reason, exactly as under `[games]`.
+        Command::AddContest { contest, reason } => {
             moderator(tx, ctx)?;
-            tx.record_shared(SharedEvent::Contests(contests::Event::Added {
-                contest: contest.clone(),
-            }));
-            Ok(Sentence::new("duel_contest_added").arg("name", contest.name))
+            let name = contest.name.clone();
+            crate::games::suite::add(tx, contest, &reason, ctx);
+            Ok(Sentence::new("duel_contest_added").arg("name", name))
         }
-        Command::RemoveContest { name } => {
+        Command::RemoveContest { name, reason } => {
             moderator(tx, ctx)?;
-            let suite = the_suite(tx);
-            let Some(found) = suite.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) else {
-                return Err(Sentence::new("duel_no_such_contest")
-                    .arg("name", name)
-                    .arg("suite", report::suite_names(&suite))
-                    .into());
-            };
-            let name = found.name.clone();
-            tx.record_shared(SharedEvent::Contests(contests::Event::Removed {
-                name: name.clone(),
-            }));
+            let name = crate::games::suite::remove(tx, &name, &reason, ctx)?;
             Ok(Sentence::new("duel_contest_removed").arg("name", name))
         }
         Command::Cancel { number, reason } => {

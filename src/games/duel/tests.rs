@@ -45,11 +45,12 @@ fn an_answer_is_a_contest_or_an_explicit_waiver() {
 
 #[test]
 fn a_moderator_adds_a_contest_to_the_suite() {
-    let Ok(Command::AddContest { contest }) =
-        parse("contest add Grab-a-Donkey players any referee Mod")
+    let Ok(Command::AddContest { contest, reason }) =
+        parse("contest add Grab-a-Donkey players any referee Mod because it is a game")
     else {
         panic!("not read");
     };
+    assert_eq!(reason, "it is a game");
     assert_eq!(contest.name, "Grab-a-Donkey");
     assert_eq!(contest.players, 0);
     assert_eq!(contest.referee, "Mod");

@@ -17,6 +17,7 @@
 //! The game's section of bot.toml is the suite itself: `[[contests]]`.
 
 pub mod board;
+pub mod bound;
 mod parse;
 mod rules;
 mod sample;
@@ -477,6 +478,10 @@ impl Game for Refereed {
 
     fn apply_event(state: &mut State, event: &Event, at: Timestamp) {
         state.apply_event(event, at);
+    }
+
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
     }
 
     /// `[[contests]]`: the suite as shipped.

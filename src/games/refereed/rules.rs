@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::board::{Board, Impossible, Piece};
+use super::bound::{Bound, PARTY_CHESS, PARTY_CHESS_RULE, SUITE_RULE};
 use super::{Command, Entry, Event, Match, Move, Play, Refereed, Ruling, Seal, TAG};
 use crate::engine::calendar::{self, Deadline};
 use crate::engine::contests::Contest;
@@ -18,7 +19,27 @@ fn refuse(code: &str) -> Sentence {
     Sentence::new(code)
 }
 
+fn is_party_chess(contest: &str) -> bool {
+    contest.eq_ignore_ascii_case(PARTY_CHESS)
+}
+
+/// Refused, naming the rule and why, while `rule` is not followed.
+fn stopped(tx: &ContestTx<'_>, rule: u32) -> Result<(), Refusal> {
+    match Bound::of(&tx.view(), tx.params(), rule).stopped() {
+        None => Ok(()),
+        Some(why) => Err(refuse("contest_rule_stopped")
+            .arg("rule", rule)
+            .arg("why", why)
+            .into()),
+    }
+}
+
 pub fn apply(tx: &mut ContestTx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    // A rule not in effect imposes nothing: without rule 1250 no Contest is
+    // started, played or ruled on by mail; the record stays readable.
+    if !matches!(command, Command::Status | Command::Record { .. }) {
+        stopped(tx, SUITE_RULE)?;
+    }
     match command {
         Command::Start {
             contest,
@@ -195,6 +216,14 @@ fn start(
             )
             .into());
     };
+    let board = if is_party_chess(&contest.name) {
+        stopped(tx, PARTY_CHESS_RULE)?;
+        Bound::of(&tx.view(), tx.params(), PARTY_CHESS_RULE)
+            .board()
+            .unwrap_or(contest.board)
+    } else {
+        contest.board
+    };
     if contest.refereed_by_the_bot() {
         return Err(refuse("contest_by_the_bot")
             .arg("name", &contest.name)
@@ -254,7 +283,7 @@ fn start(
         teams,
         any_order,
         private_moves: contest.private_moves,
-        board: contest.board,
+        board,
         duel,
     });
     let Some(game) = tx.state().get(number).cloned() else {
@@ -359,6 +388,9 @@ fn play_move(
     let game = a_game(tx, ctx, number)?;
     if game.ended.is_some() {
         return Err(refuse("contest_over").arg("number", game.number).into());
+    }
+    if is_party_chess(&game.contest) {
+        stopped(tx, PARTY_CHESS_RULE)?;
     }
     if !game.players.contains(&me.id) {
         return Err(refuse("contest_not_playing")

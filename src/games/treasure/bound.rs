@@ -6,8 +6,8 @@
 use std::sync::OnceLock;
 
 use super::{Params, Treasure};
-use crate::engine::game::Game;
-use crate::engine::ruleset::bindings::{Declared, Mechanic};
+use crate::engine::game::{Game, View};
+use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Status};
 
 /// The text's number of the rule of Buried Treasure.
 pub const RULE: u32 = 1217;
@@ -39,5 +39,25 @@ pub fn declared(params: &Params) -> Declared {
         ],
         baseline: vec![(rule, baseline())],
         text: "ackanomic",
+    }
+}
+
+/// Why nothing of rule 1217 is done now (repealed, void, held for a
+/// moderator's ruling, switched off), if so: decided against the registry as
+/// it stands in the transaction.
+pub fn stopped(view: &View<'_>, params: &Params) -> Option<String> {
+    let binding = bindings::decide(
+        view.ruleset,
+        &declared(params),
+        params.rule,
+        view.ruleset.binding(<Treasure as Game>::NAME, params.rule),
+        view.baseline_when_unrecorded,
+        view.bound,
+    );
+    match binding.status {
+        Status::Follows => None,
+        Status::Stopped { why } => Some(why),
+        Status::Held { .. } => Some("held for a moderator's ruling".to_owned()),
+        Status::Off { reason } => Some(format!("switched off: {reason}")),
     }
 }

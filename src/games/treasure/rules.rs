@@ -31,6 +31,16 @@ pub fn apply(tx: &mut TreasureTx<'_>, command: Command, ctx: &Ctx) -> Result<Sen
         .ok_or_else(|| {
             Refusal(Sentence::new("not_a_player").arg("address", ctx.sender.as_str()))
         })?;
+    // A rule no longer in effect imposes nothing: no bury, map, disclosure or
+    // find under it; what is buried stays so, and `status` still tells.
+    if !matches!(command, Command::Status)
+        && let Some(why) = super::bound::stopped(&tx.view(), tx.params())
+    {
+        return Err(refuse("treasure_rule_stopped")
+            .arg("rule", tx.params().rule)
+            .arg("why", why)
+            .into());
+    }
     match command {
         Command::Bury { parts, name } => bury(tx, ctx, &me, &parts, name),
         Command::Map { treasure, text } => map(tx, ctx, &me, &treasure, &text),
