@@ -172,6 +172,7 @@ games! {
     Duel duel => duel::Duel,
     Donkey donkey => donkey::Donkey,
     Treasure treasure => treasure::Treasure,
+    Space space => space::Space,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

@@ -1,0 +1,189 @@
+//! What of the Space Nomic's text the game computes, bound to its rules: the
+//! text is imported one rule to a paragraph (`nomicbot import-rules space`),
+//! numbered from the registry's next free number, so `[space] first_rule`
+//! says which number "Space Nomic 1" got, and each mechanic is bound to the
+//! rule of the paragraph its words stand in. The baseline of each is the
+//! paragraph as the import records it.
+//!
+//! The game reads its numbers from `[space]` in this instalment; an amended
+//! rule is reported by the registry's bindings for the moderators.
+
+use std::sync::OnceLock;
+
+use super::{Params, Space, TEXT};
+use crate::engine::game::Game;
+use crate::engine::ruleset::Rule;
+use crate::engine::ruleset::bindings::{Declared, Mechanic, Parameter};
+
+/// The text's paragraphs as rules numbered from 0, in order.
+fn paragraphs() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        crate::engine::ruleset::parse_paragraphs(TEXT, 0, "Space Nomic").unwrap_or_default()
+    })
+}
+
+/// The place (from 0) of the paragraph whose text holds `words`.
+fn place_of(words: &str) -> u32 {
+    paragraphs()
+        .iter()
+        .position(|rule| rule.text.contains(words))
+        .and_then(|place| u32::try_from(place).ok())
+        .unwrap_or(0)
+}
+
+/// The whole units of an amount, as a bound number ("6" of "6 + 1/403").
+fn units(amount: &super::engine::Money) -> i64 {
+    i64::try_from(amount.0.trunc().numer()).unwrap_or(0)
+}
+
+/// Every mechanic of the game with its rule and numbers (`Game::bindings`).
+pub fn declared(params: &Params) -> Declared {
+    // Each mechanic: its name, words locating its paragraph, and its numbers.
+    let p = |name, words, value| Parameter { name, words, value };
+    let table: Vec<(&'static str, &'static str, Vec<Parameter>)> = vec![
+        (
+            "joining and withdrawing",
+            "A player may add an entity to the game as a player",
+            Vec::new(),
+        ),
+        (
+            "a new player's money",
+            "eir account will contain 97 money units",
+            vec![p(
+                "starting_money",
+                "eir account will contain 97 money units",
+                units(&params.starting_money),
+            )],
+        ),
+        (
+            "actions announced on the list, in the order written",
+            "If multiple announcements occur at the same time in one message",
+            Vec::new(),
+        ),
+        (
+            "rule numbers, names and versions",
+            "When a rule is modified, its replacement takes its number",
+            Vec::new(),
+        ),
+        (
+            "proposals: creation and names",
+            "A player may create a proposal",
+            Vec::new(),
+        ),
+        (
+            "destruction by the creator",
+            "A player may destroy a proposal which e created",
+            Vec::new(),
+        ),
+        (
+            "votes in [-1, 1]",
+            "a player may vote on it with a rational number",
+            Vec::new(),
+        ),
+        (
+            "passing and failing",
+            "Suppose that all active players who had not yet voted",
+            Vec::new(),
+        ),
+        (
+            "colours of created rules",
+            "must be accompanied by its proposed colour",
+            Vec::new(),
+        ),
+        (
+            "transfers",
+            "A player may transfer any positive rational amount",
+            Vec::new(),
+        ),
+        (
+            "refreshing, and destruction unrefreshed",
+            "Any player may refresh any proposal",
+            vec![p(
+                "refresh_days",
+                "refreshed in the last 16 days",
+                params.refresh_days,
+            )],
+        ),
+        (
+            "the creator's reward and fine",
+            "When a proposal passes, the player who created",
+            vec![
+                p(
+                    "pass_reward",
+                    "created the proposal receives 18 money unit",
+                    units(&params.pass_reward),
+                ),
+                p(
+                    "fail_fine",
+                    "nowhere receives 6 + 1/403 money units",
+                    units(&params.fail_fine),
+                ),
+            ],
+        ),
+        (
+            "the voters' reward",
+            "each player who voted on it gains",
+            vec![p(
+                "vote_reward",
+                "voted on it gains 6 + 1/403 money unit",
+                units(&params.vote_reward),
+            )],
+        ),
+        (
+            "activity, nodding and pausing",
+            "Whenever a player performs an action or a move",
+            Vec::new(),
+        ),
+        (
+            "the end of the game",
+            "The game ends on 19 February 2005",
+            Vec::new(),
+        ),
+    ];
+    let rule_at = |place: u32| params.first_rule + place;
+    let mut baseline: Vec<(u32, &'static str)> = Vec::new();
+    let mut mechanics = Vec::new();
+    for (name, words, parameters) in table {
+        let place = place_of(words);
+        let rule = rule_at(place);
+        if !baseline.iter().any(|(number, _)| *number == rule)
+            && let Some(paragraph) = paragraphs().get(place as usize)
+        {
+            baseline.push((rule, paragraph.text.as_str()));
+        }
+        mechanics.push(Mechanic {
+            name,
+            rule,
+            parameters,
+        });
+    }
+    Declared {
+        game: <Space as Game>::NAME,
+        mechanics,
+        baseline,
+        text: "space",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mechanic_stands_in_a_paragraph_of_the_text_and_every_number_in_its_words() {
+        let declared = declared(&Params::default());
+        for mechanic in &declared.mechanics {
+            let baseline = declared.baseline_of(mechanic.rule).unwrap();
+            for parameter in &mechanic.parameters {
+                assert!(baseline.contains(parameter.words), "{}", parameter.words);
+            }
+        }
+        // "Space Nomic 1" is rule 1 by default: the first paragraph.
+        assert_eq!(declared.mechanics[0].rule, 4);
+        assert_eq!(
+            declared.parameters_of(declared.mechanics[1].rule)[0].value,
+            97
+        );
+    }
+}

@@ -1,0 +1,914 @@
+//! The Space Nomic's own gamestate and the changes its text allows: players,
+//! money, the ruleset it carries, proposals and their votes. Pure: it reads no
+//! clock and sends nothing; `act` takes the action and its instant and returns
+//! the events that carry it out, or the refusal that says why it is not allowed
+//! (and then nothing changes). The mail layer (`rules.rs`) records the events.
+//!
+//! Money and votes are exact rationals (`Money`), never floats: a failed
+//! proposal costs 6 + 1/403.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::engine::accounts::{amount_human, amount_text, parse_amount};
+use crate::engine::{Refusal, Sentence, Timestamp};
+
+/// An exact amount of money units, or a vote: stored as text (`2419/403`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Money(pub BigRational);
+
+impl Money {
+    pub fn whole(units: i64) -> Money {
+        Money(BigRational::from_integer(BigInt::from(units)))
+    }
+
+    /// "6 + 1/403", "583/6", "-0.25", "97".
+    pub fn parse(text: &str) -> Option<Money> {
+        let joined = text.replace(" + ", " ").replace('+', " ");
+        parse_amount(joined.trim()).map(Money)
+    }
+
+    /// The form a player reads: `97 1/6`.
+    pub fn human(&self) -> String {
+        amount_human(&self.0)
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&amount_text(&self.0))
+    }
+}
+
+impl Serialize for Money {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Money, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Money::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not an exact amount: {text}")))
+    }
+}
+
+/// The numbers of the text, each with the text's value by default
+/// (`[space]` in bot.toml; `bound.rs` binds each to its rule).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Numbers {
+    /// "eir account will contain 97 money units".
+    pub starting_money: Money,
+    /// "the player who created the proposal receives 18 money unit".
+    pub pass_reward: Money,
+    /// "nowhere receives 6 + 1/403 money units from the player who created".
+    pub fail_fine: Money,
+    /// "each player who voted on it gains 6 + 1/403 money unit".
+    pub vote_reward: Money,
+    /// "has not been refreshed in the last 16 days".
+    pub refresh_days: i64,
+    /// "The game ends on 19 February 2005 just before 23:22:19 GMT".
+    pub end: Option<Timestamp>,
+    /// The colour the text's own rules start with: it gives none.
+    pub starting_colour: String,
+}
+
+impl Default for Numbers {
+    fn default() -> Numbers {
+        let reward = Money(BigRational::new(BigInt::from(2419), BigInt::from(403)));
+        Numbers {
+            starting_money: Money::whole(97),
+            pass_reward: Money::whole(18),
+            fail_fine: reward.clone(),
+            vote_reward: reward,
+            refresh_days: 16,
+            end: None,
+            starting_colour: "uncoloured".into(),
+        }
+    }
+}
+
+/// A player, or an entity that was one ("all entities that were formerly
+/// players in the game" stay in the gamestate).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Player {
+    pub id: u32,
+    pub address: String,
+    pub name: String,
+    pub money: Money,
+    /// A vertex of Space, or nowhere (`None`).
+    pub location: Option<String>,
+    pub active: bool,
+    /// Whether ey most recently became inactive by pausing.
+    #[serde(default)]
+    pub paused: bool,
+    /// False once ey withdrew: a former player.
+    pub playing: bool,
+    /// Eir image under the point, a positive integer.
+    pub point: u64,
+}
+
+/// A rule of the Space Nomic's own ruleset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpaceRule {
+    pub number: u32,
+    pub name: String,
+    pub version: u32,
+    /// Every rule but NullRule has one.
+    pub colour: Option<String>,
+    pub text: String,
+}
+
+/// The name of the one rule that has no colour and may not be repealed.
+pub const NULL_RULE: &str = "NullRule";
+
+/// One proposed change of the gamestate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// "each rule that is being created must be accompanied by its proposed
+    /// colour and a reason for this choice".
+    Create {
+        name: Option<String>,
+        colour: String,
+        reason: String,
+        text: String,
+    },
+    /// A rule by number or name, and its replacement's text.
+    Modify {
+        rule: String,
+        text: String,
+    },
+    Repeal {
+        rule: String,
+    },
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Create {
+                name,
+                colour,
+                reason,
+                text,
+            } => {
+                let name = name.as_deref().map_or(String::new(), |n| format!("{n} "));
+                write!(f, "create {name}colour {colour} because {reason}: {text}")
+            }
+            Change::Modify { rule, text } => write!(f, "modify {rule}: {text}"),
+            Change::Repeal { rule } => write!(f, "repeal {rule}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    pub name: String,
+    pub creator: u32,
+    pub changes: Vec<Change>,
+    /// Each voter once, in the order of the votes.
+    pub votes: Vec<(u32, Money)>,
+    pub created_at: Timestamp,
+    pub refreshed_at: Timestamp,
+    /// When it is destroyed unless refreshed before: 16 days after its
+    /// creation or its last refresh.
+    pub expires_at: Timestamp,
+}
+
+impl Proposal {
+    pub fn sum(&self) -> Money {
+        Money(self.votes.iter().map(|(_, v)| v.0.clone()).sum())
+    }
+
+    pub fn has_voted(&self, player: u32) -> bool {
+        self.votes.iter().any(|(voter, _)| *voter == player)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// Players and former players, by id (the index).
+    pub players: Vec<Player>,
+    /// The rules in effect, by number.
+    pub rules: Vec<SpaceRule>,
+    /// Every number that ever numbered a rule.
+    pub numbers_used: BTreeSet<u32>,
+    pub proposals: Vec<Proposal>,
+    /// Every proposal name ever used, lower-case: "named by a unique string".
+    pub proposal_names: BTreeSet<String>,
+    /// The instant the game ends ("just before" it), fixed when it starts.
+    #[serde(default)]
+    pub end: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The text's rules, recorded when the first player joins.
+    RulesetStarted {
+        rules: Vec<SpaceRule>,
+        end: Option<Timestamp>,
+    },
+    Joined {
+        id: u32,
+        address: String,
+        name: String,
+        money: Money,
+    },
+    Withdrew {
+        id: u32,
+    },
+    Activity {
+        id: u32,
+        active: bool,
+        paused: bool,
+    },
+    /// From a player (`None`: nowhere) to a player (`None`: nowhere).
+    Transferred {
+        from: Option<u32>,
+        to: Option<u32>,
+        amount: Money,
+        why: String,
+    },
+    Proposed {
+        name: String,
+        creator: u32,
+        changes: Vec<Change>,
+        expires_at: Timestamp,
+    },
+    Refreshed {
+        name: String,
+        expires_at: Timestamp,
+    },
+    Voted {
+        name: String,
+        voter: u32,
+        vote: Money,
+    },
+    /// Passed or failed: destroyed, after its changes when it passed.
+    Decided {
+        name: String,
+        passed: bool,
+        sum: Money,
+        undecided: u32,
+    },
+    /// Destroyed otherwise: by its creator, or unrefreshed.
+    Destroyed {
+        name: String,
+        why: String,
+    },
+    RuleCreated {
+        rule: SpaceRule,
+    },
+    RuleModified {
+        number: u32,
+        text: String,
+    },
+    RuleRepealed {
+        number: u32,
+    },
+    /// A change of a passing proposal the ruleset does not allow: not carried out.
+    ChangeSkipped {
+        proposal: String,
+        change: String,
+        why: String,
+    },
+}
+
+impl State {
+    pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
+        match event {
+            Event::RulesetStarted { rules, end } => {
+                self.end = *end;
+                self.numbers_used.extend(rules.iter().map(|r| r.number));
+                self.rules = rules.clone();
+            }
+            Event::Joined {
+                id,
+                address,
+                name,
+                money,
+            } => {
+                let player = Player {
+                    id: *id,
+                    address: address.clone(),
+                    name: name.clone(),
+                    money: money.clone(),
+                    location: None,
+                    active: true,
+                    paused: false,
+                    playing: true,
+                    point: 1,
+                };
+                match self.players.iter_mut().find(|p| p.id == *id) {
+                    Some(existing) => *existing = player,
+                    None => self.players.push(player),
+                }
+            }
+            Event::Withdrew { id } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.playing = false;
+                }
+            }
+            Event::Activity { id, active, paused } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.active = *active;
+                    p.paused = *paused;
+                }
+            }
+            Event::Transferred {
+                from, to, amount, ..
+            } => {
+                if let Some(p) = from.and_then(|id| self.player_mut(id)) {
+                    p.money = Money(&p.money.0 - &amount.0);
+                }
+                if let Some(p) = to.and_then(|id| self.player_mut(id)) {
+                    p.money = Money(&p.money.0 + &amount.0);
+                }
+            }
+            Event::Proposed {
+                name,
+                creator,
+                changes,
+                expires_at,
+            } => {
+                self.proposal_names.insert(name.to_lowercase());
+                self.proposals.push(Proposal {
+                    name: name.clone(),
+                    creator: *creator,
+                    changes: changes.clone(),
+                    votes: Vec::new(),
+                    created_at: at,
+                    refreshed_at: at,
+                    expires_at: *expires_at,
+                });
+            }
+            Event::Refreshed { name, expires_at } => {
+                if let Some(p) = self.proposal_mut(name) {
+                    p.refreshed_at = at;
+                    p.expires_at = *expires_at;
+                }
+            }
+            Event::Voted { name, voter, vote } => {
+                if let Some(p) = self.proposal_mut(name) {
+                    p.votes.push((*voter, vote.clone()));
+                }
+            }
+            Event::Decided { name, .. } | Event::Destroyed { name, .. } => {
+                self.proposals
+                    .retain(|p| !p.name.eq_ignore_ascii_case(name));
+            }
+            Event::RuleCreated { rule } => {
+                self.numbers_used.insert(rule.number);
+                self.rules.push(rule.clone());
+                self.rules.sort_by_key(|r| r.number);
+            }
+            Event::RuleModified { number, text } => {
+                if let Some(rule) = self.rules.iter_mut().find(|r| r.number == *number) {
+                    rule.version += 1;
+                    rule.text = text.clone();
+                }
+            }
+            Event::RuleRepealed { number } => self.rules.retain(|r| r.number != *number),
+            Event::ChangeSkipped { .. } => {}
+        }
+    }
+
+    fn player_mut(&mut self, id: u32) -> Option<&mut Player> {
+        self.players.iter_mut().find(|p| p.id == id)
+    }
+
+    fn proposal_mut(&mut self, name: &str) -> Option<&mut Proposal> {
+        self.proposals
+            .iter_mut()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn player(&self, id: u32) -> Option<&Player> {
+        self.players.iter().find(|p| p.id == id)
+    }
+
+    /// A player in the game (not a former one) by address.
+    pub fn player_at(&self, address: &str) -> Option<&Player> {
+        self.players
+            .iter()
+            .find(|p| p.playing && p.address.eq_ignore_ascii_case(address))
+    }
+
+    /// A player in the game by name.
+    pub fn player_named(&self, name: &str) -> Option<&Player> {
+        self.players
+            .iter()
+            .find(|p| p.playing && p.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    pub fn proposal(&self, name: &str) -> Option<&Proposal> {
+        self.proposals
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// A rule in effect by number or name.
+    pub fn rule(&self, written: &str) -> Option<&SpaceRule> {
+        let written = written.trim().trim_start_matches('#');
+        self.rules
+            .iter()
+            .find(|r| written.parse() == Ok(r.number) || r.name.eq_ignore_ascii_case(written))
+    }
+
+    /// "the least non-negative integer which has never previously been used to
+    /// number a rule".
+    pub fn least_unused_number(&self) -> u32 {
+        (0..)
+            .find(|n| !self.numbers_used.contains(n))
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Active players who have not voted on `proposal`.
+    pub fn undecided(&self, proposal: &Proposal) -> u32 {
+        let count = self
+            .players
+            .iter()
+            .filter(|p| p.playing && p.active && !proposal.has_voted(p.id))
+            .count();
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+
+    /// Whether the proposal is decided now: `Some(true)` passed, `Some(false)`
+    /// failed. Every active non-voter could vote anything in [-1, 1], so the
+    /// sum could end anywhere in [sum - n, sum + n].
+    pub fn decision(&self, proposal: &Proposal) -> Option<bool> {
+        let sum = proposal.sum().0;
+        let undecided = BigRational::from_integer(BigInt::from(self.undecided(proposal)));
+        if &sum - &undecided > BigRational::zero() {
+            Some(true)
+        } else if &sum + &undecided <= BigRational::zero() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The next instant a proposal is destroyed unrefreshed, before the end.
+    pub fn next_expiry(&self) -> Option<Timestamp> {
+        self.proposals
+            .iter()
+            .map(|p| p.expires_at)
+            .filter(|at| self.end.is_none_or(|end| *at < end))
+            .min()
+    }
+}
+
+/// What a player may announce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Join { name: String },
+    Withdraw,
+    Propose { name: String, changes: Vec<Change> },
+    Vote { proposal: String, vote: String },
+    Refresh { proposal: String },
+    Destroy { proposal: String },
+    Give { amount: String, to: Option<String> },
+    Nod,
+    Pause,
+}
+
+/// The text's rules, as the game starts with them: one to a paragraph of
+/// `text`, numbered from 0 ("the least non-negative integer"), named as the
+/// import names them, each with the starting colour.
+pub fn starting_rules(text: &str, numbers: &Numbers) -> Vec<SpaceRule> {
+    crate::engine::ruleset::parse_paragraphs(text, 0, "Space Nomic")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|rule| SpaceRule {
+            number: rule.number,
+            colour: (rule.name != NULL_RULE).then(|| numbers.starting_colour.clone()),
+            name: rule.name,
+            version: 0,
+            text: rule.text,
+        })
+        .collect()
+}
+
+/// A scratch copy of the state and the events that made it: each event is
+/// applied at once, so the next decision sees it.
+struct Scratch<'a> {
+    state: State,
+    events: Vec<Event>,
+    numbers: &'a Numbers,
+    now: Timestamp,
+}
+
+impl Scratch<'_> {
+    fn record(&mut self, event: Event) {
+        self.state.apply_event(&event, self.now);
+        self.events.push(event);
+    }
+
+    /// "Whenever a player performs an action or a move, eir activity state is
+    /// set to true."
+    fn acted(&mut self, id: u32) {
+        if let Some(p) = self.state.player(id)
+            && p.playing
+            && !p.active
+        {
+            self.record(Event::Activity {
+                id,
+                active: true,
+                paused: false,
+            });
+        }
+    }
+
+    /// Every proposal whose outcome can no longer change passes or fails now.
+    fn settle(&mut self) {
+        loop {
+            let decided = self
+                .state
+                .proposals
+                .iter()
+                .find_map(|p| self.state.decision(p).map(|passed| (p.clone(), passed)));
+            let Some((proposal, passed)) = decided else {
+                return;
+            };
+            self.decide(&proposal, passed);
+        }
+    }
+
+    fn decide(&mut self, proposal: &Proposal, passed: bool) {
+        let sum = proposal.sum();
+        let undecided = self.state.undecided(proposal);
+        // Decided first: what follows it in the log is what its decision did.
+        self.record(Event::Decided {
+            name: proposal.name.clone(),
+            passed,
+            sum,
+            undecided,
+        });
+        if passed {
+            for change in &proposal.changes {
+                self.carry_out(&proposal.name, change);
+            }
+        }
+        let creator_plays = self
+            .state
+            .player(proposal.creator)
+            .is_some_and(|p| p.playing);
+        if creator_plays {
+            let (from, to, amount, why) = if passed {
+                (
+                    None,
+                    Some(proposal.creator),
+                    self.numbers.pass_reward.clone(),
+                    format!("creator of {}, which passed", proposal.name),
+                )
+            } else {
+                (
+                    Some(proposal.creator),
+                    None,
+                    self.numbers.fail_fine.clone(),
+                    format!("creator of {}, which failed", proposal.name),
+                )
+            };
+            self.record(Event::Transferred {
+                from,
+                to,
+                amount,
+                why,
+            });
+        }
+        for (voter, _) in &proposal.votes {
+            if self.state.player(*voter).is_some_and(|p| p.playing) {
+                self.record(Event::Transferred {
+                    from: None,
+                    to: Some(*voter),
+                    amount: self.numbers.vote_reward.clone(),
+                    why: format!("voted on {}", proposal.name),
+                });
+            }
+        }
+    }
+
+    /// "all changes to the gamestate it describes which the ruleset does not
+    /// explicitly disallow are carried out".
+    fn carry_out(&mut self, proposal: &str, change: &Change) {
+        let skip = |why: &str| Event::ChangeSkipped {
+            proposal: proposal.to_owned(),
+            change: change.to_string(),
+            why: why.to_owned(),
+        };
+        match change {
+            Change::Create {
+                name,
+                colour,
+                reason: _,
+                text,
+            } => {
+                let number = self.state.least_unused_number();
+                let name = name.clone().unwrap_or_else(|| format!("Rule {number}"));
+                if self.state.rule(&name).is_some() {
+                    self.record(skip(
+                        "a rule of that name is in effect, and names are unique",
+                    ));
+                    return;
+                }
+                self.record(Event::RuleCreated {
+                    rule: SpaceRule {
+                        number,
+                        name,
+                        version: 0,
+                        colour: Some(colour.clone()),
+                        text: text.clone(),
+                    },
+                });
+            }
+            Change::Modify { rule, text } => match self.state.rule(rule).cloned() {
+                Some(existing) => self.record(Event::RuleModified {
+                    number: existing.number,
+                    text: text.clone(),
+                }),
+                None => self.record(skip("no rule in effect has that number or name")),
+            },
+            Change::Repeal { rule } => match self.state.rule(rule).cloned() {
+                Some(existing) if existing.name == NULL_RULE => {
+                    self.record(skip("NullRule may not be repealed"));
+                }
+                Some(existing) => self.record(Event::RuleRepealed {
+                    number: existing.number,
+                }),
+                None => self.record(skip("no rule in effect has that number or name")),
+            },
+        }
+    }
+}
+
+fn refused(code: &str) -> Sentence {
+    Sentence::new(code)
+}
+
+/// Carries out one action announced by `address` at `now`: the events, or why
+/// the ruleset does not allow it (and nothing changes).
+pub fn act(
+    state: &State,
+    numbers: &Numbers,
+    starting_text: &str,
+    address: &str,
+    action: Action,
+    now: Timestamp,
+) -> Result<Vec<Event>, Refusal> {
+    if let Some(end) = numbers.end
+        && now >= end
+    {
+        return Err(refused("space_ended")
+            .arg("end", crate::engine::human_time(end))
+            .into());
+    }
+    let mut scratch = Scratch {
+        state: state.clone(),
+        events: Vec::new(),
+        numbers,
+        now,
+    };
+    if let Action::Join { name } = &action {
+        join(&mut scratch, starting_text, address, name)?;
+        scratch.settle();
+        return Ok(scratch.events);
+    }
+    let me = state
+        .player_at(address)
+        .cloned()
+        .ok_or_else(|| Refusal(refused("space_not_a_player").arg("address", address)))?;
+    match action {
+        Action::Join { .. } => {}
+        Action::Withdraw => scratch.record(Event::Withdrew { id: me.id }),
+        Action::Propose { name, changes } => {
+            propose(&mut scratch, &me, name, changes)?;
+            scratch.acted(me.id);
+        }
+        Action::Vote { proposal, vote } => {
+            vote_on(&mut scratch, &me, &proposal, &vote)?;
+            scratch.acted(me.id);
+        }
+        Action::Refresh { proposal } => {
+            let name = existing(state, &proposal)?.name.clone();
+            let expires_at = expiry(numbers, now);
+            scratch.record(Event::Refreshed { name, expires_at });
+            scratch.acted(me.id);
+        }
+        Action::Destroy { proposal } => {
+            let found = existing(state, &proposal)?;
+            if found.creator != me.id {
+                return Err(refused("space_not_creator")
+                    .arg("proposal", &found.name)
+                    .into());
+            }
+            scratch.record(Event::Destroyed {
+                name: found.name.clone(),
+                why: format!("destroyed by its creator {}", me.name),
+            });
+            scratch.acted(me.id);
+        }
+        Action::Give { amount, to } => {
+            give(&mut scratch, &me, &amount, to.as_deref())?;
+            scratch.acted(me.id);
+        }
+        Action::Nod => {
+            if me.active {
+                // Nodding is an action even when it changes nothing.
+                scratch.record(Event::Activity {
+                    id: me.id,
+                    active: true,
+                    paused: false,
+                });
+            }
+            scratch.acted(me.id);
+        }
+        Action::Pause => scratch.record(Event::Activity {
+            id: me.id,
+            active: false,
+            paused: true,
+        }),
+    }
+    scratch.settle();
+    Ok(scratch.events)
+}
+
+/// "A player may add an entity to the game as a player": the sender adds emself.
+fn join(
+    scratch: &mut Scratch<'_>,
+    starting_text: &str,
+    address: &str,
+    name: &str,
+) -> Result<(), Refusal> {
+    let name = name.trim();
+    if name.is_empty() || name.eq_ignore_ascii_case("nowhere") || name.eq_ignore_ascii_case("god") {
+        return Err(refused("space_bad_name").arg("name", name).into());
+    }
+    if scratch.state.player_at(address).is_some() {
+        return Err(refused("space_already_playing").into());
+    }
+    if scratch.state.player_named(name).is_some() {
+        return Err(refused("space_name_taken").arg("name", name).into());
+    }
+    if scratch.state.players.is_empty() && scratch.state.rules.is_empty() {
+        let rules = starting_rules(starting_text, scratch.numbers);
+        scratch.record(Event::RulesetStarted {
+            rules,
+            end: scratch.numbers.end,
+        });
+    }
+    // A former player who joins again is the same entity, with eir id.
+    let id = scratch
+        .state
+        .players
+        .iter()
+        .find(|p| p.address.eq_ignore_ascii_case(address))
+        .map(|p| p.id)
+        .unwrap_or_else(|| u32::try_from(scratch.state.players.len()).unwrap_or(u32::MAX));
+    scratch.record(Event::Joined {
+        id,
+        address: address.to_owned(),
+        name: name.to_owned(),
+        money: scratch.numbers.starting_money.clone(),
+    });
+    Ok(())
+}
+
+fn existing<'s>(state: &'s State, name: &str) -> Result<&'s Proposal, Refusal> {
+    state
+        .proposal(name)
+        .ok_or_else(|| Refusal(refused("space_no_proposal").arg("proposal", name.trim())))
+}
+
+fn propose(
+    scratch: &mut Scratch<'_>,
+    me: &Player,
+    name: String,
+    changes: Vec<Change>,
+) -> Result<(), Refusal> {
+    let name = name.trim().to_owned();
+    if name.is_empty() {
+        return Err(refused("space_bad_name").arg("name", &name).into());
+    }
+    if scratch.state.proposal_names.contains(&name.to_lowercase()) {
+        return Err(refused("space_proposal_name_used")
+            .arg("proposal", &name)
+            .into());
+    }
+    for change in &changes {
+        if let Change::Create { colour, reason, .. } = change
+            && (colour.trim().is_empty() || reason.trim().is_empty())
+        {
+            return Err(refused("space_create_needs_colour").into());
+        }
+    }
+    let expires_at = expiry(scratch.numbers, scratch.now);
+    scratch.record(Event::Proposed {
+        name,
+        creator: me.id,
+        changes,
+        expires_at,
+    });
+    Ok(())
+}
+
+fn vote_on(
+    scratch: &mut Scratch<'_>,
+    me: &Player,
+    proposal: &str,
+    written: &str,
+) -> Result<(), Refusal> {
+    let found = existing(&scratch.state, proposal)?.clone();
+    let vote = Money::parse(written)
+        .ok_or_else(|| Refusal(refused("space_bad_vote").arg("vote", written.trim())))?;
+    let one = BigRational::one();
+    if vote.0 > one || vote.0 < -one {
+        return Err(refused("space_bad_vote").arg("vote", written.trim()).into());
+    }
+    if found.has_voted(me.id) {
+        return Err(refused("space_already_voted")
+            .arg("proposal", &found.name)
+            .into());
+    }
+    scratch.record(Event::Voted {
+        name: found.name,
+        voter: me.id,
+        vote,
+    });
+    Ok(())
+}
+
+/// "A player may transfer any positive rational amount of money, which is not
+/// greater than the total amount of money eir account contains, only from eir
+/// account to any other player's account or to nowhere."
+fn give(
+    scratch: &mut Scratch<'_>,
+    me: &Player,
+    written: &str,
+    to: Option<&str>,
+) -> Result<(), Refusal> {
+    let amount = Money::parse(written)
+        .ok_or_else(|| Refusal(refused("space_bad_amount").arg("amount", written.trim())))?;
+    if !amount.0.is_positive() {
+        return Err(refused("space_bad_amount")
+            .arg("amount", written.trim())
+            .into());
+    }
+    if amount.0 > me.money.0 {
+        return Err(refused("space_not_enough")
+            .arg("amount", amount.human())
+            .arg("balance", me.money.human())
+            .into());
+    }
+    let to = match to {
+        None => None,
+        Some(name) => {
+            let player = scratch
+                .state
+                .player_named(name)
+                .ok_or_else(|| Refusal(refused("space_no_player").arg("player", name.trim())))?;
+            if player.id == me.id {
+                return Err(refused("space_give_self").into());
+            }
+            Some(player.id)
+        }
+    };
+    scratch.record(Event::Transferred {
+        from: Some(me.id),
+        to,
+        amount,
+        why: "a transfer".into(),
+    });
+    Ok(())
+}
+
+/// "If a proposal has existed for at least 16 days and has not been refreshed
+/// in the last 16 days, it is destroyed": the instant that happens.
+fn expiry(numbers: &Numbers, from: Timestamp) -> Timestamp {
+    let days = jiff::SignedDuration::from_hours(numbers.refresh_days.saturating_mul(24));
+    from.checked_add(days).unwrap_or(Timestamp::MAX)
+}
+
+/// Proposals unrefreshed for 16 days are destroyed at `now`.
+pub fn expire(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    let ended = |at: Timestamp| state.end.or(numbers.end).is_some_and(|end| at >= end);
+    state
+        .proposals
+        .iter()
+        .filter(|p| p.expires_at <= now && !ended(p.expires_at))
+        .map(|p| Event::Destroyed {
+            name: p.name.clone(),
+            why: format!("not refreshed for {} days", numbers.refresh_days),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

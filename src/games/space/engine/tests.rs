@@ -1,0 +1,349 @@
+use super::*;
+
+const TEXT: &str = include_str!("../../../../rules/space-nomic-ruleset.txt");
+
+fn at(minutes: i64) -> Timestamp {
+    Timestamp::from_second(1_100_000_000 + minutes * 60).unwrap()
+}
+
+fn money(text: &str) -> Money {
+    Money::parse(text).unwrap()
+}
+
+/// A game with players named after their addresses' local parts, all joined.
+fn game(names: &[&str]) -> State {
+    let mut state = State::default();
+    for name in names {
+        run(
+            &mut state,
+            name,
+            Action::Join {
+                name: (*name).into(),
+            },
+            0,
+        )
+        .unwrap();
+    }
+    state
+}
+
+fn run(state: &mut State, who: &str, action: Action, minutes: i64) -> Result<Vec<Event>, Refusal> {
+    let events = act(
+        state,
+        &Numbers::default(),
+        TEXT,
+        &format!("{}@example.org", who.to_lowercase()),
+        action,
+        at(minutes),
+    )?;
+    for event in &events {
+        state.apply_event(event, at(minutes));
+    }
+    Ok(events)
+}
+
+fn code(result: Result<Vec<Event>, Refusal>) -> String {
+    result.unwrap_err().0.code.clone()
+}
+
+fn balance(state: &State, name: &str) -> Money {
+    state.player_named(name).unwrap().money.clone()
+}
+
+fn propose(state: &mut State, who: &str, name: &str, changes: Vec<Change>) {
+    run(
+        state,
+        who,
+        Action::Propose {
+            name: name.into(),
+            changes,
+        },
+        1,
+    )
+    .unwrap();
+}
+
+fn vote(state: &mut State, who: &str, proposal: &str, vote: &str) -> Vec<Event> {
+    run(
+        state,
+        who,
+        Action::Vote {
+            proposal: proposal.into(),
+            vote: vote.into(),
+        },
+        2,
+    )
+    .unwrap()
+}
+
+fn decided(events: &[Event]) -> Option<bool> {
+    events.iter().find_map(|e| match e {
+        Event::Decided { passed, .. } => Some(*passed),
+        _ => None,
+    })
+}
+
+fn repeal(rule: &str) -> Vec<Change> {
+    vec![Change::Repeal { rule: rule.into() }]
+}
+
+#[test]
+fn a_joining_player_has_97_money_units_is_nowhere_and_active() {
+    let state = game(&["Alice"]);
+    let alice = state.player_named("Alice").unwrap();
+    assert_eq!(alice.money, Money::whole(97));
+    assert_eq!(alice.location, None);
+    assert!(alice.active && alice.playing);
+    assert_eq!(alice.point, 1);
+    assert_eq!(state.rules.len(), 54);
+    assert_eq!(state.rules[0].number, 0);
+    assert_eq!(state.least_unused_number(), 54);
+}
+
+#[test]
+fn a_withdrawn_player_stays_in_the_state_as_a_former_player() {
+    let mut state = game(&["Alice", "Bob"]);
+    run(&mut state, "Bob", Action::Withdraw, 3).unwrap();
+    assert!(state.player_named("Bob").is_none());
+    assert!(state.players.iter().any(|p| p.name == "Bob" && !p.playing));
+    assert_eq!(
+        code(run(&mut state, "Bob", Action::Nod, 4)),
+        "space_not_a_player"
+    );
+}
+
+#[test]
+fn a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_at_most_zero() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    propose(&mut state, "Alice", "Bridges", repeal("Space Nomic 20"));
+    // 1 - 2 = -1: Bob and Carol could still bring it to zero.
+    assert_eq!(decided(&vote(&mut state, "Alice", "Bridges", "1")), None);
+    // 1 + 2/3 - 1 = 2/3 > 0: decided by Bob's vote.
+    let events = vote(&mut state, "Bob", "Bridges", "2/3");
+    assert_eq!(decided(&events), Some(true));
+    assert!(state.proposal("Bridges").is_none());
+    assert!(state.rule("Space Nomic 20").is_none());
+    // 97 + 18 + (6 + 1/403) for Alice; 97 + 6 + 1/403 for Bob.
+    assert_eq!(balance(&state, "Alice"), money("121 1/403"));
+    assert_eq!(balance(&state, "Bob"), money("103 1/403"));
+    assert_eq!(balance(&state, "Carol"), Money::whole(97));
+}
+
+#[test]
+fn a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_above_zero() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    propose(&mut state, "Alice", "Walls", repeal("Space Nomic 20"));
+    assert_eq!(decided(&vote(&mut state, "Bob", "Walls", "-1")), None);
+    // -1 - 1 + 1 = -1 <= 0.
+    let events = vote(&mut state, "Carol", "Walls", "-1");
+    assert_eq!(decided(&events), Some(false));
+    assert!(state.rule("Space Nomic 20").is_some());
+    // Alice pays 6 + 1/403 to nowhere; each voter gains it.
+    assert_eq!(balance(&state, "Alice"), money("90 402/403"));
+    assert_eq!(balance(&state, "Bob"), money("103 1/403"));
+}
+
+#[test]
+fn pausing_decides_a_proposal_when_fewer_could_vote() {
+    let mut state = game(&["Alice", "Bob"]);
+    propose(&mut state, "Alice", "Quiet", repeal("Space Nomic 20"));
+    assert_eq!(decided(&vote(&mut state, "Alice", "Quiet", "1/2")), None);
+    let events = run(&mut state, "Bob", Action::Pause, 5).unwrap();
+    assert_eq!(decided(&events), Some(true));
+    assert!(!state.player_named("Bob").unwrap().active);
+}
+
+#[test]
+fn a_vote_outside_minus_one_to_one_is_refused_and_a_second_vote_too() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    propose(&mut state, "Alice", "Bridges", repeal("Space Nomic 20"));
+    let too_big = Action::Vote {
+        proposal: "Bridges".into(),
+        vote: "4/3".into(),
+    };
+    assert_eq!(code(run(&mut state, "Bob", too_big, 2)), "space_bad_vote");
+    vote(&mut state, "Bob", "Bridges", "-0.25");
+    let again = Action::Vote {
+        proposal: "Bridges".into(),
+        vote: "1".into(),
+    };
+    assert_eq!(
+        code(run(&mut state, "Bob", again, 3)),
+        "space_already_voted"
+    );
+    assert_eq!(state.proposal("Bridges").unwrap().sum(), money("-1/4"));
+}
+
+#[test]
+fn a_created_rule_takes_the_least_unused_number_and_its_colour() {
+    let mut state = game(&["Alice"]);
+    let change = Change::Create {
+        name: Some("Bridges".into()),
+        colour: "blue".into(),
+        reason: "water".into(),
+        text: "Bridges exist.".into(),
+    };
+    propose(&mut state, "Alice", "B", vec![change]);
+    vote(&mut state, "Alice", "B", "1");
+    let rule = state.rule("Bridges").unwrap();
+    assert_eq!((rule.number, rule.version), (54, 0));
+    assert_eq!(rule.colour.as_deref(), Some("blue"));
+    // A repealed number is never used again.
+    propose(&mut state, "Alice", "C", repeal("Bridges"));
+    vote(&mut state, "Alice", "C", "1");
+    assert_eq!(state.least_unused_number(), 55);
+}
+
+#[test]
+fn a_modified_rule_keeps_number_and_name_with_the_next_version() {
+    let mut state = game(&["Alice"]);
+    let change = Change::Modify {
+        rule: "3".into(),
+        text: "New words.".into(),
+    };
+    propose(&mut state, "Alice", "M", vec![change]);
+    vote(&mut state, "Alice", "M", "1");
+    let rule = state.rule("3").unwrap();
+    assert_eq!((rule.name.as_str(), rule.version), ("Space Nomic 4", 1));
+    assert_eq!(rule.text, "New words.");
+}
+
+#[test]
+fn a_created_rule_without_colour_or_reason_is_refused() {
+    let mut state = game(&["Alice"]);
+    let change = Change::Create {
+        name: None,
+        colour: "blue".into(),
+        reason: " ".into(),
+        text: "X.".into(),
+    };
+    let action = Action::Propose {
+        name: "X".into(),
+        changes: vec![change],
+    };
+    assert_eq!(
+        code(run(&mut state, "Alice", action, 1)),
+        "space_create_needs_colour"
+    );
+    assert!(state.proposals.is_empty());
+}
+
+#[test]
+fn nullrule_is_never_repealed() {
+    let mut state = game(&["Alice"]);
+    let change = Change::Create {
+        name: Some(NULL_RULE.into()),
+        colour: "grey".into(),
+        reason: "needed".into(),
+        text: "Nothing.".into(),
+    };
+    propose(&mut state, "Alice", "N", vec![change]);
+    vote(&mut state, "Alice", "N", "1");
+    propose(&mut state, "Alice", "R", repeal(NULL_RULE));
+    let events = vote(&mut state, "Alice", "R", "1");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::ChangeSkipped { .. }))
+    );
+    assert!(state.rule(NULL_RULE).is_some());
+}
+
+#[test]
+fn only_the_creator_destroys_a_proposal_and_names_are_never_reused() {
+    let mut state = game(&["Alice", "Bob"]);
+    propose(&mut state, "Alice", "Bridges", repeal("1"));
+    let destroy = || Action::Destroy {
+        proposal: "bridges".into(),
+    };
+    assert_eq!(
+        code(run(&mut state, "Bob", destroy(), 2)),
+        "space_not_creator"
+    );
+    run(&mut state, "Alice", destroy(), 2).unwrap();
+    assert!(state.proposals.is_empty());
+    let again = Action::Propose {
+        name: "Bridges".into(),
+        changes: repeal("1"),
+    };
+    assert_eq!(
+        code(run(&mut state, "Bob", again, 3)),
+        "space_proposal_name_used"
+    );
+}
+
+#[test]
+fn a_proposal_unrefreshed_for_16_days_is_destroyed() {
+    let mut state = game(&["Alice", "Bob"]);
+    propose(&mut state, "Alice", "Old", repeal("1"));
+    let numbers = Numbers::default();
+    let sixteen_days = 16 * 24 * 60;
+    assert_eq!(state.next_expiry(), Some(at(1 + sixteen_days)));
+    run(
+        &mut state,
+        "Bob",
+        Action::Refresh {
+            proposal: "Old".into(),
+        },
+        100,
+    )
+    .unwrap();
+    assert!(expire(&state, &numbers, at(1 + sixteen_days)).is_empty());
+    assert_eq!(expire(&state, &numbers, at(100 + sixteen_days)).len(), 1);
+}
+
+#[test]
+fn transfers_are_positive_and_not_above_the_balance() {
+    let mut state = game(&["Alice", "Bob"]);
+    let give = |amount: &str, to: Option<&str>| Action::Give {
+        amount: amount.into(),
+        to: to.map(str::to_owned),
+    };
+    assert_eq!(
+        code(run(&mut state, "Alice", give("0", None), 1)),
+        "space_bad_amount"
+    );
+    assert_eq!(
+        code(run(&mut state, "Alice", give("97 1/6", None), 1)),
+        "space_not_enough"
+    );
+    run(&mut state, "Alice", give("1/6", Some("Bob")), 1).unwrap();
+    run(&mut state, "Alice", give("1/2", None), 1).unwrap();
+    assert_eq!(balance(&state, "Alice"), money("289/3"));
+    assert_eq!(balance(&state, "Bob"), money("583/6"));
+}
+
+#[test]
+fn after_the_end_every_action_is_refused() {
+    let state = game(&["Alice"]);
+    let numbers = Numbers {
+        end: Some(at(10)),
+        ..Numbers::default()
+    };
+    let result = act(
+        &state,
+        &numbers,
+        TEXT,
+        "alice@example.org",
+        Action::Nod,
+        at(10),
+    );
+    assert_eq!(result.unwrap_err().0.code, "space_ended");
+    assert!(
+        act(
+            &state,
+            &numbers,
+            TEXT,
+            "alice@example.org",
+            Action::Nod,
+            at(9)
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn money_reads_the_texts_own_way_of_writing_it() {
+    assert_eq!(money("6 + 1/403"), money("2419/403"));
+    assert_eq!(money("-0.25").to_string(), "-1/4");
+}

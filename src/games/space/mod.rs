@@ -1,0 +1,136 @@
+//! `[space]`: the Space Nomic (`rules/space-nomic-ruleset.txt`), a complete
+//! small nomic run whole by the bot. This instalment: players, money, the
+//! ruleset it carries as its own state, proposals with exact rational votes
+//! decided at the instant the outcome can no longer change, transfers,
+//! nodding and pausing, and the end instant that refuses everything.
+//!
+//! Not yet: Space (vertices, edges, owners), moves and their evaluation,
+//! income, accusations of inactivity and removal after 25 days, reports.
+
+pub mod bound;
+pub mod engine;
+mod parse;
+mod rules;
+mod sample;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::calendar::Deadline;
+use crate::engine::game::{Game, Tick, Tx};
+use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
+use engine::{Money, Numbers};
+
+pub const TAG: &str = "space";
+
+/// The text the game starts its ruleset from.
+pub const TEXT: &str = include_str!("../../../rules/space-nomic-ruleset.txt");
+
+/// The Space Nomic.
+pub struct Space;
+
+pub use engine::{Event, State};
+
+/// `[space]` in bot.toml: every number of the text, with the text's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// The registry's number of "Space Nomic 1" (the text's first paragraph)
+    /// once imported: `bound.rs` binds each mechanic to its paragraph's rule.
+    pub first_rule: u32,
+    pub starting_money: Money,
+    pub pass_reward: Money,
+    pub fail_fine: Money,
+    pub vote_reward: Money,
+    pub refresh_days: i64,
+    /// "The game ends on 19 February 2005 just before 23:22:19 GMT".
+    pub end: Timestamp,
+    /// The colour of the text's own rules, which the text does not give.
+    pub starting_colour: String,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        let numbers = Numbers::default();
+        Params {
+            first_rule: 1,
+            starting_money: numbers.starting_money,
+            pass_reward: numbers.pass_reward,
+            fail_fine: numbers.fail_fine,
+            vote_reward: numbers.vote_reward,
+            refresh_days: numbers.refresh_days,
+            end: the_texts_end(),
+            starting_colour: numbers.starting_colour,
+        }
+    }
+}
+
+/// 19 February 2005, 23:22:19 GMT.
+pub fn the_texts_end() -> Timestamp {
+    Timestamp::from_second(1_108_855_339).unwrap_or(Timestamp::MAX)
+}
+
+impl Params {
+    pub fn numbers(&self) -> Numbers {
+        Numbers {
+            starting_money: self.starting_money.clone(),
+            pass_reward: self.pass_reward.clone(),
+            fail_fine: self.fail_fine.clone(),
+            vote_reward: self.vote_reward.clone(),
+            refresh_days: self.refresh_days,
+            end: Some(self.end),
+            starting_colour: self.starting_colour.clone(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum Command {
+    /// An action of the ruleset, announced on the list.
+    Act(engine::Action),
+    Rules,
+    Status,
+}
+
+impl Game for Space {
+    const NAME: &'static str = "space";
+    const TAGS: &'static [&'static str] = &[TAG];
+    type State = State;
+    type Event = Event;
+    type Command = Command;
+    type Params = Params;
+
+    fn parse(line: &str, _tag: &str) -> Result<Command, NotUnderstood> {
+        parse::parse(line)
+    }
+
+    fn parse_message(
+        lines: &[String],
+        _tag: &str,
+    ) -> Vec<(String, Result<Command, NotUnderstood>)> {
+        parse::parse_message(lines)
+    }
+
+    fn apply(tx: &mut Tx<'_, Space>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+        rules::apply(tx, command, ctx)
+    }
+
+    fn apply_event(state: &mut State, event: &Event, at: Timestamp) {
+        state.apply_event(event, at);
+    }
+
+    fn next_deadline(state: &State) -> Option<Timestamp> {
+        state.next_expiry()
+    }
+
+    fn on_deadline(tx: &mut Tx<'_, Space>, _deadline: &Deadline, _tick: &Tick) {
+        rules::expire(tx);
+    }
+
+    fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared(params)
+    }
+
+    fn sample(script: &mut dyn crate::engine::game::Script) {
+        sample::sample(script);
+    }
+}

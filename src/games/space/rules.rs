@@ -1,0 +1,243 @@
+//! The Space Nomic's actions carried out in the transaction: the engine
+//! decides (`engine::act`), this records its events and tells the list what
+//! a decision did.
+
+use serde_json::{Value, json};
+
+use super::engine::{self, Action, Event, State};
+use super::{Command, Space, TAG, TEXT};
+use crate::engine::game::Tx;
+use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence};
+
+type SpaceTx<'a> = Tx<'a, Space>;
+
+pub fn apply(tx: &mut SpaceTx<'_>, command: Command, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    match command {
+        Command::Rules => Ok(rules(tx.state())),
+        Command::Status => Ok(status(tx.state())),
+        Command::Act(action) => act(tx, action, ctx),
+    }
+}
+
+/// "If a player states in a public announcement that e causes an action [...]
+/// e causes the action at the time it was announced": on the list only, at
+/// the mail's arrival.
+fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
+    if !ctx.public {
+        return Err(Sentence::new("space_private").into());
+    }
+    let numbers = tx.params().numbers();
+    let events = engine::act(
+        tx.state(),
+        &numbers,
+        TEXT,
+        ctx.sender.as_str(),
+        action.clone(),
+        ctx.now,
+    )?;
+    let before = tx.state().clone();
+    for event in &events {
+        tx.record(event.clone());
+    }
+    announce(tx, &before, &events);
+    let state = tx.state();
+    let me = state.player_at(ctx.sender.as_str());
+    let my_name = me
+        .map(|p| p.name.clone())
+        .or_else(|| {
+            state
+                .players
+                .iter()
+                .find(|p| p.address.eq_ignore_ascii_case(ctx.sender.as_str()))
+                .map(|p| p.name.clone())
+        })
+        .unwrap_or_default();
+    let decided: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Decided { name, passed, .. } => Some(format!(
+                "{name} {}",
+                if *passed { "passed" } else { "failed" }
+            )),
+            _ => None,
+        })
+        .collect();
+    let sentence = match action {
+        Action::Join { name } => Sentence::new("space_joined")
+            .arg("name", name.trim())
+            .arg("money", numbers.starting_money.human()),
+        Action::Withdraw => Sentence::new("space_withdrew").arg("name", &my_name),
+        Action::Propose { name, changes } => Sentence::new("space_proposed")
+            .arg("proposal", name.trim())
+            .arg("changes", changes.len()),
+        Action::Vote { proposal, .. } => {
+            let (sum, undecided) = match before.proposal(&proposal) {
+                Some(p) => {
+                    let after = state.proposal(&p.name).unwrap_or(p);
+                    (after.sum().human(), state.undecided(after))
+                }
+                None => (String::new(), 0),
+            };
+            Sentence::new("space_voted")
+                .arg("proposal", proposal.trim())
+                .arg("sum", sum)
+                .arg("undecided", undecided)
+        }
+        Action::Refresh { proposal } => {
+            Sentence::new("space_refreshed").arg("proposal", proposal.trim())
+        }
+        Action::Destroy { proposal } => {
+            Sentence::new("space_destroyed").arg("proposal", proposal.trim())
+        }
+        Action::Give { amount, to } => Sentence::new("space_gave")
+            .arg("amount", amount.trim())
+            .arg("to", to.unwrap_or_else(|| "nowhere".into()))
+            .arg("balance", me.map(|p| p.money.human()).unwrap_or_default()),
+        Action::Nod => Sentence::new("space_nodded"),
+        Action::Pause => Sentence::new("space_paused"),
+    };
+    Ok(sentence.arg("decided", decided))
+}
+
+fn name_of(state: &State, id: Option<u32>) -> String {
+    id.and_then(|id| state.player(id))
+        .map_or_else(|| "nowhere".to_owned(), |p| p.name.clone())
+}
+
+/// A mail to the list for every proposal decided or destroyed by the events:
+/// what it did, and every payment.
+fn announce(tx: &mut SpaceTx<'_>, before: &State, events: &[Event]) {
+    let state = tx.state().clone();
+    let mut mails: Vec<(String, Value)> = Vec::new();
+    for event in events {
+        match event {
+            Event::Decided {
+                name,
+                passed,
+                sum,
+                undecided,
+            } => {
+                let creator = before
+                    .proposal(name)
+                    .map(|p| name_of(&state, Some(p.creator)))
+                    .unwrap_or_default();
+                mails.push((
+                    "space_decided".into(),
+                    json!({"proposal": name, "passed": passed, "sum": sum.human(),
+                           "undecided": undecided, "creator": creator,
+                           "changes": [], "payments": []}),
+                ));
+            }
+            Event::Destroyed { name, why } => mails.push((
+                "space_proposal_destroyed".into(),
+                json!({"proposal": name, "why": why}),
+            )),
+            Event::RuleCreated { rule } => push(
+                &mut mails,
+                "changes",
+                format!(
+                    "rule {} \"{}\" created, colour {}",
+                    rule.number,
+                    rule.name,
+                    rule.colour.as_deref().unwrap_or("none")
+                ),
+            ),
+            Event::RuleModified { number, .. } => {
+                let version = state.rule(&number.to_string()).map_or(0, |r| r.version);
+                push(
+                    &mut mails,
+                    "changes",
+                    format!("rule {number} modified (now version {version})"),
+                );
+            }
+            Event::RuleRepealed { number } => {
+                push(&mut mails, "changes", format!("rule {number} repealed"));
+            }
+            Event::ChangeSkipped { change, why, .. } => push(
+                &mut mails,
+                "changes",
+                format!("not carried out: {change} ({why})"),
+            ),
+            Event::Transferred {
+                from,
+                to,
+                amount,
+                why,
+            } => push(
+                &mut mails,
+                "payments",
+                format!(
+                    "{} to {}: {} ({why})",
+                    name_of(&state, *from),
+                    name_of(&state, *to),
+                    amount.human()
+                ),
+            ),
+            _ => {}
+        }
+    }
+    for (template, values) in mails {
+        tx.mail(Mail::new(Audience::List, TAG, &template, values));
+    }
+}
+
+/// Adds a line to the list of the latest decision's mail, if one is open.
+fn push(mails: &mut [(String, Value)], key: &str, line: String) {
+    if let Some((template, values)) = mails.last_mut()
+        && template == "space_decided"
+        && let Some(list) = values[key].as_array_mut()
+    {
+        list.push(Value::String(line));
+    }
+}
+
+/// The proposals unrefreshed for 16 days are destroyed, and the list told.
+pub fn expire(tx: &mut SpaceTx<'_>) {
+    let numbers = tx.params().numbers();
+    let events = engine::expire(tx.state(), &numbers, tx.at());
+    let before = tx.state().clone();
+    for event in &events {
+        tx.record(event.clone());
+    }
+    announce(tx, &before, &events);
+}
+
+fn rules(state: &State) -> Sentence {
+    let rules: Vec<Value> = state
+        .rules
+        .iter()
+        .map(|r| {
+            json!({"number": r.number, "name": r.name, "version": r.version,
+                   "colour": r.colour.clone().unwrap_or_default(), "text": r.text})
+        })
+        .collect();
+    Sentence::new("space_rules").arg("rules", rules)
+}
+
+/// Players, money, locations, activity; proposals with their sums and what
+/// would decide them.
+fn status(state: &State) -> Sentence {
+    let players: Vec<Value> = state
+        .players
+        .iter()
+        .filter(|p| p.playing)
+        .map(|p| {
+            json!({"name": p.name, "money": p.money.human(),
+                   "location": p.location.clone().unwrap_or_else(|| "nowhere".into()),
+                   "active": p.active, "point": p.point})
+        })
+        .collect();
+    let proposals: Vec<Value> = state
+        .proposals
+        .iter()
+        .map(|p| {
+            json!({"name": p.name, "creator": name_of(state, Some(p.creator)),
+                   "sum": p.sum().human(), "votes": p.votes.len(),
+                   "undecided": state.undecided(p),
+                   "expires": crate::engine::human_time(p.expires_at)})
+        })
+        .collect();
+    Sentence::new("space_status")
+        .arg("players", players)
+        .arg("proposals", proposals)
+}
