@@ -53,6 +53,7 @@ mod ruletag_issue12;
 mod samples;
 mod scenarios;
 mod secrecy;
+mod space;
 mod standings;
 mod substrate;
 mod suites;

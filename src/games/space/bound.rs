@@ -5,15 +5,20 @@
 //! rule of the paragraph its words stand in. The baseline of each is the
 //! paragraph as the import records it.
 //!
-//! The game reads its numbers from `[space]` in this instalment; an amended
-//! rule is reported by the registry's bindings for the moderators.
+//! The game reads its numbers only through `numbers`: `[space]`'s, with every
+//! bound number an amendment of its rule changed. (Stopping a mechanic whose
+//! rule is repealed or held is for a later instalment.)
 
 use std::sync::OnceLock;
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+use super::engine::{Money, Numbers};
 use super::{Params, Space, TEXT};
-use crate::engine::game::Game;
+use crate::engine::game::{Game, View};
 use crate::engine::ruleset::Rule;
-use crate::engine::ruleset::bindings::{Declared, Mechanic, Parameter};
+use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Parameter};
 
 /// The text's paragraphs as rules numbered from 0, in order.
 fn paragraphs() -> &'static [Rule] {
@@ -166,6 +171,53 @@ pub fn declared(params: &Params) -> Declared {
     }
 }
 
+/// `[space]`'s numbers as configured.
+fn configured(params: &Params) -> Numbers {
+    Numbers {
+        starting_money: params.starting_money.clone(),
+        pass_reward: params.pass_reward.clone(),
+        fail_fine: params.fail_fine.clone(),
+        vote_reward: params.vote_reward.clone(),
+        refresh_days: params.refresh_days,
+        end: Some(params.end),
+        starting_colour: params.starting_colour.clone(),
+    }
+}
+
+/// An amount with its whole units replaced by a bound number ("6 + 1/403"
+/// amended to "7 + 1/403" is 7 + 1/403).
+fn with_units(amount: &Money, units: i64) -> Money {
+    Money(BigRational::from_integer(BigInt::from(units)) + amount.0.fract())
+}
+
+/// The numbers the game computes with now: `[space]`'s, each bound number as
+/// its rule now says it.
+pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
+    let declared = declared(params);
+    let mut numbers = configured(params);
+    for rule in declared.rules() {
+        let binding = bindings::decide(
+            view.ruleset,
+            &declared,
+            rule,
+            view.ruleset.binding(<Space as Game>::NAME, rule),
+            view.baseline_when_unrecorded,
+            view.bound,
+        );
+        for (name, value) in &binding.values {
+            match name.as_str() {
+                "starting_money" => numbers.starting_money = Money::whole(*value),
+                "pass_reward" => numbers.pass_reward = Money::whole(*value),
+                "fail_fine" => numbers.fail_fine = with_units(&numbers.fail_fine, *value),
+                "vote_reward" => numbers.vote_reward = with_units(&numbers.vote_reward, *value),
+                "refresh_days" => numbers.refresh_days = *value,
+                _ => {}
+            }
+        }
+    }
+    numbers
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +237,35 @@ mod tests {
             declared.parameters_of(declared.mechanics[1].rule)[0].value,
             97
         );
+    }
+
+    #[test]
+    fn an_amended_number_is_read_from_its_words() {
+        let declared = declared(&Params::default());
+        for mechanic in &declared.mechanics {
+            let baseline = declared.baseline_of(mechanic.rule).unwrap();
+            for parameter in &mechanic.parameters {
+                let number = parameter.value.to_string();
+                let amended_words =
+                    parameter
+                        .words
+                        .replacen(&number, &(parameter.value + 1).to_string(), 1);
+                let amended = baseline.replacen(parameter.words, &amended_words, 1);
+                let values = bindings::numbers_changed(baseline, &amended, &[parameter])
+                    .unwrap_or_else(|e| panic!("{}: {e}", parameter.words));
+                assert_eq!(
+                    values,
+                    vec![(parameter.name.to_owned(), parameter.value + 1)],
+                    "{}",
+                    parameter.words
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_bound_number_keeps_the_fraction_of_its_amount() {
+        let fine = Money::parse("6 + 1/403").unwrap();
+        assert_eq!(with_units(&fine, 7), Money::parse("7 1/403").unwrap());
     }
 }

@@ -69,20 +69,6 @@ pub fn the_texts_end() -> Timestamp {
     Timestamp::from_second(1_108_855_339).unwrap_or(Timestamp::MAX)
 }
 
-impl Params {
-    pub fn numbers(&self) -> Numbers {
-        Numbers {
-            starting_money: self.starting_money.clone(),
-            pass_reward: self.pass_reward.clone(),
-            fail_fine: self.fail_fine.clone(),
-            vote_reward: self.vote_reward.clone(),
-            refresh_days: self.refresh_days,
-            end: Some(self.end),
-            starting_colour: self.starting_colour.clone(),
-        }
-    }
-}
-
 #[derive(Debug)]
 pub enum Command {
     /// An action of the ruleset, announced on the list.

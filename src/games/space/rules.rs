@@ -26,7 +26,7 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
     if !ctx.public {
         return Err(Sentence::new("space_private").into());
     }
-    let numbers = tx.params().numbers();
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
     let events = engine::act(
         tx.state(),
         &numbers,
@@ -193,7 +193,7 @@ fn push(mails: &mut [(String, Value)], key: &str, line: String) {
 
 /// The proposals unrefreshed for 16 days are destroyed, and the list told.
 pub fn expire(tx: &mut SpaceTx<'_>) {
-    let numbers = tx.params().numbers();
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
     let events = engine::expire(tx.state(), &numbers, tx.at());
     let before = tx.state().clone();
     for event in &events {

@@ -1,0 +1,353 @@
+//! Issue 27, first instalment: the Space Nomic by mail. Each test is named
+//! after a sentence of `rules/space-nomic-ruleset.txt` and quotes it; mail goes
+//! in through the inbox, and the test reads the mail out and `state space`.
+
+use std::cell::Cell;
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::support::{LocalBot, SentMail, at, message};
+
+const BOT: &str = "bot@nomic.example";
+const LIST: &str = "game-list@nomic.example";
+const ALICE: &str = "Alice <alice@example.org>";
+const BOB: &str = "Bob <bob@example.org>";
+const CAROL: &str = "Carol <carol@example.org>";
+
+fn t0() -> Timestamp {
+    at("2026-03-02T10:00:00Z")
+}
+
+/// A bot and a clock: each message arrives a minute after the one before.
+struct Space {
+    bot: LocalBot,
+    minutes: Cell<i64>,
+}
+
+impl Space {
+    fn new() -> Space {
+        Space::with_config(crate::support::trusting())
+    }
+
+    fn with_config(config: &str) -> Space {
+        Space {
+            bot: LocalBot::with_config(config),
+            minutes: Cell::new(0),
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        t0() + SignedDuration::from_mins(self.minutes.get())
+    }
+
+    /// One message from `from` to `to` under `[space]`, and a pass of the bot.
+    fn send(&self, from: &str, to: &str, body: &str) {
+        self.minutes.set(self.minutes.get() + 1);
+        let id = format!("space{}@players.test", self.minutes.get());
+        let subject = match body.lines().next() {
+            Some(first) if !body.contains('\n') => format!("[space] {first}"),
+            _ => "[space] actions".to_owned(),
+        };
+        let body = if body.contains('\n') { body } else { "" };
+        self.bot
+            .deliver(&id, &message(from, to, &subject, &id, body), self.now());
+        self.bot.once(self.now());
+    }
+
+    fn post(&self, from: &str, body: &str) {
+        self.send(from, LIST, body);
+    }
+
+    /// Lets time pass to `minutes` after the start and runs a pass.
+    fn wait_until(&self, minutes: i64) {
+        self.minutes.set(minutes);
+        self.bot.once(self.now());
+    }
+
+    fn state(&self) -> serde_json::Value {
+        serde_json::from_str(&self.bot.cli_ok(&["state", "space", "--json"]))
+            .expect("state space --json prints JSON")
+    }
+
+    fn money(&self, name: &str) -> String {
+        let state = self.state();
+        let player = state["players"]
+            .as_array()
+            .and_then(|players| players.iter().find(|p| p["name"] == name))
+            .unwrap_or_else(|| panic!("no player {name} in {state}"));
+        player["money"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// The bot's answers to `address` (not its mail to the list), all joined.
+    fn answers_to(&self, address: &str) -> String {
+        self.bot
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.is_to(address) && !m.is_to(LIST))
+            .map(|m| m.body)
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    }
+
+    fn announcements(&self) -> Vec<SentMail> {
+        self.bot
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.is_to(LIST) && m.subject.contains("[space]"))
+            .collect()
+    }
+
+    fn three_players() -> Space {
+        let space = Space::new();
+        space.post(ALICE, "join Alice");
+        space.post(BOB, "join Bob");
+        space.post(CAROL, "join Carol");
+        space
+    }
+}
+
+#[test]
+fn when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere() {
+    // "When a new player joins the game, eir account will contain 97 money
+    // units." "When a player joins the game eir location is initially nowhere."
+    // "When a new player joins the game, eir activity state is true."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    let state = space.state();
+    let alice = &state["players"][0];
+    assert_eq!(alice["name"], "Alice");
+    assert_eq!(alice["money"], "97");
+    assert_eq!(alice["location"], serde_json::Value::Null);
+    assert_eq!(alice["active"], true);
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("joins the Space Nomic"),
+        "{}",
+        space.answers_to("alice@example.org")
+    );
+}
+
+#[test]
+fn a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero() {
+    // "If after these votes the sum of all votes on the proposal could not be
+    // less than or equal to zero, then all changes to the gamestate it
+    // describes [...] are carried out, and the proposal is destroyed".
+    let space = Space::three_players();
+    space.post(
+        ALICE,
+        "propose Bridges: create Bridges colour blue because rivers need crossing: Every river has a bridge.\nvote 1 on Bridges",
+    );
+    // 1 - 2 = -1: Bob and Carol could still bring the sum to zero.
+    assert!(space.announcements().is_empty());
+    assert_eq!(space.state()["proposals"][0]["name"], "Bridges");
+    // 1 + 2/3 - 1 = 2/3 > 0: decided at Bob's vote.
+    space.post(BOB, "vote 2/3 on Bridges");
+    let announced = space.announcements();
+    assert_eq!(announced.len(), 1, "{announced:#?}");
+    assert!(
+        announced[0].subject.contains("Proposal Bridges passed"),
+        "{}",
+        announced[0].subject
+    );
+    assert!(
+        announced[0]
+            .body
+            .contains("rule 54 \"Bridges\" created, colour blue"),
+        "{}",
+        announced[0].body
+    );
+    let state = space.state();
+    assert_eq!(state["proposals"], serde_json::json!([]));
+    // "When a proposal passes, the player who created the proposal receives 18
+    // money unit from nowhere." "each player who voted on it gains 6 + 1/403".
+    assert_eq!(space.money("Alice"), "48764/403"); // 97 + 18 + 6 + 1/403
+    assert_eq!(space.money("Bob"), "41510/403"); // 97 + 6 + 1/403
+    assert_eq!(space.money("Carol"), "97");
+}
+
+#[test]
+fn a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero() {
+    // "if after these votes the sum of all votes on the proposal could not be
+    // greater than zero, then the proposal is destroyed; we then say that the
+    // proposal has failed." "When a proposal fails, nowhere receives 6 + 1/403
+    // money units from the player who created the proposal."
+    let space = Space::three_players();
+    space.post(ALICE, "propose Walls: repeal 3");
+    space.post(BOB, "vote -1 on Walls");
+    // -1 + 2 > 0: Alice and Carol could still pass it.
+    assert!(space.announcements().is_empty());
+    space.post(CAROL, "vote -1/2 on Walls");
+    // -3/2 + 1 <= 0: decided at Carol's vote.
+    let announced = space.announcements();
+    assert_eq!(announced.len(), 1, "{announced:#?}");
+    assert!(announced[0].subject.contains("Proposal Walls failed"));
+    assert_eq!(space.money("Alice"), "36672/403"); // 97 - (6 + 1/403)
+    assert_eq!(space.money("Bob"), "41510/403");
+    assert_eq!(space.money("Carol"), "41510/403");
+    // The repeal was not carried out.
+    assert_eq!(space.state()["rules"][3]["number"], 3);
+}
+
+#[test]
+fn a_proposal_is_decided_at_the_change_of_activity_that_decides_it() {
+    // "Suppose that all active players who had not yet voted on a certain
+    // proposal were all to do so": pausing removes a possible vote.
+    // "If a player accuses emself of inactivity, eir activity state instantly
+    // becomes false".
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "propose Quiet: repeal 20\nvote 1/2 on Quiet");
+    assert!(space.announcements().is_empty());
+    space.post(BOB, "pause");
+    let announced = space.announcements();
+    assert_eq!(announced.len(), 1, "{announced:#?}");
+    assert!(announced[0].subject.contains("Proposal Quiet passed"));
+    let state = space.state();
+    assert_eq!(state["players"][1]["active"], false);
+}
+
+#[test]
+fn multiple_announcements_in_one_message_occur_in_the_order_listed() {
+    // "If multiple announcements occur at the same time in one message the
+    // actions occur in the order in which they are listed."
+    let space = Space::new();
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "join Alice\ngive 1/6 to Bob\ngive 1/2 to nowhere");
+    assert_eq!(space.money("Bob"), "583/6");
+    assert_eq!(space.money("Alice"), "289/3");
+}
+
+#[test]
+fn an_action_is_caused_only_by_a_public_announcement() {
+    // "If a player states in a public announcement that e causes an action
+    // [...] e causes the action at the time it was announced".
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.send(ALICE, BOT, "propose Secret: repeal 4");
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains("counts only when announced in public"),
+        "{answers}"
+    );
+    assert_eq!(space.state()["proposals"], serde_json::json!([]));
+}
+
+#[test]
+fn a_transfer_greater_than_the_account_is_refused_and_changes_nothing() {
+    // "A player may transfer any positive rational amount of money, which is
+    // not greater than the total amount of money eir account contains".
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "give 97 1/6 to Bob");
+    space.post(ALICE, "give -1 to Bob");
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains("more than your account contains (97)"),
+        "{answers}"
+    );
+    assert!(
+        answers.contains("is not a positive rational amount"),
+        "{answers}"
+    );
+    assert_eq!(space.money("Alice"), "97");
+    assert_eq!(space.money("Bob"), "97");
+}
+
+#[test]
+fn each_rule_that_is_being_created_must_be_accompanied_by_its_proposed_colour_and_a_reason() {
+    // "In each proposal, each rule that is being created must be accompanied by
+    // its proposed colour and a reason for this choice."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(
+        ALICE,
+        "propose Bare: create Bridges: Every river has a bridge.",
+    );
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains("its proposed colour and a reason"),
+        "{answers}"
+    );
+    assert_eq!(space.state()["proposals"], serde_json::json!([]));
+}
+
+#[test]
+fn a_player_may_destroy_a_proposal_which_e_created() {
+    // "A player may destroy a proposal which e created."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "propose Mine: repeal 7");
+    space.post(BOB, "destroy Mine");
+    assert!(
+        space
+            .answers_to("bob@example.org")
+            .contains("only the player who created Mine")
+    );
+    assert_eq!(space.state()["proposals"][0]["name"], "Mine");
+    space.post(ALICE, "destroy Mine");
+    assert_eq!(space.state()["proposals"], serde_json::json!([]));
+}
+
+#[test]
+fn a_proposal_not_refreshed_in_the_last_16_days_is_destroyed() {
+    // "Any player may refresh any proposal. If a proposal has existed for at
+    // least 16 days and has not been refreshed in the last 16 days, it is
+    // destroyed."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "propose Old: repeal 7"); // minute 3
+    space.wait_until(10 * 24 * 60);
+    space.post(BOB, "refresh Old");
+    let day = 24 * 60;
+    space.wait_until(3 + 16 * day);
+    assert_eq!(space.state()["proposals"][0]["name"], "Old");
+    space.wait_until(10 * day + 1 + 16 * day);
+    assert_eq!(space.state()["proposals"], serde_json::json!([]));
+    let announced = space.announcements();
+    assert!(
+        announced
+            .iter()
+            .any(|m| m.subject.contains("Proposal Old destroyed")
+                && m.body.contains("not refreshed for 16 days")),
+        "{announced:#?}"
+    );
+}
+
+#[test]
+fn after_the_game_has_ended_the_gamestate_is_immutable() {
+    // "The game ends on 19 February 2005 just before 23:22:19 GMT. After the
+    // game has ended, the gamestate is immutable." (The instant is `[space]
+    // end`.)
+    let config = crate::support::trusting().replace(
+        "end = \"2105-02-19T23:22:19Z\"",
+        "end = \"2026-03-02T10:05:00Z\"",
+    );
+    let space = Space::with_config(&config);
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.wait_until(5);
+    space.post(ALICE, "give 1 to Bob");
+    let answers = space.answers_to("alice@example.org");
+    assert!(answers.contains("the Space Nomic ended"), "{answers}");
+    assert_eq!(space.money("Bob"), "97");
+}
+
+#[test]
+fn every_rule_but_nullrule_has_a_color_shown_by_rules() {
+    // "Every rule but NullRule has a color." "Each rule is numbered with a
+    // unique non-negative integer, and named by a unique string."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(ALICE, "rules");
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains("0. Space Nomic 1 (version 0, colour uncoloured)"),
+        "{answers}"
+    );
+    assert!(answers.contains("53. Space Nomic 54"), "{answers}");
+}
