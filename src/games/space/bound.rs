@@ -136,6 +136,25 @@ pub fn declared(params: &Params) -> Declared {
             )],
         ),
         (
+            "owners of vertices: buying and giving",
+            "To each vertex is assigned an entity called its owner",
+            vec![p(
+                "vertex_price",
+                "if e transfers 32 money units to nowhere",
+                units(&params.vertex_price),
+            )],
+        ),
+        (
+            "the daily income",
+            "each player gains from nowhere a number of money units",
+            Vec::new(),
+        ),
+        (
+            "graphwise distance",
+            "The graphwise distance between two vertices",
+            Vec::new(),
+        ),
+        (
             "activity, nodding and pausing",
             "Whenever a player performs an action or a move",
             Vec::new(),
@@ -181,6 +200,16 @@ fn configured(params: &Params) -> Numbers {
         refresh_days: params.refresh_days,
         end: Some(params.end),
         starting_colour: params.starting_colour.clone(),
+        vertex_price: params.vertex_price.clone(),
+        starting_vertices: params.vertices.iter().map(|[x, y]| (*x, *y)).collect(),
+        starting_edges: params
+            .edges
+            .iter()
+            .map(|[[ax, ay], [bx, by]]| ((*ax, *ay), (*bx, *by)))
+            .collect(),
+        income_hour: params.income_hour,
+        evaluation_hour: params.evaluation_hour,
+        location_period_days: params.location_period_days,
     }
 }
 
@@ -211,6 +240,7 @@ pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
                 "fail_fine" => numbers.fail_fine = with_units(&numbers.fail_fine, *value),
                 "vote_reward" => numbers.vote_reward = with_units(&numbers.vote_reward, *value),
                 "refresh_days" => numbers.refresh_days = *value,
+                "vertex_price" => numbers.vertex_price = Money::whole(*value),
                 _ => {}
             }
         }

@@ -15,6 +15,7 @@ use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::graph::{self, Coords, Graph, Owner};
 use crate::engine::accounts::{amount_human, amount_text, parse_amount};
 use crate::engine::{Refusal, Sentence, Timestamp};
 
@@ -77,6 +78,17 @@ pub struct Numbers {
     pub end: Option<Timestamp>,
     /// The colour the text's own rules start with: it gives none.
     pub starting_colour: String,
+    /// "can become the owner of that vertex if e transfers 32 money units".
+    pub vertex_price: Money,
+    /// Space as the game starts: the text gives no starting graph.
+    pub starting_vertices: Vec<Coords>,
+    pub starting_edges: Vec<(Coords, Coords)>,
+    /// "Each day at 21:00 GMT": the hour (UTC) of the daily income.
+    pub income_hour: i8,
+    /// "12.00 GMT": the hour (UTC) of the evaluation of moves.
+    pub evaluation_hour: i8,
+    /// "with a period length of one day": location changes.
+    pub location_period_days: i64,
 }
 
 impl Default for Numbers {
@@ -90,6 +102,17 @@ impl Default for Numbers {
             refresh_days: 16,
             end: None,
             starting_colour: "uncoloured".into(),
+            vertex_price: Money::whole(32),
+            starting_vertices: vec![(0, 0), (1, 0), (1, 1), (0, 1)],
+            starting_edges: vec![
+                ((0, 0), (1, 0)),
+                ((1, 0), (1, 1)),
+                ((1, 1), (0, 1)),
+                ((0, 1), (0, 0)),
+            ],
+            income_hour: 21,
+            evaluation_hour: 12,
+            location_period_days: 1,
         }
     }
 }
@@ -103,7 +126,7 @@ pub struct Player {
     pub name: String,
     pub money: Money,
     /// A vertex of Space, or nowhere (`None`).
-    pub location: Option<String>,
+    pub location: Option<Coords>,
     pub active: bool,
     /// Whether ey most recently became inactive by pausing.
     #[serde(default)]
@@ -206,6 +229,19 @@ pub struct State {
     /// The instant the game ends ("just before" it), fixed when it starts.
     #[serde(default)]
     pub end: Option<Timestamp>,
+    /// "There exists as part of the gamestate a graph known as space."
+    #[serde(default)]
+    pub space: Graph,
+    /// The next daily income, once the game has begun.
+    #[serde(default)]
+    pub next_income: Option<Timestamp>,
+    /// The location changes stored for the next evaluation: each player's
+    /// latest, in the order stored.
+    #[serde(default)]
+    pub location_moves: Vec<(u32, Coords)>,
+    /// When the location changes are next evaluated.
+    #[serde(default)]
+    pub next_evaluation: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -215,6 +251,39 @@ pub enum Event {
     RulesetStarted {
         rules: Vec<SpaceRule>,
         end: Option<Timestamp>,
+        #[serde(default)]
+        space: Graph,
+        #[serde(default)]
+        next_income: Option<Timestamp>,
+    },
+    /// A vertex's owner changed (bought, or given away).
+    VertexOwned {
+        at: Coords,
+        owner: Owner,
+    },
+    /// The daily income was paid (each gain a `Transferred` before it).
+    IncomePaid {
+        next: Timestamp,
+    },
+    /// A player stored a location change (replacing eir earlier one).
+    MoveStored {
+        player: u32,
+        to: Coords,
+    },
+    MoveWithdrawn {
+        player: u32,
+    },
+    /// A location change executed.
+    Moved {
+        id: u32,
+        to: Coords,
+    },
+    /// The location changes were evaluated (executed when `executed`, else
+    /// none, for `why`); the stored ones are spent.
+    MovesEvaluated {
+        executed: bool,
+        why: String,
+        next: Timestamp,
     },
     Joined {
         id: u32,
@@ -285,8 +354,15 @@ pub enum Event {
 impl State {
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         match event {
-            Event::RulesetStarted { rules, end } => {
+            Event::RulesetStarted {
+                rules,
+                end,
+                space,
+                next_income,
+            } => {
                 self.end = *end;
+                self.space = space.clone();
+                self.next_income = *next_income;
                 self.numbers_used.extend(rules.iter().map(|r| r.number));
                 self.rules = rules.clone();
             }
@@ -378,6 +454,22 @@ impl State {
             }
             Event::RuleRepealed { number } => self.rules.retain(|r| r.number != *number),
             Event::ChangeSkipped { .. } => {}
+            Event::VertexOwned { at, owner } => self.space.set_owner(*at, *owner),
+            Event::IncomePaid { next } => self.next_income = Some(*next),
+            Event::MoveStored { player, to } => {
+                self.location_moves.retain(|(p, _)| p != player);
+                self.location_moves.push((*player, *to));
+            }
+            Event::MoveWithdrawn { player } => self.location_moves.retain(|(p, _)| p != player),
+            Event::Moved { id, to } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.location = Some(*to);
+                }
+            }
+            Event::MovesEvaluated { next, .. } => {
+                self.location_moves.clear();
+                self.next_evaluation = Some(*next);
+            }
         }
     }
 
@@ -464,20 +556,101 @@ impl State {
             .filter(|at| self.end.is_none_or(|end| *at < end))
             .min()
     }
+
+    /// The game's next deadline before the end: an expiry or the income.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        let before_end = |at: &Timestamp| self.end.is_none_or(|end| *at < end);
+        let income = self.next_income.filter(before_end);
+        let evaluation = self.next_evaluation.filter(before_end);
+        [self.next_expiry(), income, evaluation]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Whether `id` is a player in the game (not a former one).
+    pub fn plays(&self, id: u32) -> bool {
+        self.player(id).is_some_and(|p| p.playing)
+    }
+
+    /// Each player's income now: the average over the vertices a player owns
+    /// of 2/(d^2 + 2), d the graphwise distance from eir location (nowhere,
+    /// or no path: infinitely far, a term of 0). No player-owned vertex, no
+    /// income.
+    pub fn income(&self) -> Vec<(u32, Money)> {
+        let owned: Vec<Coords> = self
+            .space
+            .vertices
+            .iter()
+            .filter(|v| matches!(v.owner, Owner::Entity(id) if self.plays(id)))
+            .map(|v| v.at)
+            .collect();
+        if owned.is_empty() {
+            return Vec::new();
+        }
+        let n = BigInt::from(owned.len());
+        self.players
+            .iter()
+            .filter(|p| p.playing)
+            .map(|p| {
+                let distances = p
+                    .location
+                    .map(|at| self.space.distances(at))
+                    .unwrap_or_default();
+                let sum: BigRational = owned
+                    .iter()
+                    .filter_map(|v| distances.get(v))
+                    .map(|d| {
+                        let d = BigInt::from(*d);
+                        BigRational::new(BigInt::from(2), &d * &d + BigInt::from(2))
+                    })
+                    .sum();
+                (p.id, Money(sum / BigRational::from_integer(n.clone())))
+            })
+            .collect()
+    }
 }
 
 /// What a player may announce.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    Join { name: String },
+    Join {
+        name: String,
+    },
     Withdraw,
-    Propose { name: String, changes: Vec<Change> },
-    Vote { proposal: String, vote: String },
-    Refresh { proposal: String },
-    Destroy { proposal: String },
-    Give { amount: String, to: Option<String> },
+    Propose {
+        name: String,
+        changes: Vec<Change>,
+    },
+    Vote {
+        proposal: String,
+        vote: String,
+    },
+    Refresh {
+        proposal: String,
+    },
+    Destroy {
+        proposal: String,
+    },
+    Give {
+        amount: String,
+        to: Option<String>,
+    },
     Nod,
     Pause,
+    /// Buy the vertex one stands on.
+    Buy,
+    /// Give a vertex one owns to a player, or to god (`None`).
+    GiveVertex {
+        vertex: String,
+        to: Option<String>,
+    },
+    /// Store a location change for the next evaluation.
+    Move {
+        to: String,
+    },
+    /// Withdraw one's stored location change.
+    CancelMove,
 }
 
 /// The text's rules, as the game starts with them: one to a paragraph of
@@ -735,6 +908,30 @@ pub fn act(
             active: false,
             paused: true,
         }),
+        Action::Buy => {
+            buy(&mut scratch, &me)?;
+            scratch.acted(me.id);
+        }
+        Action::GiveVertex { vertex, to } => {
+            give_vertex(&mut scratch, &me, &vertex, to.as_deref())?;
+            scratch.acted(me.id);
+        }
+        // Storing or withdrawing a move is no action: the move is performed
+        // (and counts as activity) when it is executed.
+        Action::Move { to } => {
+            let at = graph::parse_coords(&to)
+                .ok_or_else(|| Refusal(refused("space_no_vertex").arg("vertex", to.trim())))?;
+            scratch.record(Event::MoveStored {
+                player: me.id,
+                to: at,
+            });
+        }
+        Action::CancelMove => {
+            if !state.location_moves.iter().any(|(p, _)| *p == me.id) {
+                return Err(refused("space_no_move").into());
+            }
+            scratch.record(Event::MoveWithdrawn { player: me.id });
+        }
     }
     scratch.settle();
     Ok(scratch.events)
@@ -759,9 +956,17 @@ fn join(
     }
     if scratch.state.players.is_empty() && scratch.state.rules.is_empty() {
         let rules = starting_rules(starting_text, scratch.numbers);
+        let numbers = scratch.numbers;
         scratch.record(Event::RulesetStarted {
             rules,
-            end: scratch.numbers.end,
+            end: numbers.end,
+            space: Graph::new(&numbers.starting_vertices, &numbers.starting_edges),
+            next_income: Some(next_daily(scratch.now, numbers.income_hour)),
+        });
+        scratch.record(Event::MovesEvaluated {
+            executed: false,
+            why: "the game begins".into(),
+            next: next_daily(scratch.now, numbers.evaluation_hour),
         });
     }
     // A former player who joins again is the same entity, with eir id.
@@ -887,6 +1092,207 @@ fn give(
         why: "a transfer".into(),
     });
     Ok(())
+}
+
+/// "A player, that is located at a vertex owned by a non-player entity can
+/// become the owner of that vertex if e transfers 32 money units to nowhere."
+fn buy(scratch: &mut Scratch<'_>, me: &Player) -> Result<(), Refusal> {
+    let at = me
+        .location
+        .ok_or_else(|| Refusal(refused("space_buy_nowhere")))?;
+    let vertex = scratch
+        .state
+        .space
+        .vertex(at)
+        .cloned()
+        .ok_or_else(|| Refusal(refused("space_buy_nowhere")))?;
+    if let Owner::Entity(id) = vertex.owner
+        && scratch.state.plays(id)
+    {
+        let owner = scratch.state.player(id).map(|p| p.name.clone());
+        return Err(refused("space_vertex_owned")
+            .arg("vertex", graph::show(at))
+            .arg("owner", owner.unwrap_or_default())
+            .into());
+    }
+    let price = scratch.numbers.vertex_price.clone();
+    if price.0 > me.money.0 {
+        return Err(refused("space_not_enough")
+            .arg("amount", price.human())
+            .arg("balance", me.money.human())
+            .into());
+    }
+    scratch.record(Event::Transferred {
+        from: Some(me.id),
+        to: None,
+        amount: price,
+        why: format!("bought the vertex {}", graph::show(at)),
+    });
+    scratch.record(Event::VertexOwned {
+        at,
+        owner: Owner::Entity(me.id),
+    });
+    Ok(())
+}
+
+/// "A player that owns a vertex can change the owner of that vertex to another
+/// player or to the non-player entity "god"."
+fn give_vertex(
+    scratch: &mut Scratch<'_>,
+    me: &Player,
+    written: &str,
+    to: Option<&str>,
+) -> Result<(), Refusal> {
+    let at = graph::parse_coords(written)
+        .ok_or_else(|| Refusal(refused("space_no_vertex").arg("vertex", written.trim())))?;
+    let vertex = scratch
+        .state
+        .space
+        .vertex(at)
+        .cloned()
+        .ok_or_else(|| Refusal(refused("space_no_vertex").arg("vertex", written.trim())))?;
+    if vertex.owner != Owner::Entity(me.id) {
+        return Err(refused("space_not_your_vertex")
+            .arg("vertex", graph::show(at))
+            .into());
+    }
+    let owner = match to {
+        None => Owner::God,
+        Some(name) => {
+            let player = scratch
+                .state
+                .player_named(name)
+                .ok_or_else(|| Refusal(refused("space_no_player").arg("player", name.trim())))?;
+            if player.id == me.id {
+                return Err(refused("space_give_self").into());
+            }
+            Owner::Entity(player.id)
+        }
+    };
+    scratch.record(Event::VertexOwned { at, owner });
+    Ok(())
+}
+
+/// The first instant at `hour`:00 UTC after `after`.
+pub fn next_daily(after: Timestamp, hour: i8) -> Timestamp {
+    let utc = jiff::tz::TimeZone::UTC;
+    let hour = hour.clamp(0, 23);
+    let at = |date: jiff::civil::Date| {
+        date.at(hour, 0, 0, 0)
+            .to_zoned(utc.clone())
+            .map_or(Timestamp::MAX, |zoned| zoned.timestamp())
+    };
+    let date = after.to_zoned(utc.clone()).date();
+    let today = at(date);
+    if today > after {
+        today
+    } else {
+        date.tomorrow().map_or(Timestamp::MAX, at)
+    }
+}
+
+/// "Each day at 21:00 GMT, each player gains from nowhere" eir income, if the
+/// income is due at `now`.
+pub fn pay_income(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    let Some(due) = state.next_income else {
+        return Vec::new();
+    };
+    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+        return Vec::new();
+    }
+    let mut events: Vec<Event> = state
+        .income()
+        .into_iter()
+        .filter(|(_, amount)| amount.0.is_positive())
+        .map(|(id, amount)| Event::Transferred {
+            from: None,
+            to: Some(id),
+            amount,
+            why: "income".into(),
+        })
+        .collect();
+    events.push(Event::IncomePaid {
+        next: next_daily(due, numbers.income_hour),
+    });
+    events
+}
+
+/// Why a stored location change cannot be executed now, if it cannot:
+/// "when a player's location is a vertex of Space, e may change it to an
+/// adjacent vertex"; "when a player's location is nowhere, e may change it
+/// to any vertex of Space".
+fn location_change_refused(state: &State, player: u32, to: Coords) -> Option<String> {
+    let Some(p) = state.player(player).filter(|p| p.playing) else {
+        return Some(format!("player {player} is no longer in the game"));
+    };
+    if state.space.vertex(to).is_none() {
+        return Some(format!(
+            "{}'s: Space has no vertex {}",
+            p.name,
+            graph::show(to)
+        ));
+    }
+    match p.location {
+        None => None,
+        Some(from) if state.space.adjacent(from, to) => None,
+        Some(from) => Some(format!(
+            "{}'s: {} is not adjacent to {}, where {} is",
+            p.name,
+            graph::show(to),
+            graph::show(from),
+            p.name
+        )),
+    }
+}
+
+/// "At the evaluation time [...] if there is an unambiguous way to execute all
+/// moves of this type then this occurs": every stored location change is
+/// executed, or, when one of them cannot be, none is.
+pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    let Some(due) = state.next_evaluation else {
+        return Vec::new();
+    };
+    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+        return Vec::new();
+    }
+    let mut scratch = Scratch {
+        state: state.clone(),
+        events: Vec::new(),
+        numbers,
+        now: due,
+    };
+    let period = numbers.location_period_days.max(1);
+    let next = (0..period).fold(due, |at, _| next_daily(at, numbers.evaluation_hour));
+    let refusals: Vec<String> = state
+        .location_moves
+        .iter()
+        .filter_map(|(player, to)| location_change_refused(state, *player, *to))
+        .collect();
+    if !refusals.is_empty() {
+        scratch.record(Event::MovesEvaluated {
+            executed: false,
+            why: format!(
+                "no location change is executed, since not all can be: {}",
+                refusals.join("; ")
+            ),
+            next,
+        });
+        return scratch.events;
+    }
+    for (player, to) in &state.location_moves {
+        scratch.record(Event::Moved {
+            id: *player,
+            to: *to,
+        });
+        scratch.acted(*player);
+    }
+    scratch.record(Event::MovesEvaluated {
+        executed: true,
+        why: String::new(),
+        next,
+    });
+    scratch.settle();
+    scratch.events
 }
 
 /// "If a proposal has existed for at least 16 days and has not been refreshed

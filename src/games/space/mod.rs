@@ -9,6 +9,7 @@
 
 pub mod bound;
 pub mod engine;
+pub mod graph;
 mod parse;
 mod rules;
 mod sample;
@@ -46,6 +47,18 @@ pub struct Params {
     pub end: Timestamp,
     /// The colour of the text's own rules, which the text does not give.
     pub starting_colour: String,
+    /// "if e transfers 32 money units to nowhere".
+    pub vertex_price: Money,
+    /// Space as the game starts, `[x, y]` each: the text gives none.
+    pub vertices: Vec<[i64; 2]>,
+    /// Its edges, `[[x, y], [x, y]]` each.
+    pub edges: Vec<[[i64; 2]; 2]>,
+    /// "Each day at 21:00 GMT": the hour of the daily income.
+    pub income_hour: i8,
+    /// "12.00 GMT": the hour of the evaluation of moves.
+    pub evaluation_hour: i8,
+    /// "with a period length of one day": location changes, in days.
+    pub location_period_days: i64,
 }
 
 impl Default for Params {
@@ -60,6 +73,20 @@ impl Default for Params {
             refresh_days: numbers.refresh_days,
             end: the_texts_end(),
             starting_colour: numbers.starting_colour,
+            vertex_price: numbers.vertex_price,
+            vertices: numbers
+                .starting_vertices
+                .iter()
+                .map(|(x, y)| [*x, *y])
+                .collect(),
+            edges: numbers
+                .starting_edges
+                .iter()
+                .map(|((ax, ay), (bx, by))| [[*ax, *ay], [*bx, *by]])
+                .collect(),
+            income_hour: numbers.income_hour,
+            evaluation_hour: numbers.evaluation_hour,
+            location_period_days: numbers.location_period_days,
         }
     }
 }
@@ -105,11 +132,13 @@ impl Game for Space {
     }
 
     fn next_deadline(state: &State) -> Option<Timestamp> {
-        state.next_expiry()
+        state.next_deadline()
     }
 
     fn on_deadline(tx: &mut Tx<'_, Space>, _deadline: &Deadline, _tick: &Tick) {
         rules::expire(tx);
+        rules::evaluate(tx);
+        rules::income(tx);
     }
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {

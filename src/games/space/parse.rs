@@ -65,6 +65,30 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
                 Action::Destroy { proposal }
             })
         }
+        "give" if rest.to_ascii_lowercase().starts_with("vertex") => {
+            let form = "give vertex (X, Y) to PLAYER (or to god)";
+            let (vertex, to) = rest["vertex".len()..]
+                .rsplit_once(" to ")
+                .ok_or_else(|| usage(form))?;
+            let to = to.trim();
+            if vertex.trim().is_empty() || to.is_empty() {
+                return Err(usage(form));
+            }
+            act(Action::GiveVertex {
+                vertex: vertex.trim().to_owned(),
+                to: (!to.eq_ignore_ascii_case("god")).then(|| to.to_owned()),
+            })
+        }
+        "buy" => act(Action::Buy),
+        "move" => {
+            let form = "move to (X, Y)";
+            let to = rest.strip_prefix("to ").unwrap_or(rest).trim();
+            if to.is_empty() {
+                return Err(usage(form));
+            }
+            act(Action::Move { to: to.to_owned() })
+        }
+        "cancel" if rest.eq_ignore_ascii_case("move") => act(Action::CancelMove),
         "give" | "transfer" => {
             let form = "give AMOUNT to PLAYER (or to nowhere)";
             let (amount, to) = rest.rsplit_once(" to ").ok_or_else(|| usage(form))?;

@@ -93,6 +93,27 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
             .arg("amount", amount.trim())
             .arg("to", to.unwrap_or_else(|| "nowhere".into()))
             .arg("balance", me.map(|p| p.money.human()).unwrap_or_default()),
+        Action::Buy => Sentence::new("space_bought")
+            .arg(
+                "vertex",
+                me.and_then(|p| p.location)
+                    .map(super::graph::show)
+                    .unwrap_or_default(),
+            )
+            .arg("balance", me.map(|p| p.money.human()).unwrap_or_default()),
+        Action::GiveVertex { vertex, to } => Sentence::new("space_vertex_given")
+            .arg("vertex", vertex.trim())
+            .arg("to", to.unwrap_or_else(|| "god".into())),
+        Action::Move { to } => Sentence::new("space_move_stored")
+            .arg("vertex", to.trim())
+            .arg(
+                "at",
+                state
+                    .next_evaluation
+                    .map(crate::engine::human_time)
+                    .unwrap_or_default(),
+            ),
+        Action::CancelMove => Sentence::new("space_move_withdrawn"),
         Action::Nod => Sentence::new("space_nodded"),
         Action::Pause => Sentence::new("space_paused"),
     };
@@ -202,6 +223,73 @@ pub fn expire(tx: &mut SpaceTx<'_>) {
     announce(tx, &before, &events);
 }
 
+/// The location changes, if due: evaluated, and the list told what happened
+/// when any were stored.
+pub fn evaluate(tx: &mut SpaceTx<'_>) {
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    let stored = tx.state().location_moves.len();
+    let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
+    let mut moved = Vec::new();
+    let mut why = String::new();
+    for event in &events {
+        match event {
+            Event::Moved { id, to } => moved.push(format!(
+                "{} to {}",
+                name_of(tx.state(), Some(*id)),
+                super::graph::show(*to)
+            )),
+            Event::MovesEvaluated { why: w, .. } => why = w.clone(),
+            _ => {}
+        }
+    }
+    let before = tx.state().clone();
+    for event in &events {
+        tx.record(event.clone());
+    }
+    if stored > 0 && !events.is_empty() {
+        tx.mail(Mail::new(
+            Audience::List,
+            TAG,
+            "space_moves",
+            json!({"moved": moved, "why": why}),
+        ));
+    }
+    announce(tx, &before, &events);
+}
+
+/// The daily income, if due: paid, and the list told every gain.
+pub fn income(tx: &mut SpaceTx<'_>) {
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    let events = engine::pay_income(tx.state(), &numbers, tx.at());
+    if events.is_empty() {
+        return;
+    }
+    let mut gains = Vec::new();
+    for event in &events {
+        if let Event::Transferred {
+            to: Some(id),
+            amount,
+            ..
+        } = event
+        {
+            gains.push(format!(
+                "{}: {}",
+                name_of(tx.state(), Some(*id)),
+                amount.human()
+            ));
+        }
+        tx.record(event.clone());
+    }
+    if !gains.is_empty() {
+        tx.mail(Mail::new(
+            Audience::List,
+            TAG,
+            "space_income",
+            json!({"gains": gains}),
+        ));
+    }
+}
+
 fn rules(state: &State) -> Sentence {
     let rules: Vec<Value> = state
         .rules
@@ -223,7 +311,7 @@ fn status(state: &State) -> Sentence {
         .filter(|p| p.playing)
         .map(|p| {
             json!({"name": p.name, "money": p.money.human(),
-                   "location": p.location.clone().unwrap_or_else(|| "nowhere".into()),
+                   "location": p.location.map_or_else(|| "nowhere".into(), super::graph::show),
                    "active": p.active, "point": p.point})
         })
         .collect();
@@ -237,7 +325,34 @@ fn status(state: &State) -> Sentence {
                    "expires": crate::engine::human_time(p.expires_at)})
         })
         .collect();
+    let vertices: Vec<Value> = state
+        .space
+        .vertices
+        .iter()
+        .map(|v| {
+            let owner = match v.owner {
+                super::graph::Owner::God => "god".to_owned(),
+                super::graph::Owner::Entity(id) => name_of(state, Some(id)),
+            };
+            json!({"at": super::graph::show(v.at), "owner": owner})
+        })
+        .collect();
+    let edges: Vec<String> = state
+        .space
+        .edges
+        .iter()
+        .map(|(a, b)| format!("{}-{}", super::graph::show(*a), super::graph::show(*b)))
+        .collect();
     Sentence::new("space_status")
         .arg("players", players)
         .arg("proposals", proposals)
+        .arg("vertices", vertices)
+        .arg("edges", edges)
+        .arg(
+            "income",
+            state
+                .next_income
+                .map(crate::engine::human_time)
+                .unwrap_or_default(),
+        )
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::games::space::graph::Owner;
 
 const TEXT: &str = include_str!("../../../../rules/space-nomic-ruleset.txt");
 
@@ -346,4 +347,112 @@ fn after_the_end_every_action_is_refused() {
 fn money_reads_the_texts_own_way_of_writing_it() {
     assert_eq!(money("6 + 1/403"), money("2419/403"));
     assert_eq!(money("-0.25").to_string(), "-1/4");
+}
+
+/// Runs the evaluation of location changes due at its time.
+fn evaluate(state: &mut State) -> Vec<Event> {
+    let due = state.next_evaluation.unwrap();
+    let events = evaluate_moves(state, &Numbers::default(), due);
+    for event in &events {
+        state.apply_event(event, due);
+    }
+    events
+}
+
+fn moves(state: &mut State, who: &str, to: &str) {
+    run(state, who, Action::Move { to: to.into() }, 3).unwrap();
+}
+
+#[test]
+fn location_changes_are_executed_at_12_00_gmt_all_or_none() {
+    let mut state = game(&["Alice", "Bob"]);
+    assert_eq!(
+        state.next_evaluation.unwrap().to_string(),
+        "2004-11-09T12:00:00Z"
+    );
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Bob", "(1,1)");
+    evaluate(&mut state);
+    assert_eq!(state.player_named("Alice").unwrap().location, Some((0, 0)));
+    assert_eq!(state.player_named("Bob").unwrap().location, Some((1, 1)));
+    assert_eq!(
+        state.next_evaluation.unwrap().to_string(),
+        "2004-11-10T12:00:00Z"
+    );
+    // Alice's change is to an adjacent vertex, Bob's is not: neither happens.
+    moves(&mut state, "Alice", "(1, 0)");
+    moves(&mut state, "Bob", "(0, 0)");
+    let events = evaluate(&mut state);
+    assert!(events.iter().all(|e| !matches!(e, Event::Moved { .. })));
+    assert_eq!(state.player_named("Alice").unwrap().location, Some((0, 0)));
+    assert!(state.location_moves.is_empty());
+}
+
+#[test]
+fn the_latest_stored_move_counts_and_one_may_withdraw_it() {
+    let mut state = game(&["Alice"]);
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Alice", "(1, 1)");
+    assert_eq!(state.location_moves, vec![(0, (1, 1))]);
+    run(&mut state, "Alice", Action::CancelMove, 4).unwrap();
+    evaluate(&mut state);
+    assert_eq!(state.player_named("Alice").unwrap().location, None);
+}
+
+#[test]
+fn a_player_at_a_vertex_owned_by_god_buys_it_for_32_and_may_give_it_away() {
+    let mut state = game(&["Alice", "Bob"]);
+    assert_eq!(code(run(&mut state, "Alice", Action::Buy, 3)), "space_buy_nowhere");
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Bob", "(0, 0)");
+    evaluate(&mut state);
+    run(&mut state, "Alice", Action::Buy, 60).unwrap();
+    assert_eq!(balance(&state, "Alice"), Money::whole(65));
+    assert_eq!(code(run(&mut state, "Bob", Action::Buy, 61)), "space_vertex_owned");
+    let give = Action::GiveVertex {
+        vertex: "(0,0)".into(),
+        to: None,
+    };
+    run(&mut state, "Alice", give, 62).unwrap();
+    assert_eq!(state.space.vertex((0, 0)).unwrap().owner, Owner::God);
+    run(&mut state, "Bob", Action::Buy, 63).unwrap();
+    assert_eq!(
+        state.space.vertex((0, 0)).unwrap().owner,
+        Owner::Entity(1)
+    );
+}
+
+#[test]
+fn income_is_the_exact_average_of_2_over_d_squared_plus_2() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    // No vertex is owned by a player: no income.
+    assert!(state.income().is_empty());
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Bob", "(1, 1)");
+    evaluate(&mut state);
+    run(&mut state, "Alice", Action::Buy, 60).unwrap();
+    run(&mut state, "Bob", Action::Buy, 60).unwrap();
+    // Alice at (0, 0): d = 0 to her vertex, 2 to Bob's (1, 1) around the
+    // square: (2/2 + 2/6) / 2 = 2/3. Carol is nowhere: 0.
+    let income = state.income();
+    assert_eq!(
+        income,
+        vec![
+            (0, money("2/3")),
+            (1, money("2/3")),
+            (2, Money::whole(0))
+        ]
+    );
+    let due = state.next_income.unwrap();
+    assert_eq!(due.to_string(), "2004-11-09T21:00:00Z");
+    let events = pay_income(&state, &Numbers::default(), due);
+    for event in &events {
+        state.apply_event(event, due);
+    }
+    assert_eq!(balance(&state, "Alice"), money("65 2/3"));
+    assert_eq!(balance(&state, "Carol"), Money::whole(97));
+    assert_eq!(
+        state.next_income.unwrap().to_string(),
+        "2004-11-10T21:00:00Z"
+    );
 }
