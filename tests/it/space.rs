@@ -351,3 +351,63 @@ fn every_rule_but_nullrule_has_a_color_shown_by_rules() {
     );
     assert!(answers.contains("53. Space Nomic 54"), "{answers}");
 }
+
+fn location(space: &Space, index: usize) -> serde_json::Value {
+    space.state()["players"][index]["location"].clone()
+}
+
+#[test]
+fn each_day_at_21_00_gmt_each_player_gains_the_average_of_2_over_d_squared_plus_2() {
+    // "Each day at 21:00 GMT, each player gains from nowhere a number of money
+    // units equal to the average [ 2/(d_1^2+2) + ... + 2/(d_n^2+2) ]/n, where
+    // d_i represents the graphwise distance from that player's location to
+    // x_i." Space is the shipped square (0,0)-(1,0)-(1,1)-(0,1).
+    let space = Space::three_players();
+    space.post(ALICE, "move to (0, 0)");
+    space.post(BOB, "move to (1, 1)");
+    space.wait_until(121); // 12:00 GMT: the location changes are executed
+    assert_eq!(location(&space, 0), serde_json::json!([0, 0]));
+    assert_eq!(location(&space, 1), serde_json::json!([1, 1]));
+    // "can become the owner of that vertex if e transfers 32 money units to
+    // nowhere".
+    space.post(ALICE, "buy");
+    space.post(BOB, "buy");
+    assert_eq!(space.money("Alice"), "65");
+    space.wait_until(11 * 60 + 1); // 21:00 GMT
+    // Alice: (2/(0+2) + 2/(4+2)) / 2 = 2/3; Bob the same; Carol is nowhere,
+    // infinitely far: 0.
+    assert_eq!(space.money("Alice"), "197/3");
+    assert_eq!(space.money("Bob"), "197/3");
+    assert_eq!(space.money("Carol"), "97");
+    let income = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Income"))
+        .expect("the income is announced");
+    assert!(income.body.contains("Alice: 2/3"), "{}", income.body);
+}
+
+#[test]
+fn location_changes_are_executed_only_if_all_of_them_can_be() {
+    // "For each type of move, in the order phi, if there is an unambiguous way
+    // to execute all moves of this type then this occurs."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "move to (0, 0)");
+    space.post(BOB, "move to (5, 5)");
+    space.wait_until(121);
+    assert_eq!(location(&space, 0), serde_json::Value::Null);
+    assert_eq!(location(&space, 1), serde_json::Value::Null);
+    let report = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Location changes evaluated"))
+        .expect("the evaluation is announced");
+    assert!(
+        report.body.contains("no location change is executed")
+            && report.body.contains("Space has no vertex (5, 5)"),
+        "{}",
+        report.body
+    );
+}
