@@ -411,3 +411,33 @@ fn location_changes_are_executed_only_if_all_of_them_can_be() {
         report.body
     );
 }
+
+#[test]
+fn an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_pass_a_proposal() {
+    // "Any player who was accused of inactivity by another player 7 days ago
+    // and has not performed an action or a move in the last 7 days has eir
+    // activity state set to false." The pass is checked at that change.
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "propose Sleepy: repeal 20\nvote 1/2 on Sleepy");
+    space.post(ALICE, "accuse Bob of inactivity"); // minute 4
+    let day = 24 * 60;
+    space.wait_until(4 + 7 * day - 1);
+    assert_eq!(space.state()["players"][1]["active"], true);
+    assert!(space.announcements().is_empty());
+    space.wait_until(4 + 7 * day);
+    assert_eq!(space.state()["players"][1]["active"], false);
+    let subjects: Vec<String> = space
+        .announcements()
+        .into_iter()
+        .map(|m| m.subject)
+        .collect();
+    assert!(
+        subjects.iter().any(|s| s.contains("Activity"))
+            && subjects
+                .iter()
+                .any(|s| s.contains("Proposal Sleepy passed")),
+        "{subjects:?}"
+    );
+}

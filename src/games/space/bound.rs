@@ -155,9 +155,22 @@ pub fn declared(params: &Params) -> Declared {
             Vec::new(),
         ),
         (
-            "activity, nodding and pausing",
+            "activity, accusing, nodding and pausing",
             "Whenever a player performs an action or a move",
-            Vec::new(),
+            vec![p(
+                "accusation_days",
+                "by another player 7 days ago",
+                params.accusation_days,
+            )],
+        ),
+        (
+            "removal after long inactivity",
+            "If a player has been inactive for 25 days",
+            vec![p(
+                "removal_days",
+                "inactive for 25 days",
+                params.removal_days,
+            )],
         ),
         (
             "the end of the game",
@@ -210,6 +223,8 @@ fn configured(params: &Params) -> Numbers {
         income_hour: params.income_hour,
         evaluation_hour: params.evaluation_hour,
         location_period_days: params.location_period_days,
+        accusation_days: params.accusation_days,
+        removal_days: params.removal_days,
     }
 }
 
@@ -241,6 +256,8 @@ pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
                 "vote_reward" => numbers.vote_reward = with_units(&numbers.vote_reward, *value),
                 "refresh_days" => numbers.refresh_days = *value,
                 "vertex_price" => numbers.vertex_price = Money::whole(*value),
+                "accusation_days" => numbers.accusation_days = *value,
+                "removal_days" => numbers.removal_days = *value,
                 _ => {}
             }
         }

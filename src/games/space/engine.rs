@@ -89,6 +89,10 @@ pub struct Numbers {
     pub evaluation_hour: i8,
     /// "with a period length of one day": location changes.
     pub location_period_days: i64,
+    /// "accused of inactivity by another player 7 days ago".
+    pub accusation_days: i64,
+    /// "If a player has been inactive for 25 days".
+    pub removal_days: i64,
 }
 
 impl Default for Numbers {
@@ -113,6 +117,8 @@ impl Default for Numbers {
             income_hour: 21,
             evaluation_hour: 12,
             location_period_days: 1,
+            accusation_days: 7,
+            removal_days: 25,
         }
     }
 }
@@ -135,6 +141,25 @@ pub struct Player {
     pub playing: bool,
     /// Eir image under the point, a positive integer.
     pub point: u64,
+    /// When ey last performed an action or a move.
+    #[serde(default)]
+    pub last_acted: Option<Timestamp>,
+    /// Since when ey has been inactive.
+    #[serde(default)]
+    pub inactive_since: Option<Timestamp>,
+    /// When ey is removed, inactive not by pausing, unless ey acts first.
+    #[serde(default)]
+    pub removal_at: Option<Timestamp>,
+}
+
+/// "A player may accuse any active player of inactivity."
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accusation {
+    pub accused: u32,
+    pub by: u32,
+    pub at: Timestamp,
+    /// 7 days later: when it takes effect unless the accused acted since.
+    pub due: Timestamp,
 }
 
 /// A rule of the Space Nomic's own ruleset.
@@ -242,6 +267,9 @@ pub struct State {
     /// When the location changes are next evaluated.
     #[serde(default)]
     pub next_evaluation: Option<Timestamp>,
+    /// Accusations of inactivity by other players, not yet due.
+    #[serde(default)]
+    pub accusations: Vec<Accusation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -298,6 +326,27 @@ pub enum Event {
         id: u32,
         active: bool,
         paused: bool,
+        /// Inactive not by pausing: when ey is removed unless ey acts first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        removal_at: Option<Timestamp>,
+    },
+    /// A player performed an action or a move: active from now.
+    Acted {
+        id: u32,
+    },
+    Accused {
+        accused: u32,
+        by: u32,
+        due: Timestamp,
+    },
+    /// An accusation fell due (the accused then inactive, or not if ey acted).
+    AccusationDue {
+        accused: u32,
+        at: Timestamp,
+    },
+    /// Inactive for 25 days, not by pausing: "completely removed from the game".
+    Removed {
+        id: u32,
     },
     /// From a player (`None`: nowhere) to a player (`None`: nowhere).
     Transferred {
@@ -382,6 +431,9 @@ impl State {
                     paused: false,
                     playing: true,
                     point: 1,
+                    last_acted: Some(at),
+                    inactive_since: None,
+                    removal_at: None,
                 };
                 match self.players.iter_mut().find(|p| p.id == *id) {
                     Some(existing) => *existing = player,
@@ -393,11 +445,47 @@ impl State {
                     p.playing = false;
                 }
             }
-            Event::Activity { id, active, paused } => {
+            Event::Activity {
+                id,
+                active,
+                paused,
+                removal_at,
+            } => {
                 if let Some(p) = self.player_mut(*id) {
+                    p.removal_at = *removal_at;
+                    if p.active && !*active {
+                        p.inactive_since = Some(at);
+                    }
+                    if *active {
+                        p.inactive_since = None;
+                    }
                     p.active = *active;
                     p.paused = *paused;
                 }
+            }
+            Event::Acted { id } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.active = true;
+                    p.paused = false;
+                    p.inactive_since = None;
+                    p.removal_at = None;
+                    p.last_acted = Some(at);
+                }
+            }
+            Event::Accused { accused, by, due } => self.accusations.push(Accusation {
+                accused: *accused,
+                by: *by,
+                at,
+                due: *due,
+            }),
+            Event::AccusationDue { accused, at: when } => self
+                .accusations
+                .retain(|a| !(a.accused == *accused && a.at == *when)),
+            Event::Removed { id } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.playing = false;
+                }
+                self.accusations.retain(|a| a.accused != *id);
             }
             Event::Transferred {
                 from, to, amount, ..
@@ -562,7 +650,12 @@ impl State {
         let before_end = |at: &Timestamp| self.end.is_none_or(|end| *at < end);
         let income = self.next_income.filter(before_end);
         let evaluation = self.next_evaluation.filter(before_end);
-        [self.next_expiry(), income, evaluation]
+        [
+            self.next_expiry(),
+            income,
+            evaluation,
+            next_activity_deadline(self),
+        ]
             .into_iter()
             .flatten()
             .min()
@@ -651,6 +744,10 @@ pub enum Action {
     },
     /// Withdraw one's stored location change.
     CancelMove,
+    /// Accuse a player of inactivity (oneself: pausing).
+    Accuse {
+        player: String,
+    },
 }
 
 /// The text's rules, as the game starts with them: one to a paragraph of
@@ -688,15 +785,8 @@ impl Scratch<'_> {
     /// "Whenever a player performs an action or a move, eir activity state is
     /// set to true."
     fn acted(&mut self, id: u32) {
-        if let Some(p) = self.state.player(id)
-            && p.playing
-            && !p.active
-        {
-            self.record(Event::Activity {
-                id,
-                active: true,
-                paused: false,
-            });
+        if self.state.plays(id) {
+            self.record(Event::Acted { id });
         }
     }
 
@@ -892,21 +982,40 @@ pub fn act(
             give(&mut scratch, &me, &amount, to.as_deref())?;
             scratch.acted(me.id);
         }
-        Action::Nod => {
-            if me.active {
-                // Nodding is an action even when it changes nothing.
+        Action::Nod => scratch.acted(me.id),
+        Action::Accuse { player } => {
+            let accused = state
+                .player_named(&player)
+                .cloned()
+                .ok_or_else(|| Refusal(refused("space_no_player").arg("player", player.trim())))?;
+            if !accused.active {
+                return Err(refused("space_accuse_inactive")
+                    .arg("player", &accused.name)
+                    .into());
+            }
+            if accused.id == me.id {
+                // "accusing oneself of inactivity is also known as pausing".
                 scratch.record(Event::Activity {
                     id: me.id,
-                    active: true,
-                    paused: false,
+                    active: false,
+                    paused: true,
+                    removal_at: None,
+                });
+            } else {
+                scratch.acted(me.id);
+                let due = after_days(now, numbers.accusation_days);
+                scratch.record(Event::Accused {
+                    accused: accused.id,
+                    by: me.id,
+                    due,
                 });
             }
-            scratch.acted(me.id);
         }
         Action::Pause => scratch.record(Event::Activity {
             id: me.id,
             active: false,
             paused: true,
+            removal_at: None,
         }),
         Action::Buy => {
             buy(&mut scratch, &me)?;
@@ -1298,8 +1407,82 @@ pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<E
 /// "If a proposal has existed for at least 16 days and has not been refreshed
 /// in the last 16 days, it is destroyed": the instant that happens.
 fn expiry(numbers: &Numbers, from: Timestamp) -> Timestamp {
-    let days = jiff::SignedDuration::from_hours(numbers.refresh_days.saturating_mul(24));
+    after_days(from, numbers.refresh_days)
+}
+
+fn after_days(from: Timestamp, days: i64) -> Timestamp {
+    let days = jiff::SignedDuration::from_hours(days.saturating_mul(24));
     from.checked_add(days).unwrap_or(Timestamp::MAX)
+}
+
+/// The instants of the activity rules, for the deadline: accusations due, and
+/// removals after 25 days inactive.
+pub fn next_activity_deadline(state: &State) -> Option<Timestamp> {
+    let accusations = state.accusations.iter().map(|a| a.due);
+    let removals = state
+        .players
+        .iter()
+        .filter(|p| p.playing && !p.active)
+        .filter_map(|p| p.removal_at);
+    accusations
+        .chain(removals)
+        .filter(|at| state.end.is_none_or(|end| *at < end))
+        .min()
+}
+
+/// "Any player who was accused of inactivity by another player 7 days ago and
+/// has not performed an action or a move in the last 7 days has eir activity
+/// state set to false." "If a player has been inactive for 25 days, and e did
+/// not most recently become inactive by pausing, e is completely removed from
+/// the game." Every such instant due by `now`, in order.
+pub fn activity_rules(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    let mut scratch = Scratch {
+        state: state.clone(),
+        events: Vec::new(),
+        numbers,
+        now,
+    };
+    while let Some(at) = next_activity_deadline(&scratch.state).filter(|at| *at <= now) {
+        scratch.now = at;
+        let due: Vec<Accusation> = scratch
+            .state
+            .accusations
+            .iter()
+            .filter(|a| a.due == at)
+            .cloned()
+            .collect();
+        for accusation in due {
+            scratch.record(Event::AccusationDue {
+                accused: accusation.accused,
+                at: accusation.at,
+            });
+            let idle = scratch
+                .state
+                .player(accusation.accused)
+                .is_some_and(|p| p.active && p.last_acted.is_none_or(|t| t < accusation.at));
+            if idle {
+                scratch.record(Event::Activity {
+                    id: accusation.accused,
+                    active: false,
+                    paused: false,
+                    removal_at: Some(after_days(at, numbers.removal_days)),
+                });
+            }
+        }
+        let removed: Vec<u32> = scratch
+            .state
+            .players
+            .iter()
+            .filter(|p| p.playing && !p.active)
+            .filter(|p| p.removal_at.is_some_and(|removal| removal <= at))
+            .map(|p| p.id)
+            .collect();
+        for id in removed {
+            scratch.record(Event::Removed { id });
+        }
+        scratch.settle();
+    }
+    scratch.events
 }
 
 /// Proposals unrefreshed for 16 days are destroyed at `now`.

@@ -59,6 +59,10 @@ pub struct Params {
     pub evaluation_hour: i8,
     /// "with a period length of one day": location changes, in days.
     pub location_period_days: i64,
+    /// "accused of inactivity by another player 7 days ago".
+    pub accusation_days: i64,
+    /// "If a player has been inactive for 25 days".
+    pub removal_days: i64,
 }
 
 impl Default for Params {
@@ -87,6 +91,8 @@ impl Default for Params {
             income_hour: numbers.income_hour,
             evaluation_hour: numbers.evaluation_hour,
             location_period_days: numbers.location_period_days,
+            accusation_days: numbers.accusation_days,
+            removal_days: numbers.removal_days,
         }
     }
 }
@@ -137,6 +143,7 @@ impl Game for Space {
 
     fn on_deadline(tx: &mut Tx<'_, Space>, _deadline: &Deadline, _tick: &Tick) {
         rules::expire(tx);
+        rules::activity(tx);
         rules::evaluate(tx);
         rules::income(tx);
     }

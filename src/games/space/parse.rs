@@ -103,6 +103,20 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
         }
         "nod" => act(Action::Nod),
         "pause" => act(Action::Pause),
+        "accuse" => {
+            let form = "accuse PLAYER [of inactivity]";
+            let lower = rest.to_ascii_lowercase();
+            let player = match lower.strip_suffix(" of inactivity") {
+                Some(kept) => &rest[..kept.len()],
+                None => rest,
+            };
+            if player.trim().is_empty() {
+                return Err(usage(form));
+            }
+            act(Action::Accuse {
+                player: player.trim().to_owned(),
+            })
+        }
         "rules" | "ruleset" => Ok(Command::Rules),
         "status" => Ok(Command::Status),
         _ => Err(NotUnderstood(Sentence::new(UNKNOWN_COMMAND))),

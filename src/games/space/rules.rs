@@ -115,6 +115,22 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
             ),
         Action::CancelMove => Sentence::new("space_move_withdrawn"),
         Action::Nod => Sentence::new("space_nodded"),
+        Action::Accuse { player } => {
+            if player.trim().eq_ignore_ascii_case(&my_name) {
+                Sentence::new("space_paused")
+            } else {
+                Sentence::new("space_accused")
+                    .arg("player", player.trim())
+                    .arg(
+                        "due",
+                        state
+                            .accusations
+                            .last()
+                            .map(|a| crate::engine::human_time(a.due))
+                            .unwrap_or_default(),
+                    )
+            }
+        }
         Action::Pause => Sentence::new("space_paused"),
     };
     Ok(sentence.arg("decided", decided))
@@ -252,6 +268,39 @@ pub fn evaluate(tx: &mut SpaceTx<'_>) {
             TAG,
             "space_moves",
             json!({"moved": moved, "why": why}),
+        ));
+    }
+    announce(tx, &before, &events);
+}
+
+/// The activity rules due: accusations that take effect, removals; the list
+/// is told who became inactive or was removed.
+pub fn activity(tx: &mut SpaceTx<'_>) {
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    let events = engine::activity_rules(tx.state(), &numbers, tx.at());
+    let before = tx.state().clone();
+    let mut inactive = Vec::new();
+    let mut removed = Vec::new();
+    for event in &events {
+        match event {
+            Event::Activity {
+                id, active: false, ..
+            } => {
+                inactive.push(name_of(&before, Some(*id)));
+            }
+            Event::Removed { id } => removed.push(name_of(&before, Some(*id))),
+            _ => {}
+        }
+    }
+    for event in &events {
+        tx.record(event.clone());
+    }
+    if !inactive.is_empty() || !removed.is_empty() {
+        tx.mail(Mail::new(
+            Audience::List,
+            TAG,
+            "space_activity",
+            json!({"inactive": inactive, "removed": removed}),
         ));
     }
     announce(tx, &before, &events);

@@ -402,13 +402,19 @@ fn the_latest_stored_move_counts_and_one_may_withdraw_it() {
 #[test]
 fn a_player_at_a_vertex_owned_by_god_buys_it_for_32_and_may_give_it_away() {
     let mut state = game(&["Alice", "Bob"]);
-    assert_eq!(code(run(&mut state, "Alice", Action::Buy, 3)), "space_buy_nowhere");
+    assert_eq!(
+        code(run(&mut state, "Alice", Action::Buy, 3)),
+        "space_buy_nowhere"
+    );
     moves(&mut state, "Alice", "(0, 0)");
     moves(&mut state, "Bob", "(0, 0)");
     evaluate(&mut state);
     run(&mut state, "Alice", Action::Buy, 60).unwrap();
     assert_eq!(balance(&state, "Alice"), Money::whole(65));
-    assert_eq!(code(run(&mut state, "Bob", Action::Buy, 61)), "space_vertex_owned");
+    assert_eq!(
+        code(run(&mut state, "Bob", Action::Buy, 61)),
+        "space_vertex_owned"
+    );
     let give = Action::GiveVertex {
         vertex: "(0,0)".into(),
         to: None,
@@ -416,10 +422,7 @@ fn a_player_at_a_vertex_owned_by_god_buys_it_for_32_and_may_give_it_away() {
     run(&mut state, "Alice", give, 62).unwrap();
     assert_eq!(state.space.vertex((0, 0)).unwrap().owner, Owner::God);
     run(&mut state, "Bob", Action::Buy, 63).unwrap();
-    assert_eq!(
-        state.space.vertex((0, 0)).unwrap().owner,
-        Owner::Entity(1)
-    );
+    assert_eq!(state.space.vertex((0, 0)).unwrap().owner, Owner::Entity(1));
 }
 
 #[test]
@@ -437,11 +440,7 @@ fn income_is_the_exact_average_of_2_over_d_squared_plus_2() {
     let income = state.income();
     assert_eq!(
         income,
-        vec![
-            (0, money("2/3")),
-            (1, money("2/3")),
-            (2, Money::whole(0))
-        ]
+        vec![(0, money("2/3")), (1, money("2/3")), (2, Money::whole(0))]
     );
     let due = state.next_income.unwrap();
     assert_eq!(due.to_string(), "2004-11-09T21:00:00Z");
@@ -455,4 +454,50 @@ fn income_is_the_exact_average_of_2_over_d_squared_plus_2() {
         state.next_income.unwrap().to_string(),
         "2004-11-10T21:00:00Z"
     );
+}
+
+/// Runs the activity rules due by `minutes`.
+fn activity(state: &mut State, minutes: i64) -> Vec<Event> {
+    let events = activity_rules(state, &Numbers::default(), at(minutes));
+    for event in &events {
+        state.apply_event(event, at(minutes));
+    }
+    events
+}
+
+const DAY: i64 = 24 * 60;
+
+#[test]
+fn an_accused_player_who_does_not_act_for_7_days_becomes_inactive_and_is_removed_after_25() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    let accuse = |who: &str| Action::Accuse {
+        player: who.into(),
+    };
+    run(&mut state, "Alice", accuse("Bob"), 10).unwrap();
+    run(&mut state, "Alice", accuse("Carol"), 10).unwrap();
+    // Carol acts within the 7 days; Bob does not.
+    run(&mut state, "Carol", Action::Nod, 10 + 3 * DAY).unwrap();
+    activity(&mut state, 10 + 7 * DAY);
+    assert!(!state.player_named("Bob").unwrap().active);
+    assert!(state.player_named("Carol").unwrap().active);
+    assert!(state.accusations.is_empty());
+    // 25 days inactive, not by pausing: removed.
+    activity(&mut state, 10 + 32 * DAY - 1);
+    assert!(state.player_named("Bob").is_some());
+    let events = activity(&mut state, 10 + 32 * DAY);
+    assert!(events.contains(&Event::Removed { id: 1 }), "{events:?}");
+    assert!(state.player_named("Bob").is_none());
+}
+
+#[test]
+fn a_player_who_paused_is_never_removed_and_an_inactive_one_cannot_be_accused() {
+    let mut state = game(&["Alice", "Bob"]);
+    run(&mut state, "Bob", Action::Accuse { player: "Bob".into() }, 10).unwrap();
+    assert!(!state.player_named("Bob").unwrap().active);
+    let again = Action::Accuse {
+        player: "Bob".into(),
+    };
+    assert_eq!(code(run(&mut state, "Alice", again, 11)), "space_accuse_inactive");
+    assert!(activity(&mut state, 10 + 100 * DAY).is_empty());
+    assert!(state.player_named("Bob").is_some());
 }
