@@ -365,7 +365,9 @@ fn each_day_at_21_00_gmt_each_player_gains_the_average_of_2_over_d_squared_plus_
     let space = Space::three_players();
     space.post(ALICE, "move to (0, 0)");
     space.post(BOB, "move to (1, 1)");
-    space.wait_until(121); // 12:00 GMT: the location changes are executed
+    // "12.00 GMT the day the rule was created, plus" one day: the location
+    // changes are executed.
+    space.wait_until(24 * 60 + 121);
     assert_eq!(location(&space, 0), serde_json::json!([0, 0]));
     assert_eq!(location(&space, 1), serde_json::json!([1, 1]));
     // "can become the owner of that vertex if e transfers 32 money units to
@@ -373,7 +375,7 @@ fn each_day_at_21_00_gmt_each_player_gains_the_average_of_2_over_d_squared_plus_
     space.post(ALICE, "buy");
     space.post(BOB, "buy");
     assert_eq!(space.money("Alice"), "65");
-    space.wait_until(11 * 60 + 1); // 21:00 GMT
+    space.wait_until(24 * 60 + 11 * 60 + 1); // 21:00 GMT
     // Alice: (2/(0+2) + 2/(4+2)) / 2 = 2/3; Bob the same; Carol is nowhere,
     // infinitely far: 0.
     assert_eq!(space.money("Alice"), "197/3");
@@ -396,7 +398,7 @@ fn location_changes_are_executed_only_if_all_of_them_can_be() {
     space.post(BOB, "join Bob");
     space.post(ALICE, "move to (0, 0)");
     space.post(BOB, "move to (5, 5)");
-    space.wait_until(121);
+    space.wait_until(24 * 60 + 121);
     assert_eq!(location(&space, 0), serde_json::Value::Null);
     assert_eq!(location(&space, 1), serde_json::Value::Null);
     let report = space
@@ -439,5 +441,46 @@ fn an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_p
                 .iter()
                 .any(|s| s.contains("Proposal Sleepy passed")),
         "{subjects:?}"
+    );
+}
+
+#[test]
+fn space_changes_that_cannot_all_be_executed_execute_nothing() {
+    // "For a vertex Y graphwise adjacent to X, e may remove the edge {X, Y},
+    // provided that Space stays connected after this operation." Each removal
+    // alone keeps the square connected; both together cut it in two, so
+    // "if there is an unambiguous way to execute all moves of this type then
+    // this occurs" executes neither.
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "move to (0, 0)");
+    space.post(BOB, "move to (1, 1)");
+    space.wait_until(24 * 60 + 121);
+    space.post(ALICE, "remove edge to (1, 0)");
+    space.post(BOB, "remove edge to (0, 1)");
+    // The space changes' period is six days from 12:00 GMT of the first day.
+    space.wait_until(6 * 24 * 60 + 121);
+    assert_eq!(
+        space.state()["space"]["edges"].as_array().map(Vec::len),
+        Some(4)
+    );
+    let report = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Space changes evaluated"))
+        .expect("the evaluation is announced");
+    assert!(
+        report.body.contains("no space change is executed")
+            && report.body.contains("would disconnect Space"),
+        "{}",
+        report.body
+    );
+    // Alone, Alice's removal is executed at the next evaluation.
+    space.post(ALICE, "remove edge to (1, 0)");
+    space.wait_until(12 * 24 * 60 + 121);
+    assert_eq!(
+        space.state()["space"]["edges"].as_array().map(Vec::len),
+        Some(3)
     );
 }

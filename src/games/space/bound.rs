@@ -225,6 +225,8 @@ fn configured(params: &Params) -> Numbers {
         location_period_days: params.location_period_days,
         accusation_days: params.accusation_days,
         removal_days: params.removal_days,
+        space_period_days: params.space_period_days,
+        phi: params.phi.clone(),
     }
 }
 

@@ -15,6 +15,7 @@ use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::changes::{self, SpaceChange};
 use super::graph::{self, Coords, Graph, Owner};
 use crate::engine::accounts::{amount_human, amount_text, parse_amount};
 use crate::engine::{Refusal, Sentence, Timestamp};
@@ -93,6 +94,10 @@ pub struct Numbers {
     pub accusation_days: i64,
     /// "If a player has been inactive for 25 days".
     pub removal_days: i64,
+    /// "with a period length of six days": space changes.
+    pub space_period_days: i64,
+    /// "a permutation phi of the set of types of moves".
+    pub phi: Vec<String>,
 }
 
 impl Default for Numbers {
@@ -119,6 +124,8 @@ impl Default for Numbers {
             location_period_days: 1,
             accusation_days: 7,
             removal_days: 25,
+            space_period_days: 6,
+            phi: vec!["location".into(), "space".into()],
         }
     }
 }
@@ -270,6 +277,12 @@ pub struct State {
     /// Accusations of inactivity by other players, not yet due.
     #[serde(default)]
     pub accusations: Vec<Accusation>,
+    /// The space changes stored for the next evaluation: each player's latest.
+    #[serde(default)]
+    pub space_moves: Vec<(u32, SpaceChange)>,
+    /// When the space changes are next evaluated.
+    #[serde(default)]
+    pub next_space_evaluation: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -347,6 +360,23 @@ pub enum Event {
     /// Inactive for 25 days, not by pausing: "completely removed from the game".
     Removed {
         id: u32,
+    },
+    SpaceChangeStored {
+        player: u32,
+        change: SpaceChange,
+    },
+    SpaceChangeWithdrawn {
+        player: u32,
+    },
+    /// A space change executed, by the player from where ey is.
+    SpaceChanged {
+        player: u32,
+        change: SpaceChange,
+    },
+    SpaceChangesEvaluated {
+        executed: bool,
+        why: String,
+        next: Timestamp,
     },
     /// From a player (`None`: nowhere) to a player (`None`: nowhere).
     Transferred {
@@ -481,6 +511,22 @@ impl State {
             Event::AccusationDue { accused, at: when } => self
                 .accusations
                 .retain(|a| !(a.accused == *accused && a.at == *when)),
+            Event::SpaceChangeStored { player, change } => {
+                self.space_moves.retain(|(p, _)| p != player);
+                self.space_moves.push((*player, change.clone()));
+            }
+            Event::SpaceChangeWithdrawn { player } => {
+                self.space_moves.retain(|(p, _)| p != player);
+            }
+            Event::SpaceChanged { player, change } => {
+                let from = self.player(*player).and_then(|p| p.location);
+                // Checked before it was recorded; a replay gives the same.
+                let _ = changes::apply(&mut self.space, from, change);
+            }
+            Event::SpaceChangesEvaluated { next, .. } => {
+                self.space_moves.clear();
+                self.next_space_evaluation = Some(*next);
+            }
             Event::Removed { id } => {
                 if let Some(p) = self.player_mut(*id) {
                     p.playing = false;
@@ -650,15 +696,17 @@ impl State {
         let before_end = |at: &Timestamp| self.end.is_none_or(|end| *at < end);
         let income = self.next_income.filter(before_end);
         let evaluation = self.next_evaluation.filter(before_end);
+        let space_evaluation = self.next_space_evaluation.filter(before_end);
         [
             self.next_expiry(),
             income,
             evaluation,
+            space_evaluation,
             next_activity_deadline(self),
         ]
-            .into_iter()
-            .flatten()
-            .min()
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Whether `id` is a player in the game (not a former one).
@@ -748,6 +796,12 @@ pub enum Action {
     Accuse {
         player: String,
     },
+    /// Store a space change for the next evaluation.
+    ChangeSpace {
+        change: SpaceChange,
+    },
+    /// Withdraw one's stored space change.
+    CancelSpaceChange,
 }
 
 /// The text's rules, as the game starts with them: one to a paragraph of
@@ -1035,6 +1089,16 @@ pub fn act(
                 to: at,
             });
         }
+        Action::ChangeSpace { change } => scratch.record(Event::SpaceChangeStored {
+            player: me.id,
+            change,
+        }),
+        Action::CancelSpaceChange => {
+            if !state.space_moves.iter().any(|(p, _)| *p == me.id) {
+                return Err(refused("space_no_move").into());
+            }
+            scratch.record(Event::SpaceChangeWithdrawn { player: me.id });
+        }
         Action::CancelMove => {
             if !state.location_moves.iter().any(|(p, _)| *p == me.id) {
                 return Err(refused("space_no_move").into());
@@ -1072,10 +1136,18 @@ fn join(
             space: Graph::new(&numbers.starting_vertices, &numbers.starting_edges),
             next_income: Some(next_daily(scratch.now, numbers.income_hour)),
         });
+        // "12.00 GMT the day the rule was created, plus the given interval".
+        let noon = today_at(scratch.now, numbers.evaluation_hour);
+        let start = |days| after_days(noon, days);
         scratch.record(Event::MovesEvaluated {
             executed: false,
             why: "the game begins".into(),
-            next: next_daily(scratch.now, numbers.evaluation_hour),
+            next: start(numbers.location_period_days.max(1)),
+        });
+        scratch.record(Event::SpaceChangesEvaluated {
+            executed: false,
+            why: "the game begins".into(),
+            next: start(numbers.space_period_days.max(1)),
         });
     }
     // A former player who joins again is the same entity, with eir id.
@@ -1280,6 +1352,70 @@ fn give_vertex(
     };
     scratch.record(Event::VertexOwned { at, owner });
     Ok(())
+}
+
+/// `hour`:00 UTC on the day of `at`.
+pub fn today_at(at: Timestamp, hour: i8) -> Timestamp {
+    let utc = jiff::tz::TimeZone::UTC;
+    at.to_zoned(utc.clone())
+        .date()
+        .at(hour.clamp(0, 23), 0, 0, 0)
+        .to_zoned(utc)
+        .map_or(Timestamp::MAX, |zoned| zoned.timestamp())
+}
+
+/// "The evaluation of a players space changes follow the procedure stated in
+/// the rule PeriodicalEvaluation with a period length of six days": every
+/// stored space change, executed if there is an unambiguous way to execute
+/// all of them, else none.
+pub fn evaluate_space_changes(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    let Some(due) = state.next_space_evaluation else {
+        return Vec::new();
+    };
+    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+        return Vec::new();
+    }
+    let mut scratch = Scratch {
+        state: state.clone(),
+        events: Vec::new(),
+        numbers,
+        now: due,
+    };
+    let next = after_days(due, numbers.space_period_days.max(1));
+    let moves: Vec<(Option<Coords>, SpaceChange)> = state
+        .space_moves
+        .iter()
+        .map(|(player, change)| {
+            let at = state
+                .player(*player)
+                .filter(|p| p.playing)
+                .and_then(|p| p.location);
+            (at, change.clone())
+        })
+        .collect();
+    match changes::resolve(&state.space, &moves) {
+        Err(why) => {
+            scratch.record(Event::SpaceChangesEvaluated {
+                executed: false,
+                why: format!("no space change is executed: {why}"),
+                next,
+            });
+        }
+        Ok((_, order)) => {
+            for index in order {
+                let (player, change) = state.space_moves[index].clone();
+                scratch.record(Event::SpaceChanged { player, change });
+                scratch.acted(player);
+            }
+            scratch.record(Event::SpaceChangesEvaluated {
+                executed: true,
+                why: String::new(),
+                next,
+            });
+            scratch.settle();
+        }
+    }
+    scratch.events
 }
 
 /// The first instant at `hour`:00 UTC after `after`.

@@ -121,6 +121,15 @@ pub fn parse_coords(text: &str) -> Option<Coords> {
     parts.next().is_none().then_some((x, y))
 }
 
+/// Every "(x, y)" written in `text`, in order.
+pub fn all_coords(text: &str) -> Vec<Coords> {
+    text.split('(')
+        .skip(1)
+        .filter_map(|part| part.split_once(')'))
+        .filter_map(|(inner, _)| parse_coords(inner))
+        .collect()
+}
+
 pub fn show(at: Coords) -> String {
     format!("({}, {})", at.0, at.1)
 }

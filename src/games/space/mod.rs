@@ -8,6 +8,7 @@
 //! income, accusations of inactivity and removal after 25 days, reports.
 
 pub mod bound;
+pub mod changes;
 pub mod engine;
 pub mod graph;
 mod parse;
@@ -63,6 +64,10 @@ pub struct Params {
     pub accusation_days: i64,
     /// "If a player has been inactive for 25 days".
     pub removal_days: i64,
+    /// "with a period length of six days": space changes, in days.
+    pub space_period_days: i64,
+    /// The permutation phi of the types of moves: "location" and "space".
+    pub phi: Vec<String>,
 }
 
 impl Default for Params {
@@ -93,6 +98,8 @@ impl Default for Params {
             location_period_days: numbers.location_period_days,
             accusation_days: numbers.accusation_days,
             removal_days: numbers.removal_days,
+            space_period_days: numbers.space_period_days,
+            phi: numbers.phi,
         }
     }
 }
@@ -144,7 +151,7 @@ impl Game for Space {
     fn on_deadline(tx: &mut Tx<'_, Space>, _deadline: &Deadline, _tick: &Tick) {
         rules::expire(tx);
         rules::activity(tx);
-        rules::evaluate(tx);
+        rules::evaluate_in_phi_order(tx);
         rules::income(tx);
     }
 

@@ -2,7 +2,9 @@
 //! `propose NAME:` line, one to a line (`parse_message` groups them).
 
 use super::Command;
+use super::changes::SpaceChange;
 use super::engine::{Action, Change};
+use super::graph::all_coords;
 use crate::engine::{NotUnderstood, Sentence, UNKNOWN_COMMAND, split_verb};
 
 fn usage(form: &str) -> NotUnderstood {
@@ -89,6 +91,25 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             act(Action::Move { to: to.to_owned() })
         }
         "cancel" if rest.eq_ignore_ascii_case("move") => act(Action::CancelMove),
+        "cancel" if rest.eq_ignore_ascii_case("space change") => act(Action::CancelSpaceChange),
+        "remove" | "add" => {
+            let form = "remove edge to (Y) / add edge (Y) (Z) / add vertex (A) joined to (Y) (Z)";
+            let what = rest.to_ascii_lowercase();
+            let at = all_coords(rest);
+            let change = match (verb.as_str(), at.as_slice()) {
+                ("remove", [y]) if what.starts_with("edge") => SpaceChange::RemoveEdge { y: *y },
+                ("add", [y, z]) if what.starts_with("edge") => {
+                    SpaceChange::AddEdge { y: *y, z: *z }
+                }
+                ("add", [a, y, z]) if what.starts_with("vertex") => SpaceChange::AddVertex {
+                    a: *a,
+                    y: *y,
+                    z: *z,
+                },
+                _ => return Err(usage(form)),
+            };
+            act(Action::ChangeSpace { change })
+        }
         "give" | "transfer" => {
             let form = "give AMOUNT to PLAYER (or to nowhere)";
             let (amount, to) = rest.rsplit_once(" to ").ok_or_else(|| usage(form))?;

@@ -114,6 +114,16 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
                     .unwrap_or_default(),
             ),
         Action::CancelMove => Sentence::new("space_move_withdrawn"),
+        Action::ChangeSpace { change } => Sentence::new("space_change_stored")
+            .arg("change", change.to_string())
+            .arg(
+                "at",
+                state
+                    .next_space_evaluation
+                    .map(crate::engine::human_time)
+                    .unwrap_or_default(),
+            ),
+        Action::CancelSpaceChange => Sentence::new("space_change_withdrawn"),
         Action::Nod => Sentence::new("space_nodded"),
         Action::Accuse { player } => {
             if player.trim().eq_ignore_ascii_case(&my_name) {
@@ -239,9 +249,67 @@ pub fn expire(tx: &mut SpaceTx<'_>) {
     announce(tx, &before, &events);
 }
 
+/// The types of moves due now, in the order phi.
+pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
+    let phi = super::bound::numbers(&tx.view(), tx.params()).phi;
+    let mut done = (false, false);
+    for kind in phi.iter().map(|k| k.trim().to_ascii_lowercase()) {
+        match kind.as_str() {
+            "location" if !done.0 => {
+                evaluate(tx);
+                done.0 = true;
+            }
+            "space" if !done.1 => {
+                evaluate_space(tx);
+                done.1 = true;
+            }
+            _ => {}
+        }
+    }
+    // A type phi leaves out still comes, last.
+    if !done.0 {
+        evaluate(tx);
+    }
+    if !done.1 {
+        evaluate_space(tx);
+    }
+}
+
+/// The space changes, if due: evaluated, and the list told what happened
+/// when any were stored.
+fn evaluate_space(tx: &mut SpaceTx<'_>) {
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    let stored = tx.state().space_moves.len();
+    let events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
+    let mut done = Vec::new();
+    let mut why = String::new();
+    for event in &events {
+        match event {
+            Event::SpaceChanged { player, change } => {
+                done.push(format!("{}: {change}", name_of(tx.state(), Some(*player))));
+            }
+            Event::SpaceChangesEvaluated { why: w, .. } => why = w.clone(),
+            _ => {}
+        }
+    }
+    let before = tx.state().clone();
+    for event in &events {
+        tx.record(event.clone());
+    }
+    if stored > 0 && !events.is_empty() {
+        tx.mail(Mail::new(
+            Audience::List,
+            TAG,
+            "space_changes",
+            json!({"done": done, "why": why}),
+        ));
+    }
+    announce(tx, &before, &events);
+}
+
 /// The location changes, if due: evaluated, and the list told what happened
 /// when any were stored.
-pub fn evaluate(tx: &mut SpaceTx<'_>) {
+fn evaluate(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let stored = tx.state().location_moves.len();
     let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());

@@ -366,9 +366,14 @@ fn moves(state: &mut State, who: &str, to: &str) {
 #[test]
 fn location_changes_are_executed_at_12_00_gmt_all_or_none() {
     let mut state = game(&["Alice", "Bob"]);
+    // "12.00 GMT the day the rule was created, plus the given interval".
     assert_eq!(
         state.next_evaluation.unwrap().to_string(),
-        "2004-11-09T12:00:00Z"
+        "2004-11-10T12:00:00Z"
+    );
+    assert_eq!(
+        state.next_space_evaluation.unwrap().to_string(),
+        "2004-11-15T12:00:00Z"
     );
     moves(&mut state, "Alice", "(0, 0)");
     moves(&mut state, "Bob", "(1,1)");
@@ -377,7 +382,7 @@ fn location_changes_are_executed_at_12_00_gmt_all_or_none() {
     assert_eq!(state.player_named("Bob").unwrap().location, Some((1, 1)));
     assert_eq!(
         state.next_evaluation.unwrap().to_string(),
-        "2004-11-10T12:00:00Z"
+        "2004-11-11T12:00:00Z"
     );
     // Alice's change is to an adjacent vertex, Bob's is not: neither happens.
     moves(&mut state, "Alice", "(1, 0)");
@@ -470,9 +475,7 @@ const DAY: i64 = 24 * 60;
 #[test]
 fn an_accused_player_who_does_not_act_for_7_days_becomes_inactive_and_is_removed_after_25() {
     let mut state = game(&["Alice", "Bob", "Carol"]);
-    let accuse = |who: &str| Action::Accuse {
-        player: who.into(),
-    };
+    let accuse = |who: &str| Action::Accuse { player: who.into() };
     run(&mut state, "Alice", accuse("Bob"), 10).unwrap();
     run(&mut state, "Alice", accuse("Carol"), 10).unwrap();
     // Carol acts within the 7 days; Bob does not.
@@ -492,12 +495,23 @@ fn an_accused_player_who_does_not_act_for_7_days_becomes_inactive_and_is_removed
 #[test]
 fn a_player_who_paused_is_never_removed_and_an_inactive_one_cannot_be_accused() {
     let mut state = game(&["Alice", "Bob"]);
-    run(&mut state, "Bob", Action::Accuse { player: "Bob".into() }, 10).unwrap();
+    run(
+        &mut state,
+        "Bob",
+        Action::Accuse {
+            player: "Bob".into(),
+        },
+        10,
+    )
+    .unwrap();
     assert!(!state.player_named("Bob").unwrap().active);
     let again = Action::Accuse {
         player: "Bob".into(),
     };
-    assert_eq!(code(run(&mut state, "Alice", again, 11)), "space_accuse_inactive");
+    assert_eq!(
+        code(run(&mut state, "Alice", again, 11)),
+        "space_accuse_inactive"
+    );
     assert!(activity(&mut state, 10 + 100 * DAY).is_empty());
     assert!(state.player_named("Bob").is_some());
 }
