@@ -484,3 +484,51 @@ fn space_changes_that_cannot_all_be_executed_execute_nothing() {
         Some(3)
     );
 }
+
+#[test]
+fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
+    // "A player may set or withdraw moves of any type at any time by storing
+    // eir moves in such a way that after an evaluation time, other players
+    // should be able to determine the changes to the gamestate".
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.send(ALICE, BOT, "move to (1, 1)");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("location change to (1, 1) is stored"),
+        "{}",
+        space.answers_to("alice@example.org")
+    );
+    space.post(BOB, "status");
+    let before: Vec<SentMail> = space
+        .bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| !m.is_to("alice@example.org") || m.is_to(LIST))
+        .collect();
+    assert!(
+        before
+            .iter()
+            .all(|m| !m.body.contains("(1, 1)") || m.body.contains("Space: ")),
+        "{before:#?}"
+    );
+    assert!(
+        space
+            .answers_to("bob@example.org")
+            .contains("Moves stored (sealed until their evaluation): 1"),
+        "{}",
+        space.answers_to("bob@example.org")
+    );
+    let shown = space.state();
+    assert_eq!(shown["location_moves"], 1, "{shown}");
+    space.wait_until(24 * 60 + 121);
+    assert_eq!(location(&space, 0), serde_json::json!([1, 1]));
+    let report = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Location changes evaluated"))
+        .expect("the evaluation is announced");
+    assert!(report.body.contains("Alice to (1, 1)"), "{}", report.body);
+}

@@ -18,7 +18,7 @@ mod sample;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::calendar::Deadline;
-use crate::engine::game::{Game, Tick, Tx};
+use crate::engine::game::{Game, Secrecy, Tick, Tx, View};
 use crate::engine::{Ctx, NotUnderstood, Refusal, Sentence, Timestamp};
 use engine::{Money, Numbers};
 
@@ -157,6 +157,28 @@ impl Game for Space {
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
         bound::declared(params)
+    }
+
+    /// A move stored privately is sealed until its evaluation.
+    fn secrecy(command: &Command, ctx: &Ctx) -> Secrecy {
+        match command {
+            Command::Act(action) if !ctx.public && rules::is_move(action) => Secrecy::Secret {
+                shown_as: "a move of the Space Nomic, stored privately (revealed at its evaluation)",
+            },
+            _ => Secrecy::Public,
+        }
+    }
+
+    /// Without the stored moves: only how many there are.
+    fn public_view(state: &State, _view: &View<'_>, _params: &Params) -> serde_json::Value {
+        let mut shown = state.clone();
+        let stored = (shown.location_moves.len(), shown.space_moves.len());
+        shown.location_moves.clear();
+        shown.space_moves.clear();
+        let mut value = serde_json::to_value(shown).unwrap_or(serde_json::Value::Null);
+        value["location_moves"] = serde_json::json!(stored.0);
+        value["space_moves"] = serde_json::json!(stored.1);
+        value
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {

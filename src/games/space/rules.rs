@@ -23,7 +23,10 @@ pub fn apply(tx: &mut SpaceTx<'_>, command: Command, ctx: &Ctx) -> Result<Senten
 /// e causes the action at the time it was announced": on the list only, at
 /// the mail's arrival.
 fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refusal> {
-    if !ctx.public {
+    // "A player may set or withdraw moves of any type at any time by storing
+    // eir moves": a move may be stored privately, and stays sealed until its
+    // evaluation; every other action is announced in public.
+    if !ctx.public && !is_move(&action) {
         return Err(Sentence::new("space_private").into());
     }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
@@ -144,6 +147,17 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
         Action::Pause => Sentence::new("space_paused"),
     };
     Ok(sentence.arg("decided", decided))
+}
+
+/// Storing or withdrawing a move, which may be done privately.
+pub fn is_move(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Move { .. }
+            | Action::CancelMove
+            | Action::ChangeSpace { .. }
+            | Action::CancelSpaceChange
+    )
 }
 
 fn name_of(state: &State, id: Option<u32>) -> String {
@@ -279,7 +293,12 @@ pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
 /// when any were stored.
 fn evaluate_space(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let stored = tx.state().space_moves.len();
+    let stored: Vec<String> = tx
+        .state()
+        .space_moves
+        .iter()
+        .map(|(player, change)| format!("{}: {change}", name_of(tx.state(), Some(*player))))
+        .collect();
     let events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
     let mut done = Vec::new();
     let mut why = String::new();
@@ -296,12 +315,12 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
     for event in &events {
         tx.record(event.clone());
     }
-    if stored > 0 && !events.is_empty() {
+    if !stored.is_empty() && !events.is_empty() {
         tx.mail(Mail::new(
             Audience::List,
             TAG,
             "space_changes",
-            json!({"done": done, "why": why}),
+            json!({"done": done, "why": why, "stored": stored}),
         ));
     }
     announce(tx, &before, &events);
@@ -311,7 +330,18 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
 /// when any were stored.
 fn evaluate(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let stored = tx.state().location_moves.len();
+    let stored: Vec<String> = tx
+        .state()
+        .location_moves
+        .iter()
+        .map(|(player, to)| {
+            format!(
+                "{} to {}",
+                name_of(tx.state(), Some(*player)),
+                super::graph::show(*to)
+            )
+        })
+        .collect();
     let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
     let mut moved = Vec::new();
     let mut why = String::new();
@@ -330,12 +360,12 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
     for event in &events {
         tx.record(event.clone());
     }
-    if stored > 0 && !events.is_empty() {
+    if !stored.is_empty() && !events.is_empty() {
         tx.mail(Mail::new(
             Audience::List,
             TAG,
             "space_moves",
-            json!({"moved": moved, "why": why}),
+            json!({"moved": moved, "why": why, "stored": stored}),
         ));
     }
     announce(tx, &before, &events);
@@ -464,6 +494,10 @@ fn status(state: &State) -> Sentence {
         .arg("players", players)
         .arg("proposals", proposals)
         .arg("vertices", vertices)
+        .arg(
+            "moves_stored",
+            state.location_moves.len() + state.space_moves.len(),
+        )
         .arg("edges", edges)
         .arg(
             "income",
