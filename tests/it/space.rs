@@ -530,3 +530,25 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
         .expect("the evaluation is announced");
     assert!(report.body.contains("Alice to (1, 1)"), "{}", report.body);
 }
+
+#[test]
+fn a_player_may_end_the_game_with_the_unanimous_consent_of_all_players() {
+    // "A player may end the game provided this has the unanimous consent of
+    // all players." "After the game has ended, the gamestate is immutable."
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(ALICE, "add bob@example.org as Bob");
+    assert_eq!(space.money("Bob"), "97");
+    space.post(ALICE, "end the game");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("still to consent: Bob")
+    );
+    space.post(BOB, "end the game");
+    space.post(BOB, "give 1 to Alice");
+    let answers = space.answers_to("bob@example.org");
+    assert!(answers.contains("the Space Nomic has ended"), "{answers}");
+    assert!(answers.contains("the Space Nomic ended"), "{answers}");
+    assert_eq!(space.money("Alice"), "97");
+}

@@ -277,6 +277,9 @@ pub struct State {
     /// Accusations of inactivity by other players, not yet due.
     #[serde(default)]
     pub accusations: Vec<Accusation>,
+    /// The players who consented to end the game.
+    #[serde(default)]
+    pub end_consents: Vec<u32>,
     /// The space changes stored for the next evaluation: each player's latest.
     #[serde(default)]
     pub space_moves: Vec<(u32, SpaceChange)>,
@@ -365,6 +368,12 @@ pub enum Event {
         player: u32,
         change: SpaceChange,
     },
+    /// A player consents to end the game.
+    ConsentedToEnd {
+        id: u32,
+    },
+    /// Every player consented: the game ends at this instant.
+    EndedByConsent,
     SpaceChangeWithdrawn {
         player: u32,
     },
@@ -511,6 +520,12 @@ impl State {
             Event::AccusationDue { accused, at: when } => self
                 .accusations
                 .retain(|a| !(a.accused == *accused && a.at == *when)),
+            Event::ConsentedToEnd { id } => {
+                if !self.end_consents.contains(id) {
+                    self.end_consents.push(*id);
+                }
+            }
+            Event::EndedByConsent => self.end = Some(self.end.map_or(at, |end| end.min(at))),
             Event::SpaceChangeStored { player, change } => {
                 self.space_moves.retain(|(p, _)| p != player);
                 self.space_moves.push((*player, change.clone()));
@@ -796,6 +811,14 @@ pub enum Action {
     Accuse {
         player: String,
     },
+    /// "A player may add an entity to the game as a player": another's
+    /// address and name.
+    Add {
+        address: String,
+        name: String,
+    },
+    /// Consent to end the game; it ends once every player has.
+    EndGame,
     /// Store a space change for the next evaluation.
     ChangeSpace {
         change: SpaceChange,
@@ -980,7 +1003,8 @@ pub fn act(
     action: Action,
     now: Timestamp,
 ) -> Result<Vec<Event>, Refusal> {
-    if let Some(end) = numbers.end
+    // The configured end, or an earlier one the players agreed on.
+    if let Some(end) = [state.end, numbers.end].into_iter().flatten().min()
         && now >= end
     {
         return Err(refused("space_ended")
@@ -1088,6 +1112,28 @@ pub fn act(
                 player: me.id,
                 to: at,
             });
+        }
+        Action::Add { address, name } => {
+            if !address.contains('@') {
+                return Err(refused("space_bad_address").arg("address", &address).into());
+            }
+            join(&mut scratch, starting_text, &address, &name)?;
+            scratch.acted(me.id);
+        }
+        Action::EndGame => {
+            scratch.record(Event::ConsentedToEnd { id: me.id });
+            scratch.acted(me.id);
+            // "A player may end the game provided this has the unanimous
+            // consent of all players."
+            let unanimous = scratch
+                .state
+                .players
+                .iter()
+                .filter(|p| p.playing)
+                .all(|p| scratch.state.end_consents.contains(&p.id));
+            if unanimous {
+                scratch.record(Event::EndedByConsent);
+            }
         }
         Action::ChangeSpace { change } => scratch.record(Event::SpaceChangeStored {
             player: me.id,

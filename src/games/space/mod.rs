@@ -1,11 +1,13 @@
 //! `[space]`: the Space Nomic (`rules/space-nomic-ruleset.txt`), a complete
-//! small nomic run whole by the bot. This instalment: players, money, the
-//! ruleset it carries as its own state, proposals with exact rational votes
-//! decided at the instant the outcome can no longer change, transfers,
-//! nodding and pausing, and the end instant that refuses everything.
+//! small nomic run whole by the bot: players, exact rational money, the
+//! ruleset it carries as its own state, proposals decided at the instant the
+//! outcome can no longer change, transfers, Space (a graph with owners),
+//! moves (location changes daily, space changes every six days, executed
+//! all or none), daily income, activity and accusations, the end.
+//! `engine.rs` decides, purely; `rules.rs` records and announces.
 //!
-//! Not yet: Space (vertices, edges, owners), moves and their evaluation,
-//! income, accusations of inactivity and removal after 25 days, reports.
+//! Not yet: mirror-states, salted commitments of private moves, incrementing
+//! the point, the weekly report and the picture of Space.
 
 pub mod bound;
 pub mod changes;

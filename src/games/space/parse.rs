@@ -27,6 +27,19 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             })
         }
         "withdraw" => act(Action::Withdraw),
+        "add" if rest.to_ascii_lowercase().contains(" as ") => {
+            let form = "add ADDRESS as NAME";
+            let at = rest.to_ascii_lowercase().find(" as ").unwrap_or(0);
+            let (address, name) = (rest[..at].trim(), rest[at + 4..].trim());
+            if address.is_empty() || name.is_empty() {
+                return Err(usage(form));
+            }
+            act(Action::Add {
+                address: address.trim_matches(['<', '>']).to_owned(),
+                name: name.to_owned(),
+            })
+        }
+        "end" if rest.is_empty() || rest.eq_ignore_ascii_case("the game") => act(Action::EndGame),
         "propose" => {
             let (name, change) = match rest.split_once(':') {
                 Some((name, change)) => (name.trim(), change.trim()),

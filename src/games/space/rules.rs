@@ -127,6 +127,18 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
                     .unwrap_or_default(),
             ),
         Action::CancelSpaceChange => Sentence::new("space_change_withdrawn"),
+        Action::Add { name, .. } => Sentence::new("space_added")
+            .arg("name", name.trim())
+            .arg("money", numbers.starting_money.human()),
+        Action::EndGame => {
+            let missing: Vec<String> = state
+                .players
+                .iter()
+                .filter(|p| p.playing && !state.end_consents.contains(&p.id))
+                .map(|p| p.name.clone())
+                .collect();
+            Sentence::new("space_end_consent").arg("missing", missing)
+        }
         Action::Nod => Sentence::new("space_nodded"),
         Action::Accuse { player } => {
             if player.trim().eq_ignore_ascii_case(&my_name) {

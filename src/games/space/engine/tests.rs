@@ -515,3 +515,24 @@ fn a_player_who_paused_is_never_removed_and_an_inactive_one_cannot_be_accused() 
     assert!(activity(&mut state, 10 + 100 * DAY).is_empty());
     assert!(state.player_named("Bob").is_some());
 }
+
+#[test]
+fn a_player_adds_an_entity_and_the_game_ends_with_the_consent_of_all_players() {
+    let mut state = game(&["Alice", "Bob"]);
+    let add = Action::Add {
+        address: "carol@example.org".into(),
+        name: "Carol".into(),
+    };
+    run(&mut state, "Alice", add, 5).unwrap();
+    assert_eq!(balance(&state, "Carol"), Money::whole(97));
+    run(&mut state, "Alice", Action::EndGame, 6).unwrap();
+    run(&mut state, "Bob", Action::EndGame, 7).unwrap();
+    assert_eq!(state.end, None);
+    let events = run(&mut state, "Carol", Action::EndGame, 8).unwrap();
+    assert!(events.contains(&Event::EndedByConsent));
+    assert_eq!(state.end, Some(at(8)));
+    assert_eq!(
+        code(run(&mut state, "Alice", Action::Nod, 9)),
+        "space_ended"
+    );
+}
