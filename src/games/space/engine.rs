@@ -374,6 +374,10 @@ pub enum Event {
     },
     /// Every player consented: the game ends at this instant.
     EndedByConsent,
+    /// The configured end was reached (or moved before the state's).
+    EndReached {
+        end: Timestamp,
+    },
     SpaceChangeWithdrawn {
         player: u32,
     },
@@ -479,11 +483,7 @@ impl State {
                     None => self.players.push(player),
                 }
             }
-            Event::Withdrew { id } => {
-                if let Some(p) = self.player_mut(*id) {
-                    p.playing = false;
-                }
-            }
+            Event::Withdrew { id } => self.leave(*id),
             Event::Activity {
                 id,
                 active,
@@ -542,11 +542,9 @@ impl State {
                 self.space_moves.clear();
                 self.next_space_evaluation = Some(*next);
             }
-            Event::Removed { id } => {
-                if let Some(p) = self.player_mut(*id) {
-                    p.playing = false;
-                }
-                self.accusations.retain(|a| a.accused != *id);
+            Event::Removed { id } => self.leave(*id),
+            Event::EndReached { end } => {
+                self.end = Some(self.end.map_or(*end, |before| before.min(*end)));
             }
             Event::Transferred {
                 from, to, amount, ..
@@ -620,6 +618,17 @@ impl State {
                 self.next_evaluation = Some(*next);
             }
         }
+    }
+
+    /// A player leaves (withdraws, or is removed): a former player from now,
+    /// whose stored moves and pending accusations lapse.
+    fn leave(&mut self, id: u32) {
+        if let Some(p) = self.player_mut(id) {
+            p.playing = false;
+        }
+        self.accusations.retain(|a| a.accused != id);
+        self.location_moves.retain(|(p, _)| *p != id);
+        self.space_moves.retain(|(p, _)| *p != id);
     }
 
     fn player_mut(&mut self, id: u32) -> Option<&mut Player> {
@@ -1004,7 +1013,7 @@ pub fn act(
     now: Timestamp,
 ) -> Result<Vec<Event>, Refusal> {
     // The configured end, or an earlier one the players agreed on.
-    if let Some(end) = [state.end, numbers.end].into_iter().flatten().min()
+    if let Some(end) = end_of(state, numbers)
         && now >= end
     {
         return Err(refused("space_ended")
@@ -1400,6 +1409,23 @@ fn give_vertex(
     Ok(())
 }
 
+/// The instant the game ends: the configured one, or an earlier one the
+/// state holds (fixed at the start, or agreed on by every player).
+pub fn end_of(state: &State, numbers: &Numbers) -> Option<Timestamp> {
+    [state.end, numbers.end].into_iter().flatten().min()
+}
+
+/// The end, recorded in the state once reached, if the state does not hold
+/// it yet: from then on no deadline of the game is due.
+pub fn reach_end(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
+    match numbers.end {
+        Some(end) if end <= now && state.end.is_none_or(|before| before > end) => {
+            vec![Event::EndReached { end }]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// `hour`:00 UTC on the day of `at`.
 pub fn today_at(at: Timestamp, hour: i8) -> Timestamp {
     let utc = jiff::tz::TimeZone::UTC;
@@ -1418,7 +1444,7 @@ pub fn evaluate_space_changes(state: &State, numbers: &Numbers, now: Timestamp) 
     let Some(due) = state.next_space_evaluation else {
         return Vec::new();
     };
-    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+    if due > now || end_of(state, numbers).is_some_and(|end| due >= end) {
         return Vec::new();
     }
     let mut scratch = Scratch {
@@ -1488,7 +1514,7 @@ pub fn pay_income(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event
     let Some(due) = state.next_income else {
         return Vec::new();
     };
-    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+    if due > now || end_of(state, numbers).is_some_and(|end| due >= end) {
         return Vec::new();
     }
     let mut events: Vec<Event> = state
@@ -1543,7 +1569,7 @@ pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<E
     let Some(due) = state.next_evaluation else {
         return Vec::new();
     };
-    if due > now || state.end.or(numbers.end).is_some_and(|end| due >= end) {
+    if due > now || end_of(state, numbers).is_some_and(|end| due >= end) {
         return Vec::new();
     }
     let mut scratch = Scratch {
@@ -1669,7 +1695,7 @@ pub fn activity_rules(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<E
 
 /// Proposals unrefreshed for 16 days are destroyed at `now`.
 pub fn expire(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
-    let ended = |at: Timestamp| state.end.or(numbers.end).is_some_and(|end| at >= end);
+    let ended = |at: Timestamp| end_of(state, numbers).is_some_and(|end| at >= end);
     state
         .proposals
         .iter()

@@ -151,6 +151,7 @@ impl Game for Space {
     }
 
     fn on_deadline(tx: &mut Tx<'_, Space>, _deadline: &Deadline, _tick: &Tick) {
+        rules::reach_end(tx);
         rules::expire(tx);
         rules::activity(tx);
         rules::evaluate_in_phi_order(tx);

@@ -275,6 +275,14 @@ pub fn expire(tx: &mut SpaceTx<'_>) {
     announce(tx, &before, &events);
 }
 
+/// The configured end, once reached, is recorded in the state.
+pub fn reach_end(tx: &mut SpaceTx<'_>) {
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    for event in engine::reach_end(tx.state(), &numbers, tx.at()) {
+        tx.record(event);
+    }
+}
+
 /// The types of moves due now, in the order phi.
 pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
     let phi = super::bound::numbers(&tx.view(), tx.params()).phi;

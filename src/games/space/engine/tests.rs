@@ -536,3 +536,28 @@ fn a_player_adds_an_entity_and_the_game_ends_with_the_consent_of_all_players() {
         "space_ended"
     );
 }
+
+#[test]
+fn a_former_players_stored_move_lapses_and_blocks_no_one() {
+    let mut state = game(&["Alice", "Bob"]);
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Bob", "(1, 1)");
+    run(&mut state, "Bob", Action::Withdraw, 4).unwrap();
+    evaluate(&mut state);
+    assert_eq!(state.player_named("Alice").unwrap().location, Some((0, 0)));
+}
+
+#[test]
+fn the_configured_end_once_reached_is_kept_in_the_state_and_no_deadline_follows() {
+    let mut state = game(&["Alice"]);
+    let numbers = Numbers {
+        end: Some(at(60)),
+        ..Numbers::default()
+    };
+    assert!(reach_end(&state, &numbers, at(59)).is_empty());
+    for event in reach_end(&state, &numbers, at(60)) {
+        state.apply_event(&event, at(60));
+    }
+    assert_eq!(state.end, Some(at(60)));
+    assert_eq!(state.next_deadline(), None);
+}
