@@ -552,3 +552,28 @@ fn a_player_may_end_the_game_with_the_unanimous_consent_of_all_players() {
     assert!(answers.contains("the Space Nomic ended"), "{answers}");
     assert_eq!(space.money("Alice"), "97");
 }
+
+#[test]
+fn the_gamestate_is_reported_to_the_list_every_week() {
+    // Issue 27, item 10: a weekly report to the list, stored moves counted
+    // but not shown.
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "give 1/6 to Bob");
+    space.send(ALICE, BOT, "move to (1, 0)");
+    space.wait_until(7 * 24 * 60 + 121);
+    let report = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Report of the gamestate"))
+        .expect("the report is sent");
+    assert!(
+        report
+            .body
+            .contains("Bob: 97 1/6 money units, at nowhere, active"),
+        "{}",
+        report.body
+    );
+    assert!(report.body.contains("(0, 0) (god)"), "{}", report.body);
+}

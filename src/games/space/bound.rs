@@ -227,6 +227,7 @@ fn configured(params: &Params) -> Numbers {
         removal_days: params.removal_days,
         space_period_days: params.space_period_days,
         phi: params.phi.clone(),
+        report_days: params.report_days,
     }
 }
 

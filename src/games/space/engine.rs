@@ -98,6 +98,8 @@ pub struct Numbers {
     pub space_period_days: i64,
     /// "a permutation phi of the set of types of moves".
     pub phi: Vec<String>,
+    /// Days between the bot's reports to the list (not a number of the text).
+    pub report_days: i64,
 }
 
 impl Default for Numbers {
@@ -126,6 +128,7 @@ impl Default for Numbers {
             removal_days: 25,
             space_period_days: 6,
             phi: vec!["location".into(), "space".into()],
+            report_days: 7,
         }
     }
 }
@@ -277,6 +280,9 @@ pub struct State {
     /// Accusations of inactivity by other players, not yet due.
     #[serde(default)]
     pub accusations: Vec<Accusation>,
+    /// When the bot next reports the gamestate to the list.
+    #[serde(default)]
+    pub next_report: Option<Timestamp>,
     /// The players who consented to end the game.
     #[serde(default)]
     pub end_consents: Vec<u32>,
@@ -374,6 +380,10 @@ pub enum Event {
     },
     /// Every player consented: the game ends at this instant.
     EndedByConsent,
+    /// The periodic report was sent.
+    Reported {
+        next: Timestamp,
+    },
     /// The configured end was reached (or moved before the state's).
     EndReached {
         end: Timestamp,
@@ -543,6 +553,7 @@ impl State {
                 self.next_space_evaluation = Some(*next);
             }
             Event::Removed { id } => self.leave(*id),
+            Event::Reported { next } => self.next_report = Some(*next),
             Event::EndReached { end } => {
                 self.end = Some(self.end.map_or(*end, |before| before.min(*end)));
             }
@@ -721,11 +732,13 @@ impl State {
         let income = self.next_income.filter(before_end);
         let evaluation = self.next_evaluation.filter(before_end);
         let space_evaluation = self.next_space_evaluation.filter(before_end);
+        let report = self.next_report.filter(before_end);
         [
             self.next_expiry(),
             income,
             evaluation,
             space_evaluation,
+            report,
             next_activity_deadline(self),
         ]
         .into_iter()
@@ -1203,6 +1216,9 @@ fn join(
             executed: false,
             why: "the game begins".into(),
             next: start(numbers.space_period_days.max(1)),
+        });
+        scratch.record(Event::Reported {
+            next: start(numbers.report_days.max(1)),
         });
     }
     // A former player who joins again is the same entity, with eir id.

@@ -70,6 +70,8 @@ pub struct Params {
     pub space_period_days: i64,
     /// The permutation phi of the types of moves: "location" and "space".
     pub phi: Vec<String>,
+    /// Days between the bot's reports of the gamestate to the list.
+    pub report_days: i64,
 }
 
 impl Default for Params {
@@ -102,6 +104,7 @@ impl Default for Params {
             removal_days: numbers.removal_days,
             space_period_days: numbers.space_period_days,
             phi: numbers.phi,
+            report_days: numbers.report_days,
         }
     }
 }
@@ -156,6 +159,7 @@ impl Game for Space {
         rules::activity(tx);
         rules::evaluate_in_phi_order(tx);
         rules::income(tx);
+        rules::report(tx);
     }
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {

@@ -457,6 +457,27 @@ pub fn income(tx: &mut SpaceTx<'_>) {
     }
 }
 
+/// The periodic report, if due: the gamestate, to the list (stored moves only
+/// counted).
+pub fn report(tx: &mut SpaceTx<'_>) {
+    let Some(due) = tx.state().next_report else {
+        return;
+    };
+    let numbers = super::bound::numbers(&tx.view(), tx.params());
+    let ended = engine::end_of(tx.state(), &numbers).is_some_and(|end| due >= end);
+    if due > tx.at() || ended {
+        return;
+    }
+    let values = serde_json::to_value(status(tx.state()).args).unwrap_or(Value::Null);
+    let days = jiff::SignedDuration::from_hours(numbers.report_days.max(1).saturating_mul(24));
+    tx.record(Event::Reported {
+        next: due
+            .checked_add(days)
+            .unwrap_or(crate::engine::Timestamp::MAX),
+    });
+    tx.mail(Mail::new(Audience::List, TAG, "space_report", values));
+}
+
 fn rules(state: &State) -> Sentence {
     let rules: Vec<Value> = state
         .rules
