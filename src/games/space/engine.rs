@@ -151,6 +151,9 @@ pub struct Player {
     pub playing: bool,
     /// Eir image under the point, a positive integer.
     pub point: u64,
+    /// Eir mirror-state.
+    #[serde(default)]
+    pub mirror: bool,
     /// When ey last performed an action or a move.
     #[serde(default)]
     pub last_acted: Option<Timestamp>,
@@ -274,6 +277,9 @@ pub struct State {
     /// latest, in the order stored.
     #[serde(default)]
     pub location_moves: Vec<(u32, Coords)>,
+    /// The players whose latest stored location change is of eir mirror-state.
+    #[serde(default)]
+    pub mirror_moves: Vec<u32>,
     /// When the location changes are next evaluated.
     #[serde(default)]
     pub next_evaluation: Option<Timestamp>,
@@ -322,6 +328,14 @@ pub enum Event {
     },
     MoveWithdrawn {
         player: u32,
+    },
+    /// A player stored a change of eir mirror-state (replacing eir earlier
+    /// location change).
+    MirrorStored {
+        player: u32,
+    },
+    MirrorChanged {
+        id: u32,
     },
     /// A location change executed.
     Moved {
@@ -484,6 +498,7 @@ impl State {
                     paused: false,
                     playing: true,
                     point: 1,
+                    mirror: false,
                     last_acted: Some(at),
                     inactive_since: None,
                     removal_at: None,
@@ -616,9 +631,23 @@ impl State {
             Event::IncomePaid { next } => self.next_income = Some(*next),
             Event::MoveStored { player, to } => {
                 self.location_moves.retain(|(p, _)| p != player);
+                self.mirror_moves.retain(|p| p != player);
                 self.location_moves.push((*player, *to));
             }
-            Event::MoveWithdrawn { player } => self.location_moves.retain(|(p, _)| p != player),
+            Event::MoveWithdrawn { player } => {
+                self.location_moves.retain(|(p, _)| p != player);
+                self.mirror_moves.retain(|p| p != player);
+            }
+            Event::MirrorStored { player } => {
+                self.location_moves.retain(|(p, _)| p != player);
+                self.mirror_moves.retain(|p| p != player);
+                self.mirror_moves.push(*player);
+            }
+            Event::MirrorChanged { id } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.mirror = !p.mirror;
+                }
+            }
             Event::Moved { id, to } => {
                 if let Some(p) = self.player_mut(*id) {
                     p.location = Some(*to);
@@ -626,6 +655,7 @@ impl State {
             }
             Event::MovesEvaluated { next, .. } => {
                 self.location_moves.clear();
+                self.mirror_moves.clear();
                 self.next_evaluation = Some(*next);
             }
         }
@@ -639,6 +669,7 @@ impl State {
         }
         self.accusations.retain(|a| a.accused != id);
         self.location_moves.retain(|(p, _)| *p != id);
+        self.mirror_moves.retain(|p| *p != id);
         self.space_moves.retain(|(p, _)| *p != id);
     }
 
@@ -829,6 +860,8 @@ pub enum Action {
     },
     /// Withdraw one's stored location change.
     CancelMove,
+    /// Store a change of one's mirror-state (a location change).
+    Mirror,
     /// Accuse a player of inactivity (oneself: pausing).
     Accuse {
         player: String,
@@ -1167,8 +1200,11 @@ pub fn act(
             }
             scratch.record(Event::SpaceChangeWithdrawn { player: me.id });
         }
+        Action::Mirror => scratch.record(Event::MirrorStored { player: me.id }),
         Action::CancelMove => {
-            if !state.location_moves.iter().any(|(p, _)| *p == me.id) {
+            let stored = state.location_moves.iter().any(|(p, _)| *p == me.id)
+                || state.mirror_moves.contains(&me.id);
+            if !stored {
                 return Err(refused("space_no_move").into());
             }
             scratch.record(Event::MoveWithdrawn { player: me.id });
@@ -1578,9 +1614,49 @@ fn location_change_refused(state: &State, player: u32, to: Coords) -> Option<Str
     }
 }
 
+/// "when a player's location is graphwise equidistant from the locations
+/// (other than nowhere) of all other players with the same mirror-state, e
+/// may change eir mirror-state". Nowhere, or no path, is infinitely far.
+fn mirror_change_refused(state: &State, player: u32) -> Option<String> {
+    let Some(p) = state.player(player).filter(|p| p.playing) else {
+        return Some(format!("player {player} is no longer in the game"));
+    };
+    let distances = p
+        .location
+        .map(|at| state.space.distances(at))
+        .unwrap_or_default();
+    let mut seen: Vec<Option<u64>> = state
+        .players
+        .iter()
+        .filter(|o| o.playing && o.id != p.id && o.mirror == p.mirror)
+        .filter_map(|o| o.location)
+        .map(|at| distances.get(&at).copied())
+        .collect();
+    seen.dedup();
+    (seen.len() > 1).then(|| {
+        format!(
+            "{}'s mirror-state: {} is not graphwise equidistant from the players of the same mirror-state",
+            p.name,
+            p.location.map_or_else(|| "nowhere".to_owned(), graph::show)
+        )
+    })
+}
+
+/// One stored location change: a vertex to go to, or the mirror-state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LocationChange {
+    To(u32, Coords),
+    Mirror(u32),
+}
+
+/// The most location changes whose every order is tried.
+const MOST_ORDERS: usize = 7;
+
 /// "At the evaluation time [...] if there is an unambiguous way to execute all
-/// moves of this type then this occurs": every stored location change is
-/// executed, or, when one of them cannot be, none is.
+/// moves of this type then this occurs": the stored location changes are
+/// executed in the first order in which every one of them is allowed when its
+/// turn comes (each player changes only eir own location or mirror-state, so
+/// every such order ends the same); when there is none, none is executed.
 pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<Event> {
     let Some(due) = state.next_evaluation else {
         return Vec::new();
@@ -1596,28 +1672,75 @@ pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<E
     };
     let period = numbers.location_period_days.max(1);
     let next = (0..period).fold(due, |at, _| next_daily(at, numbers.evaluation_hour));
-    let refusals: Vec<String> = state
+    let changes: Vec<LocationChange> = state
         .location_moves
         .iter()
-        .filter_map(|(player, to)| location_change_refused(state, *player, *to))
+        .map(|(player, to)| LocationChange::To(*player, *to))
+        .chain(
+            state
+                .mirror_moves
+                .iter()
+                .map(|p| LocationChange::Mirror(*p)),
+        )
         .collect();
-    if !refusals.is_empty() {
+    let mut orders = Vec::new();
+    if changes.len() <= MOST_ORDERS {
+        permutations(&mut (0..changes.len()).collect(), 0, &mut orders);
+    } else {
+        orders.push((0..changes.len()).collect());
+    }
+    let mut first_why = None;
+    let mut found = None;
+    for order in orders {
+        let mut trial = state.clone();
+        let mut events = Vec::new();
+        let mut refused = None;
+        for index in &order {
+            let (why, event) = match changes[*index] {
+                LocationChange::To(id, to) => (
+                    location_change_refused(&trial, id, to),
+                    Event::Moved { id, to },
+                ),
+                LocationChange::Mirror(id) => (
+                    mirror_change_refused(&trial, id),
+                    Event::MirrorChanged { id },
+                ),
+            };
+            if let Some(why) = why {
+                refused = Some(why);
+                break;
+            }
+            trial.apply_event(&event, due);
+            events.push(event);
+        }
+        match refused {
+            Some(why) => {
+                first_why.get_or_insert(why);
+            }
+            None => {
+                found = Some(events);
+                break;
+            }
+        }
+    }
+    let Some(events) = found else {
         scratch.record(Event::MovesEvaluated {
             executed: false,
             why: format!(
                 "no location change is executed, since not all can be: {}",
-                refusals.join("; ")
+                first_why.unwrap_or_default()
             ),
             next,
         });
         return scratch.events;
-    }
-    for (player, to) in &state.location_moves {
-        scratch.record(Event::Moved {
-            id: *player,
-            to: *to,
-        });
-        scratch.acted(*player);
+    };
+    for event in events {
+        let id = match &event {
+            Event::Moved { id, .. } | Event::MirrorChanged { id } => *id,
+            _ => continue,
+        };
+        scratch.record(event);
+        scratch.acted(id);
     }
     scratch.record(Event::MovesEvaluated {
         executed: true,
@@ -1626,6 +1749,18 @@ pub fn evaluate_moves(state: &State, numbers: &Numbers, now: Timestamp) -> Vec<E
     });
     scratch.settle();
     scratch.events
+}
+
+fn permutations(items: &mut Vec<usize>, from: usize, out: &mut Vec<Vec<usize>>) {
+    if from >= items.len() {
+        out.push(items.clone());
+        return;
+    }
+    for i in from..items.len() {
+        items.swap(from, i);
+        permutations(items, from + 1, out);
+        items.swap(from, i);
+    }
 }
 
 /// "If a proposal has existed for at least 16 days and has not been refreshed

@@ -6,7 +6,7 @@
 //! all or none), daily income, activity and accusations, the end.
 //! `engine.rs` decides, purely; `rules.rs` records and announces.
 //!
-//! Not yet: mirror-states, salted commitments of private moves, incrementing
+//! Not yet: salted commitments of private moves, incrementing
 //! the point, the weekly report and the picture of Space.
 
 pub mod bound;
@@ -179,8 +179,12 @@ impl Game for Space {
     /// Without the stored moves: only how many there are.
     fn public_view(state: &State, _view: &View<'_>, _params: &Params) -> serde_json::Value {
         let mut shown = state.clone();
-        let stored = (shown.location_moves.len(), shown.space_moves.len());
+        let stored = (
+            shown.location_moves.len() + shown.mirror_moves.len(),
+            shown.space_moves.len(),
+        );
         shown.location_moves.clear();
+        shown.mirror_moves.clear();
         shown.space_moves.clear();
         let mut value = serde_json::to_value(shown).unwrap_or(serde_json::Value::Null);
         value["location_moves"] = serde_json::json!(stored.0);

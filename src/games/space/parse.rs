@@ -104,6 +104,14 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             act(Action::Move { to: to.to_owned() })
         }
         "cancel" if rest.eq_ignore_ascii_case("move") => act(Action::CancelMove),
+        "mirror" | "flip"
+            if matches!(
+                rest.to_ascii_lowercase().as_str(),
+                "" | "mirror" | "mirror-state"
+            ) =>
+        {
+            act(Action::Mirror)
+        }
         "cancel" if rest.eq_ignore_ascii_case("space change") => act(Action::CancelSpaceChange),
         "remove" | "add" => {
             let form = "remove edge to (Y) / add edge (Y) (Z) / add vertex (A) joined to (Y) (Z)";

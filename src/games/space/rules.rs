@@ -117,6 +117,15 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
                     .unwrap_or_default(),
             ),
         Action::CancelMove => Sentence::new("space_move_withdrawn"),
+        Action::Mirror => Sentence::new("space_move_stored")
+            .arg("vertex", "your mirror-state")
+            .arg(
+                "at",
+                state
+                    .next_evaluation
+                    .map(crate::engine::human_time)
+                    .unwrap_or_default(),
+            ),
         Action::ChangeSpace { change } => Sentence::new("space_change_stored")
             .arg("change", change.to_string())
             .arg(
@@ -167,6 +176,7 @@ pub fn is_move(action: &Action) -> bool {
         action,
         Action::Move { .. }
             | Action::CancelMove
+            | Action::Mirror
             | Action::ChangeSpace { .. }
             | Action::CancelSpaceChange
     )
@@ -362,6 +372,13 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
             )
         })
         .collect();
+    let mut stored = stored;
+    stored.extend(tx.state().mirror_moves.iter().map(|player| {
+        format!(
+            "{} changes eir mirror-state",
+            name_of(tx.state(), Some(*player))
+        )
+    }));
     let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
     let mut moved = Vec::new();
     let mut why = String::new();
@@ -537,7 +554,7 @@ fn status(state: &State) -> Sentence {
         .arg("vertices", vertices)
         .arg(
             "moves_stored",
-            state.location_moves.len() + state.space_moves.len(),
+            state.location_moves.len() + state.mirror_moves.len() + state.space_moves.len(),
         )
         .arg("edges", edges)
         .arg(

@@ -561,3 +561,24 @@ fn the_configured_end_once_reached_is_kept_in_the_state_and_no_deadline_follows(
     assert_eq!(state.end, Some(at(60)));
     assert_eq!(state.next_deadline(), None);
 }
+
+#[test]
+fn a_player_equidistant_from_all_others_of_eir_mirror_state_may_change_it() {
+    let mut state = game(&["Alice", "Bob", "Carol"]);
+    moves(&mut state, "Alice", "(0, 0)");
+    moves(&mut state, "Bob", "(1, 0)");
+    moves(&mut state, "Carol", "(0, 1)");
+    evaluate(&mut state);
+    // Bob is 1 from Alice and 2 from Carol: alone, his change is refused.
+    run(&mut state, "Bob", Action::Mirror, 3).unwrap();
+    let events = evaluate(&mut state);
+    assert!(!events.iter().any(|e| matches!(e, Event::MirrorChanged { .. })));
+    assert!(!state.player_named("Bob").unwrap().mirror);
+    // With Alice's (1 from each), there is an order in which both are
+    // allowed: Alice first, after which Carol alone shares Bob's.
+    run(&mut state, "Alice", Action::Mirror, 3).unwrap();
+    run(&mut state, "Bob", Action::Mirror, 3).unwrap();
+    evaluate(&mut state);
+    assert!(state.player_named("Alice").unwrap().mirror);
+    assert!(state.player_named("Bob").unwrap().mirror);
+}
