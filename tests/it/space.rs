@@ -577,3 +577,28 @@ fn the_gamestate_is_reported_to_the_list_every_week() {
     );
     assert!(report.body.contains("(0, 0) (god)"), "{}", report.body);
 }
+
+#[test]
+fn a_passed_change_of_a_rule_the_bot_computes_is_told_to_the_moderators() {
+    // Issue 27, item 4: passing carries out the ruleset's own changes, and the
+    // moderators are told when one touches a rule whose mechanics the bot
+    // computes. Rule 3 is the text's "A player may add an entity to the game
+    // as a player. A player may withdraw emself from the game. [...]".
+    let config = crate::support::trusting()
+        .replace("moderators = []", "moderators = [\"mod@nomic.example\"]");
+    let space = Space::with_config(&config);
+    space.post(ALICE, "join Alice");
+    space.post(
+        ALICE,
+        "propose Closed: modify 3: No one may join.\nvote 1 on Closed",
+    );
+    let rule = &space.state()["rules"][3];
+    assert_eq!(rule["version"], 1);
+    assert_eq!(rule["text"], "No one may join.");
+    let told = space.answers_to("mod@nomic.example");
+    assert!(
+        told.contains("Proposal Closed modified rule 3 (Space Nomic 4)")
+            && told.contains("joining and withdrawing"),
+        "{told}"
+    );
+}

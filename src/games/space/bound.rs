@@ -203,6 +203,16 @@ pub fn declared(params: &Params) -> Declared {
     }
 }
 
+/// The mechanics the bot computes from the text's paragraph at `place` (its
+/// number in the game's own ruleset, from 0).
+pub fn mechanics_of_place(place: u32) -> Vec<&'static str> {
+    let params = Params {
+        first_rule: 0,
+        ..Params::default()
+    };
+    declared(&params).mechanics_of(place)
+}
+
 /// `[space]`'s numbers as configured.
 fn configured(params: &Params) -> Numbers {
     Numbers {

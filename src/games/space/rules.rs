@@ -262,6 +262,49 @@ fn announce(tx: &mut SpaceTx<'_>, before: &State, events: &[Event]) {
     for (template, values) in mails {
         tx.mail(Mail::new(Audience::List, TAG, &template, values));
     }
+    tell_moderators(tx, before, events);
+}
+
+/// A passed change that modifies or repeals one of the text's rules whose
+/// mechanics the bot computes is told to the moderators: what the new words
+/// mean is for people, and they adjust the matching `[space]` number (or
+/// rule) by hand.
+fn tell_moderators(tx: &mut SpaceTx<'_>, before: &State, events: &[Event]) {
+    let mut proposal = String::new();
+    let mut touched = Vec::new();
+    for event in events {
+        let (number, what) = match event {
+            Event::Decided { name, .. } => {
+                proposal = name.clone();
+                continue;
+            }
+            Event::RuleModified { number, .. } => (*number, "modified"),
+            Event::RuleRepealed { number } => (*number, "repealed"),
+            _ => continue,
+        };
+        let mechanics = super::bound::mechanics_of_place(number);
+        if mechanics.is_empty() {
+            continue;
+        }
+        let name = before
+            .rule(&number.to_string())
+            .map(|r| r.name.clone())
+            .unwrap_or_default();
+        touched.push(json!({"number": number, "name": name, "what": what,
+                            "mechanics": mechanics, "proposal": proposal}));
+    }
+    if touched.is_empty() {
+        return;
+    }
+    let moderators = tx.view().officers.moderators.clone();
+    for moderator in moderators {
+        tx.mail(Mail::new(
+            Audience::Address(moderator),
+            TAG,
+            "space_rule_touched",
+            json!({"rules": touched}),
+        ));
+    }
 }
 
 /// Adds a line to the list of the latest decision's mail, if one is open.
