@@ -572,7 +572,11 @@ fn a_player_equidistant_from_all_others_of_eir_mirror_state_may_change_it() {
     // Bob is 1 from Alice and 2 from Carol: alone, his change is refused.
     run(&mut state, "Bob", Action::Mirror, 3).unwrap();
     let events = evaluate(&mut state);
-    assert!(!events.iter().any(|e| matches!(e, Event::MirrorChanged { .. })));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::MirrorChanged { .. }))
+    );
     assert!(!state.player_named("Bob").unwrap().mirror);
     // With Alice's (1 from each), there is an order in which both are
     // allowed: Alice first, after which Carol alone shares Bob's.
