@@ -173,6 +173,7 @@ games! {
     Donkey donkey => donkey::Donkey,
     Treasure treasure => treasure::Treasure,
     Contest contest_games => refereed::Refereed,
+    Space space => space::Space,
 }
 
 /// A game in the registry: where its state and parameters are in the world, and

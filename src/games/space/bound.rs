@@ -1,0 +1,331 @@
+//! What of the Space Nomic's text the game computes, bound to its rules: the
+//! text is imported one rule to a paragraph (`nomicbot import-rules space`),
+//! numbered from the registry's next free number, so `[space] first_rule`
+//! says which number "Space Nomic 1" got, and each mechanic is bound to the
+//! rule of the paragraph its words stand in. The baseline of each is the
+//! paragraph as the import records it.
+//!
+//! The game reads its numbers only through `numbers`: `[space]`'s, with every
+//! bound number an amendment of its rule changed. (Stopping a mechanic whose
+//! rule is repealed or held is for a later instalment.)
+
+use std::sync::OnceLock;
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+use super::engine::{Money, Numbers};
+use super::{Params, Space, TEXT};
+use crate::engine::game::{Game, View};
+use crate::engine::ruleset::Rule;
+use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Parameter};
+
+/// The text's paragraphs as rules numbered from 0, in order.
+fn paragraphs() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        crate::engine::ruleset::parse_paragraphs(TEXT, 0, "Space Nomic").unwrap_or_default()
+    })
+}
+
+/// The place (from 0) of the paragraph whose text holds `words`.
+fn place_of(words: &str) -> u32 {
+    paragraphs()
+        .iter()
+        .position(|rule| rule.text.contains(words))
+        .and_then(|place| u32::try_from(place).ok())
+        .unwrap_or(0)
+}
+
+/// The whole units of an amount, as a bound number ("6" of "6 + 1/403").
+fn units(amount: &super::engine::Money) -> i64 {
+    i64::try_from(amount.0.trunc().numer()).unwrap_or(0)
+}
+
+/// Every mechanic of the game with its rule and numbers (`Game::bindings`).
+pub fn declared(params: &Params) -> Declared {
+    // Each mechanic: its name, words locating its paragraph, and its numbers.
+    let p = |name, words, value| Parameter { name, words, value };
+    let table: Vec<(&'static str, &'static str, Vec<Parameter>)> = vec![
+        (
+            "joining and withdrawing",
+            "A player may add an entity to the game as a player",
+            Vec::new(),
+        ),
+        (
+            "a new player's money",
+            "eir account will contain 97 money units",
+            vec![p(
+                "starting_money",
+                "eir account will contain 97 money units",
+                units(&params.starting_money),
+            )],
+        ),
+        (
+            "actions announced on the list, in the order written",
+            "If multiple announcements occur at the same time in one message",
+            Vec::new(),
+        ),
+        (
+            "rule numbers, names and versions",
+            "When a rule is modified, its replacement takes its number",
+            Vec::new(),
+        ),
+        (
+            "proposals: creation and names",
+            "A player may create a proposal",
+            Vec::new(),
+        ),
+        (
+            "destruction by the creator",
+            "A player may destroy a proposal which e created",
+            Vec::new(),
+        ),
+        (
+            "votes in [-1, 1]",
+            "a player may vote on it with a rational number",
+            Vec::new(),
+        ),
+        (
+            "passing and failing",
+            "Suppose that all active players who had not yet voted",
+            Vec::new(),
+        ),
+        (
+            "colours of created rules",
+            "must be accompanied by its proposed colour",
+            Vec::new(),
+        ),
+        (
+            "transfers",
+            "A player may transfer any positive rational amount",
+            Vec::new(),
+        ),
+        (
+            "refreshing, and destruction unrefreshed",
+            "Any player may refresh any proposal",
+            vec![p(
+                "refresh_days",
+                "refreshed in the last 16 days",
+                params.refresh_days,
+            )],
+        ),
+        (
+            "the creator's reward and fine",
+            "When a proposal passes, the player who created",
+            vec![
+                p(
+                    "pass_reward",
+                    "created the proposal receives 18 money unit",
+                    units(&params.pass_reward),
+                ),
+                p(
+                    "fail_fine",
+                    "nowhere receives 6 + 1/403 money units",
+                    units(&params.fail_fine),
+                ),
+            ],
+        ),
+        (
+            "the voters' reward",
+            "each player who voted on it gains",
+            vec![p(
+                "vote_reward",
+                "voted on it gains 6 + 1/403 money unit",
+                units(&params.vote_reward),
+            )],
+        ),
+        (
+            "owners of vertices: buying and giving",
+            "To each vertex is assigned an entity called its owner",
+            vec![p(
+                "vertex_price",
+                "if e transfers 32 money units to nowhere",
+                units(&params.vertex_price),
+            )],
+        ),
+        (
+            "the daily income",
+            "each player gains from nowhere a number of money units",
+            Vec::new(),
+        ),
+        (
+            "graphwise distance",
+            "The graphwise distance between two vertices",
+            Vec::new(),
+        ),
+        (
+            "activity, accusing, nodding and pausing",
+            "Whenever a player performs an action or a move",
+            vec![p(
+                "accusation_days",
+                "by another player 7 days ago",
+                params.accusation_days,
+            )],
+        ),
+        (
+            "removal after long inactivity",
+            "If a player has been inactive for 25 days",
+            vec![p(
+                "removal_days",
+                "inactive for 25 days",
+                params.removal_days,
+            )],
+        ),
+        (
+            "the end of the game",
+            "The game ends on 19 February 2005",
+            Vec::new(),
+        ),
+    ];
+    let rule_at = |place: u32| params.first_rule + place;
+    let mut baseline: Vec<(u32, &'static str)> = Vec::new();
+    let mut mechanics = Vec::new();
+    for (name, words, parameters) in table {
+        let place = place_of(words);
+        let rule = rule_at(place);
+        if !baseline.iter().any(|(number, _)| *number == rule)
+            && let Some(paragraph) = paragraphs().get(place as usize)
+        {
+            baseline.push((rule, paragraph.text.as_str()));
+        }
+        mechanics.push(Mechanic {
+            name,
+            rule,
+            parameters,
+        });
+    }
+    Declared {
+        game: <Space as Game>::NAME,
+        mechanics,
+        baseline,
+        text: "space",
+    }
+}
+
+/// The mechanics the bot computes from the text's paragraph at `place` (its
+/// number in the game's own ruleset, from 0).
+pub fn mechanics_of_place(place: u32) -> Vec<&'static str> {
+    let params = Params {
+        first_rule: 0,
+        ..Params::default()
+    };
+    declared(&params).mechanics_of(place)
+}
+
+/// `[space]`'s numbers as configured.
+fn configured(params: &Params) -> Numbers {
+    Numbers {
+        starting_money: params.starting_money.clone(),
+        pass_reward: params.pass_reward.clone(),
+        fail_fine: params.fail_fine.clone(),
+        vote_reward: params.vote_reward.clone(),
+        refresh_days: params.refresh_days,
+        end: Some(params.end),
+        starting_colour: params.starting_colour.clone(),
+        vertex_price: params.vertex_price.clone(),
+        starting_vertices: params.vertices.iter().map(|[x, y]| (*x, *y)).collect(),
+        starting_edges: params
+            .edges
+            .iter()
+            .map(|[[ax, ay], [bx, by]]| ((*ax, *ay), (*bx, *by)))
+            .collect(),
+        income_hour: params.income_hour,
+        evaluation_hour: params.evaluation_hour,
+        location_period_days: params.location_period_days,
+        accusation_days: params.accusation_days,
+        removal_days: params.removal_days,
+        space_period_days: params.space_period_days,
+        phi: params.phi.clone(),
+        report_days: params.report_days,
+    }
+}
+
+/// An amount with its whole units replaced by a bound number ("6 + 1/403"
+/// amended to "7 + 1/403" is 7 + 1/403).
+fn with_units(amount: &Money, units: i64) -> Money {
+    Money(BigRational::from_integer(BigInt::from(units)) + amount.0.fract())
+}
+
+/// The numbers the game computes with now: `[space]`'s, each bound number as
+/// its rule now says it.
+pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
+    let declared = declared(params);
+    let mut numbers = configured(params);
+    for rule in declared.rules() {
+        let binding = bindings::decide(
+            view.ruleset,
+            &declared,
+            rule,
+            view.ruleset.binding(<Space as Game>::NAME, rule),
+            view.baseline_when_unrecorded,
+            view.bound,
+        );
+        for (name, value) in &binding.values {
+            match name.as_str() {
+                "starting_money" => numbers.starting_money = Money::whole(*value),
+                "pass_reward" => numbers.pass_reward = Money::whole(*value),
+                "fail_fine" => numbers.fail_fine = with_units(&numbers.fail_fine, *value),
+                "vote_reward" => numbers.vote_reward = with_units(&numbers.vote_reward, *value),
+                "refresh_days" => numbers.refresh_days = *value,
+                "vertex_price" => numbers.vertex_price = Money::whole(*value),
+                "accusation_days" => numbers.accusation_days = *value,
+                "removal_days" => numbers.removal_days = *value,
+                _ => {}
+            }
+        }
+    }
+    numbers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mechanic_stands_in_a_paragraph_of_the_text_and_every_number_in_its_words() {
+        let declared = declared(&Params::default());
+        for mechanic in &declared.mechanics {
+            let baseline = declared.baseline_of(mechanic.rule).unwrap();
+            for parameter in &mechanic.parameters {
+                assert!(baseline.contains(parameter.words), "{}", parameter.words);
+            }
+        }
+        // "Space Nomic 1" is rule 1 by default: the first paragraph.
+        assert_eq!(declared.mechanics[0].rule, 4);
+        assert_eq!(
+            declared.parameters_of(declared.mechanics[1].rule)[0].value,
+            97
+        );
+    }
+
+    #[test]
+    fn an_amended_number_is_read_from_its_words() {
+        let declared = declared(&Params::default());
+        for mechanic in &declared.mechanics {
+            let baseline = declared.baseline_of(mechanic.rule).unwrap();
+            for parameter in &mechanic.parameters {
+                let number = parameter.value.to_string();
+                let amended_words =
+                    parameter
+                        .words
+                        .replacen(&number, &(parameter.value + 1).to_string(), 1);
+                let amended = baseline.replacen(parameter.words, &amended_words, 1);
+                let values = bindings::numbers_changed(baseline, &amended, &[parameter])
+                    .unwrap_or_else(|e| panic!("{}: {e}", parameter.words));
+                assert_eq!(
+                    values,
+                    vec![(parameter.name.to_owned(), parameter.value + 1)],
+                    "{}",
+                    parameter.words
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_bound_number_keeps_the_fraction_of_its_amount() {
+        let fine = Money::parse("6 + 1/403").unwrap();
+        assert_eq!(with_units(&fine, 7), Money::parse("7 1/403").unwrap());
+    }
+}
