@@ -249,6 +249,28 @@ fn no_game_imports_another_games_internals() {
 /// game's folder reads `params.NAME` or `params().NAME` (nor the section's
 /// `numbers` and `fees` groups), so no mechanic can take a number its rule no
 /// longer says.
+/// The folder of the game named `name` (`Game::NAME`): the one its name is
+/// given in, which is the folder of that name unless the game's name differs
+/// (`[contest]`'s games are "contests", in `refereed/`).
+fn game_folder(name: &str) -> std::path::PathBuf {
+    let games = repo_root().join("src/games");
+    let declares = format!("const NAME: &'static str = \"{name}\";");
+    let mut folders: Vec<_> = std::fs::read_dir(&games)
+        .expect("src/games")
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    folders.sort();
+    folders
+        .into_iter()
+        .find(|folder| {
+            rust_files(folder).iter().any(|file| {
+                std::fs::read_to_string(file).is_ok_and(|text| text.contains(&declares))
+            })
+        })
+        .unwrap_or_else(|| games.join(name))
+}
+
 #[test]
 fn a_game_reads_its_rules_numbers_only_through_its_bindings() {
     let config = nomicbot::config::Config::parse(nomicbot::config::DEFAULT_CONFIG, ".".into())
@@ -258,7 +280,7 @@ fn a_game_reads_its_rules_numbers_only_through_its_bindings() {
     let mut checked = 0;
     let mut found = Vec::new();
     for declared in params.setting.bound.iter() {
-        let folder = repo_root().join("src/games").join(declared.game);
+        let folder = game_folder(declared.game);
         assert!(
             folder.join("bound.rs").exists(),
             "{} binds its rules: its bindings live in {}/bound.rs",
