@@ -23,7 +23,7 @@ pub(super) fn sample(script: &mut dyn Script) {
     script.send(
         20,
         "Alice",
-        true,
+        false,
         TAG,
         &["disclose 1 \"a haiku about acorns\" to Bob"],
     );
