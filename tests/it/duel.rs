@@ -228,6 +228,44 @@ fn section_2_and_3_no_response_within_the_3_days_is_a_forfeit_by_silence() {
     game.assert_answered(DAVE, &["already been answered"]);
 }
 
+/// "within 3 days": the challenged player, who forfeits by silence, is
+/// reminded privately before the three days are up, as of every deadline a
+/// player can miss; an answer given takes the reminder away.
+#[test]
+fn section_2_the_challenged_player_is_reminded_before_the_3_days_to_answer_are_up() {
+    let game = Game::new();
+    game.alice_challenges_bob(minutes(0));
+    game.bot.once(days(2) + SignedDuration::from_hours(1));
+    let reminders: Vec<SentMail> = game
+        .bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.subject.contains("Reminder"))
+        .collect();
+    assert_eq!(reminders.len(), 1, "{reminders:#?}");
+    assert!(reminders[0].is_to(BOB) && !reminders[0].is_to(LIST));
+    assert!(
+        reminders[0]
+            .subject
+            .contains("the answer to the challenge of Duel 1"),
+        "{}",
+        reminders[0].subject
+    );
+
+    let answered = Game::new();
+    answered.alice_challenges_bob(minutes(0));
+    answered.send(DAVE, "duel", &["accept 1 with Ghost"], minutes(30));
+    answered.bot.once(days(2) + SignedDuration::from_hours(1));
+    assert!(
+        answered
+            .bot
+            .sent_mail()
+            .iter()
+            .all(|m| !m.subject.contains("the answer to the challenge of Duel 1")),
+        "an answered challenge reminds nobody of its answer"
+    );
+}
+
 #[test]
 fn section_2_the_challenged_player_declines_and_forfeits_and_4h_is_untouchable_3_days_after() {
     // "[...] or the Challenged player declines the Challenge [...] he is

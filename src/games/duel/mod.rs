@@ -591,7 +591,8 @@ fn announce(tx: &mut Tx<'_, Duel>, template: &str, values: serde_json::Value) {
     tx.mail(Mail::new(Audience::List, TAG, template, values));
 }
 
-/// Schedules a deadline of this game.
+/// Schedules a deadline of this game; the player who can miss it (the
+/// challenged, for the answer) is reminded before it, as for every deadline.
 fn schedule(
     tx: &mut Tx<'_, Duel>,
     id: String,
@@ -605,9 +606,9 @@ fn schedule(
             id,
             at,
             owner: owner.to_owned(),
+            remind: who.is_some(),
             who,
             what,
-            remind: false,
         },
     }));
 }
