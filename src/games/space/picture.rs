@@ -206,7 +206,8 @@ mod tests {
                 return false;
             };
             let tag = &rest[open + 1..open + close];
-            if tag.contains('<') || !entities_ok(tag) || tag.matches('"').count() % 2 != 0 {
+            if tag.contains('<') || !entities_ok(tag) || !tag.matches('"').count().is_multiple_of(2)
+            {
                 return false;
             }
             let name: String = tag
