@@ -1809,6 +1809,7 @@ impl Bot {
             thread,
             cause,
             date: now,
+            attachments: &mail.attachments,
         })?;
         Ok(NewMail {
             message_id,

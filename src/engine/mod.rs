@@ -109,15 +109,37 @@ pub struct Mail {
     /// The template's file stem: `templates/<template>.txt`.
     pub template: String,
     pub values: serde_json::Value,
+    /// Files sent with the text, after it; none for almost every mail, whose
+    /// bytes then stay a single text part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A named file carried by a mail (a picture, say), as text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub file_name: String,
+    pub content_type: String,
+    pub content: String,
 }
 
 impl Mail {
+    pub fn with_attachment(mut self, file_name: &str, content_type: &str, content: String) -> Mail {
+        self.attachments.push(Attachment {
+            file_name: file_name.to_owned(),
+            content_type: content_type.to_owned(),
+            content,
+        });
+        self
+    }
+
     pub fn new(to: Audience, tag: &str, template: &str, values: serde_json::Value) -> Mail {
         Mail {
             to,
             tag: tag.to_owned(),
             template: template.to_owned(),
             values,
+            attachments: Vec::new(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use lettre::Message;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
-use lettre::message::{Mailbox, SinglePart};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use sha2::{Digest, Sha256};
 
 /// The header that marks the bot's own mail (one of several marks; see `is_own`).
@@ -16,6 +16,8 @@ pub const MARK_HEADER: &str = "X-Nomicbot";
 pub enum ComposeError {
     #[error("address {0:?} cannot be used in a mail header")]
     BadAddress(String),
+    #[error("{0:?} is not a content type")]
+    BadContentType(String),
     #[error("cannot build the message: {0}")]
     Build(#[from] lettre::error::Error),
 }
@@ -51,6 +53,8 @@ pub struct Outgoing<'a> {
     /// The cause, recorded in the mark header for the archive reader.
     pub cause: &'a str,
     pub date: jiff::Timestamp,
+    /// Sent after the text as `multipart/mixed`; none: a single text part.
+    pub attachments: &'a [crate::engine::Attachment],
 }
 
 /// A Message-ID that depends only on what caused the mail and its place among the
@@ -133,7 +137,23 @@ pub fn compose(out: &Outgoing<'_>) -> Result<Vec<u8>, ComposeError> {
     let body = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
         .body(crlf(out.body));
-    let message = builder.singlepart(body)?;
+    if out.attachments.is_empty() {
+        return Ok(builder.singlepart(body)?.formatted());
+    }
+    // The boundary comes from the Message-ID, not chance, so a resend of the
+    // same step yields the same bytes.
+    let digest = Sha256::digest(format!("boundary\n{}", out.message_id).as_bytes());
+    let boundary: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let mut parts = MultiPart::mixed()
+        .boundary(format!("nomicbot-{boundary}"))
+        .singlepart(body);
+    for file in out.attachments {
+        let kind = ContentType::parse(&file.content_type)
+            .map_err(|_| ComposeError::BadContentType(file.content_type.clone()))?;
+        parts = parts
+            .singlepart(Attachment::new(file.file_name.clone()).body(crlf(&file.content), kind));
+    }
+    let message = builder.multipart(parts)?;
     Ok(message.formatted())
 }
 
@@ -179,6 +199,7 @@ mod tests {
             kind: Kind::Reply,
             thread: &thread,
             cause: "mail:abc@player.example",
+            attachments: &[],
             date: jiff::Timestamp::UNIX_EPOCH,
         })
         .unwrap();

@@ -602,3 +602,28 @@ fn a_passed_change_of_a_rule_the_bot_computes_is_told_to_the_moderators() {
         "{told}"
     );
 }
+
+#[test]
+fn the_weekly_report_attaches_the_picture_of_space() {
+    // Issue 27: "a picture of Space: the graph as SVG [...] attached to the
+    // report"; the report's text says the same in words.
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.wait_until(7 * 24 * 60 + 121);
+    let report = space
+        .announcements()
+        .into_iter()
+        .find(|m| m.subject.contains("Report of the gamestate"))
+        .expect("the report is sent");
+    assert!(report.raw.contains("multipart/mixed"), "{}", report.raw);
+    assert!(report.raw.contains("image/svg+xml"), "{}", report.raw);
+    assert!(report.raw.contains("space.svg"), "{}", report.raw);
+    assert!(report.raw.contains("<svg"), "{}", report.raw);
+    assert!(report.raw.contains("(0, 0) god"), "{}", report.raw);
+    assert!(
+        report.body.contains("(0, 0) owned by god"),
+        "{}",
+        report.body
+    );
+}

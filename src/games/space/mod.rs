@@ -14,6 +14,7 @@ pub mod changes;
 pub mod engine;
 pub mod graph;
 mod parse;
+pub mod picture;
 mod rules;
 mod sample;
 

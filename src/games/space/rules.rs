@@ -528,14 +528,27 @@ pub fn report(tx: &mut SpaceTx<'_>) {
     if due > tx.at() || ended {
         return;
     }
-    let values = serde_json::to_value(status(tx.state()).args).unwrap_or(Value::Null);
+    let mut values = serde_json::to_value(status(tx.state()).args).unwrap_or(Value::Null);
+    let picture = super::picture::svg(tx.state());
+    if let Value::Object(map) = &mut values {
+        map.insert(
+            "picture".into(),
+            Value::from(super::picture::text(tx.state())),
+        );
+    }
     let days = jiff::SignedDuration::from_hours(numbers.report_days.max(1).saturating_mul(24));
     tx.record(Event::Reported {
         next: due
             .checked_add(days)
             .unwrap_or(crate::engine::Timestamp::MAX),
     });
-    tx.mail(Mail::new(Audience::List, TAG, "space_report", values));
+    tx.mail(
+        Mail::new(Audience::List, TAG, "space_report", values).with_attachment(
+            "space.svg",
+            "image/svg+xml",
+            picture,
+        ),
+    );
 }
 
 fn rules(state: &State) -> Sentence {
