@@ -241,6 +241,7 @@ async fn a_month_of_space_nomic_by_mail_recomputed_from_the_event_log() {
     );
     assert_eq!(recomputed.space_refused, 1, "day 12's ambiguous set");
     assert_eq!(recomputed.incomes, 31, "daily incomes");
+    assert_eq!(recomputed.accused_inactive, 1, "Dave, on day 15");
     assert_eq!(recomputed.decided, (3, 1), "passed, failed");
     assert_eq!(recomputed.expired, 1);
 
@@ -386,6 +387,8 @@ struct Player {
     location: Option<Vertex>,
     active: bool,
     playing: bool,
+    /// When ey last performed an action or a move.
+    last_acted: Timestamp,
 }
 
 #[derive(Debug, Clone)]
@@ -410,6 +413,9 @@ struct Recount {
     /// against ours.
     logged_income: BTreeMap<u64, BigRational>,
     evaluations: (u32, u32),
+    /// Accusations of inactivity by another player: who, when.
+    accusations: Vec<(u64, Timestamp)>,
+    accused_inactive: u32,
     /// Space evaluations that executed nothing.
     space_refused: u32,
     incomes: u32,
@@ -473,6 +479,7 @@ impl Recount {
                         location: None,
                         active: true,
                         playing: true,
+                        last_acted: at,
                     },
                 );
             }
@@ -534,10 +541,30 @@ impl Recount {
                 );
                 self.expired += 1;
             }
-            "acted" => self.player(Self::id(event, "id")).active = true,
+            "acted" => {
+                let p = self.player(Self::id(event, "id"));
+                p.active = true;
+                p.last_acted = at;
+            }
+            "accused" => self.accusations.push((Self::id(event, "accused"), at)),
             "activity" => {
+                let id = Self::id(event, "id");
                 let active = event["active"].as_bool().expect("active");
-                self.player(Self::id(event, "id")).active = active;
+                if !active && event["paused"] == false {
+                    // "Any player who was accused of inactivity by another
+                    // player 7 days ago and has not performed an action or a
+                    // move in the last 7 days".
+                    let week = SignedDuration::from_hours(7 * 24);
+                    let last = self.players[&id].last_acted;
+                    assert!(
+                        self.accusations.iter().any(|(accused, when)| *accused == id
+                            && at.duration_since(*when) == week
+                            && at.duration_since(last) >= week),
+                        "{event} at {at}"
+                    );
+                    self.accused_inactive += 1;
+                }
+                self.player(id).active = active;
             }
             "withdrew" | "removed" => self.player(Self::id(event, "id")).playing = false,
             "vertex_owned" => {
