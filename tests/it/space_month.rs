@@ -87,8 +87,11 @@ fn daily_moves(day: i64) -> [(&'static str, &'static str); 2] {
     }
 }
 
+/// Messages sent together: (player, body).
+type Batch = Vec<(&'static str, &'static str)>;
+
 /// The month's script: (day, minute of the day, messages sent together).
-fn script() -> Vec<(i64, i64, Vec<(&'static str, &'static str)>)> {
+fn script() -> Vec<(i64, i64, Batch)> {
     let h = |hour: i64, minute: i64| hour * 60 + minute;
     vec![
         (0, h(9, 0), vec![("Alice", "join Alice")]),
@@ -318,8 +321,8 @@ impl Graph {
                 } else {
                     continue;
                 };
-                if !seen.contains_key(&other) {
-                    seen.insert(other, d + 1);
+                if let std::collections::btree_map::Entry::Vacant(slot) = seen.entry(other) {
+                    slot.insert(d + 1);
                     queue.push_back(other);
                 }
             }
