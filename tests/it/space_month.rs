@@ -21,7 +21,8 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use serde_json::{Value, json};
 
-use crate::e2e::ImapBot;
+use crate::e2e::{ImapBot, is_from_bot};
+use crate::support::SentMail;
 
 type Vertex = (i64, i64);
 
@@ -249,6 +250,51 @@ async fn a_month_of_space_nomic_by_mail_recomputed_from_the_event_log() {
     assert_eq!(recomputed.expired, 1);
 
     recomputed.compare(&state);
+
+    // The players read all of it on the list.
+    let expected = [
+        "Proposal Bridges passed",
+        "Proposal Walls failed",
+        "Proposal Forgotten destroyed",
+        "Proposal Renewed passed",
+        "Proposal Tidy passed",
+        "Space changes evaluated",
+        "Location changes evaluated",
+        "Income",
+        "Activity",
+    ];
+    let listed: Vec<String> = month
+        .bot
+        .wait_for(&month.bot.list(), 1, |raw| {
+            is_from_bot(raw)
+                && SentMail::parse(raw)
+                    .subject
+                    .contains("Proposal Tidy passed")
+        })
+        .await;
+    assert_eq!(listed.len(), 1, "the last decision reached the list");
+    let listed: Vec<SentMail> = month
+        .bot
+        .mailbox_of(&month.bot.list())
+        .await
+        .iter()
+        .filter(|raw| is_from_bot(raw))
+        .map(|raw| SentMail::parse(raw))
+        .collect();
+    for subject in expected {
+        assert!(
+            listed.iter().any(|m| m.subject.contains(subject)),
+            "{subject:?} on the list"
+        );
+    }
+    assert!(
+        listed
+            .iter()
+            .any(|m| m.subject.contains("Space changes evaluated")
+                && m.body.contains("no space change is executed")
+                && m.body.contains("would disconnect Space")),
+        "day 12's evaluation told why nothing was executed"
+    );
     assert!(month.bot.cli(&["replay"]).contains("equals the live state"));
 }
 
