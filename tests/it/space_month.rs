@@ -462,6 +462,9 @@ struct Recount {
     /// against ours.
     logged_income: BTreeMap<u64, BigRational>,
     evaluations: (u32, u32),
+    /// Each player's balance less the starting 97 by the log's own transfers
+    /// (rewards, fines, prices, income and all), to check against ours.
+    logged_balance: BTreeMap<u64, BigRational>,
     /// Accusations of inactivity by another player: who, when.
     accusations: Vec<(u64, Timestamp)>,
     accused_inactive: u32,
@@ -508,6 +511,14 @@ impl Recount {
                         .map(|i| edge(square[i], square[(i + 1) % 4]))
                         .collect(),
                 };
+                // The log records the graph it started from: the same.
+                let recorded: BTreeSet<Vertex> = event["space"]["vertices"]
+                    .as_array()
+                    .expect("the starting vertices")
+                    .iter()
+                    .map(|v| vertex(&v["at"]))
+                    .collect();
+                assert_eq!(recorded, square.into_iter().collect(), "{event}");
                 self.graph = Some(graph);
                 for rule in event["rules"].as_array().expect("rules") {
                     let number = Self::id(rule, "number");
@@ -534,6 +545,12 @@ impl Recount {
             }
             "transferred" => {
                 let amount = rational(event["amount"].as_str().expect("amount"));
+                if let Some(from) = event["from"].as_u64() {
+                    *self.logged_balance.entry(from).or_default() -= amount.clone();
+                }
+                if let Some(to) = event["to"].as_u64() {
+                    *self.logged_balance.entry(to).or_default() += amount.clone();
+                }
                 match event["why"].as_str().unwrap_or_default() {
                     // The only transfer a player announces: as announced.
                     "a transfer" => {
@@ -861,6 +878,13 @@ impl Recount {
             assert_eq!(theirs["name"], ours.name.as_str());
             let money = rational(theirs["money"].as_str().expect("money"));
             assert_eq!(money, ours.money, "{}'s money", ours.name);
+            let logged =
+                starting_money() + self.logged_balance.get(id).cloned().unwrap_or_default();
+            assert_eq!(
+                logged, ours.money,
+                "{}'s money by the log's transfers",
+                ours.name
+            );
             let location = ours.location.map_or(Value::Null, |(x, y)| json!([x, y]));
             assert_eq!(theirs["location"], location, "{}'s location", ours.name);
             assert_eq!(theirs["active"], ours.active, "{}'s activity", ours.name);
