@@ -62,6 +62,24 @@ fn the_ghost_demo_plays_to_a_winner_and_pays_the_rewards() {
     }
 }
 
+#[test]
+fn the_space_demo_plays_a_few_days_of_moves_purchases_and_income() {
+    let out = demo("space");
+    for expected in [
+        "[space] Proposal Bridges passed",
+        "[space] Proposal Walls failed",
+        "Your vote on Bridges is counted",
+        "Location changes evaluated",
+        "Alice to (0, 0)",
+        "You now own the vertex (0, 0), for 32 money units to nowhere",
+        "[space] Income",
+        "Carol: 2/3",
+        "Alice: 95 812/1209 money units, at (1, 0)",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+}
+
 /// Rule 1240: "They can be used only once." The Boons' demo begins with a Boon
 /// creating an Otzma Card, its owner using it under `[nomic]`, and the second
 /// use refused.

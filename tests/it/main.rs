@@ -56,6 +56,7 @@ mod samples;
 mod scenarios;
 mod secrecy;
 mod space;
+mod space_month;
 mod standings;
 mod substrate;
 mod suites;
