@@ -56,6 +56,8 @@ mod samples;
 mod scenarios;
 mod secrecy;
 mod space;
+mod space_support;
+mod space_text;
 mod standings;
 mod substrate;
 mod suites;
