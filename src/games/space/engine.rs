@@ -1025,6 +1025,13 @@ impl Scratch<'_> {
                 });
             }
             Change::Modify { rule, text } => match self.state.rule(rule).cloned() {
+                // "When a rule is modified, it is repealed [...]. NullRule may
+                // not be repealed."
+                Some(existing) if existing.name == NULL_RULE => {
+                    self.record(skip(
+                        "NullRule may not be repealed, and a modification repeals it",
+                    ));
+                }
                 Some(existing) => self.record(Event::RuleModified {
                     number: existing.number,
                     text: text.clone(),
