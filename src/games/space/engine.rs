@@ -267,6 +267,10 @@ pub struct State {
     /// The instant the game ends ("just before" it), fixed when it starts.
     #[serde(default)]
     pub end: Option<Timestamp>,
+    /// "There exists in the gamestate a list of things that players are
+    /// encouraged to do": no rule says how it changes, so it stays empty.
+    #[serde(default)]
+    pub encouraged: Vec<String>,
     /// "There exists as part of the gamestate a graph known as space."
     #[serde(default)]
     pub space: Graph,
