@@ -76,7 +76,8 @@
 //!        a_join_keeps_a_proposal_open_that_a_vote_would_have_decided
 //! - 14.3 Furthermore, if after these votes the sum [...] could not be greater than zero, [...] failed.
 //!        space::a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero,
-//!        a_proposal_fails_at_the_exact_vote_that_makes_the_sum_unable_to_exceed_zero
+//!        a_proposal_fails_at_the_exact_vote_that_makes_the_sum_unable_to_exceed_zero,
+//!        a_proposal_fails_at_the_instant_an_accused_non_voter_becomes_inactive
 //! - 15   Each rule must be symmetrical with respect to the assignment of a player to a different entity.
 //!        each_rule_is_symmetrical_under_exchanging_players
 //! - 16.1 Every rule but NullRule has a color.
@@ -360,7 +361,9 @@ fn when_a_rule_is_created_it_goes_into_effect() {
     assert_eq!(rule["number"], 54);
     assert_eq!(rule["text"], "Tea is served at four.");
     space.post(ALICE, "rules");
-    assert!(last_answer(&space, "alice@example.org").contains("54. Teatime (version 0, colour green)"));
+    assert!(
+        last_answer(&space, "alice@example.org").contains("54. Teatime (version 0, colour green)")
+    );
 }
 
 /// "When a rule is repealed, it goes out of effect."
@@ -372,8 +375,14 @@ fn when_a_rule_is_repealed_it_goes_out_of_effect() {
     assert!(rule_named(&space, "Space Nomic 5").is_none());
     assert!(announced(&space, "Proposal Less passed").contains("rule 4"));
     // Out of effect: a later change naming it is not carried out.
-    space.post(ALICE, "propose Again: modify 4: Back again.\nvote 1 on Again");
-    assert!(announced(&space, "Proposal Again passed").contains("no rule in effect has that number or name"));
+    space.post(
+        ALICE,
+        "propose Again: modify 4: Back again.\nvote 1 on Again",
+    );
+    assert!(
+        announced(&space, "Proposal Again passed")
+            .contains("no rule in effect has that number or name")
+    );
     assert!(!rule_numbers(&space).contains(&4));
 }
 
@@ -385,8 +394,14 @@ fn when_a_rule_is_repealed_it_goes_out_of_effect() {
 fn when_a_rule_is_modified_it_is_repealed_and_its_replacement_created() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
-    space.post(ALICE, "propose First: modify 5: The gamestate is the state.\nvote 1 on First");
-    space.post(ALICE, "propose Second: modify Space Nomic 6: The gamestate is all.\nvote 1 on Second");
+    space.post(
+        ALICE,
+        "propose First: modify 5: The gamestate is the state.\nvote 1 on First",
+    );
+    space.post(
+        ALICE,
+        "propose Second: modify Space Nomic 6: The gamestate is all.\nvote 1 on Second",
+    );
     let rule = &space.state()["rules"][5];
     assert_eq!(rule["number"], 5);
     assert_eq!(rule["name"], "Space Nomic 6");
@@ -404,7 +419,11 @@ fn with_nullrule() -> Space {
         ALICE,
         "propose Null: create NullRule colour grey because it must stay: Nothing happens.\nvote 1 on Null",
     );
-    assert!(rule_named(&space, "NullRule").is_some(), "{}", space.state());
+    assert!(
+        rule_named(&space, "NullRule").is_some(),
+        "{}",
+        space.state()
+    );
     space
 }
 
@@ -415,7 +434,10 @@ fn nullrule_may_not_be_repealed() {
     space.post(ALICE, "propose Gone: repeal NullRule\nvote 1 on Gone");
     let body = announced(&space, "Proposal Gone passed");
     assert!(body.contains("NullRule may not be repealed"), "{body}");
-    assert_eq!(rule_named(&space, "NullRule").expect("NullRule stays")["number"], 54);
+    assert_eq!(
+        rule_named(&space, "NullRule").expect("NullRule stays")["number"],
+        54
+    );
     space.post(ALICE, "propose Gone2: repeal 54\nvote 1 on Gone2");
     assert!(rule_named(&space, "NullRule").is_some());
 }
@@ -426,7 +448,10 @@ fn nullrule_may_not_be_repealed() {
 #[test]
 fn nullrule_may_not_be_modified_since_that_repeals_it() {
     let space = with_nullrule();
-    space.post(ALICE, "propose Change: modify NullRule: Something happens.\nvote 1 on Change");
+    space.post(
+        ALICE,
+        "propose Change: modify NullRule: Something happens.\nvote 1 on Change",
+    );
     let body = announced(&space, "Proposal Change passed");
     assert!(body.contains("NullRule may not be repealed"), "{body}");
     let rule = rule_named(&space, "NullRule").expect("NullRule stays");
@@ -468,7 +493,10 @@ fn rule_names_are_unique_a_second_rule_of_a_name_is_not_created() {
     let body = announced(&space, "Proposal Copy passed");
     assert!(body.contains("names are unique"), "{body}");
     assert_eq!(rule_numbers(&space).len(), 54);
-    assert_eq!(rule_named(&space, "Space Nomic 3").expect("rule 2")["number"], 2);
+    assert_eq!(
+        rule_named(&space, "Space Nomic 3").expect("rule 2")["number"],
+        2
+    );
 }
 
 /// "Each rule has a version number which is a non-negative integer."
@@ -479,7 +507,10 @@ fn each_rule_has_a_version_number_a_non_negative_integer() {
     let state = space.state();
     let rules = state["rules"].as_array().cloned().unwrap_or_default();
     assert_eq!(rules.len(), 54);
-    assert!(rules.iter().all(|r| r["version"].as_u64() == Some(0)), "{state}");
+    assert!(
+        rules.iter().all(|r| r["version"].as_u64() == Some(0)),
+        "{state}"
+    );
     space.post(ALICE, "propose Up: modify 9: Numbered.\nvote 1 on Up");
     assert_eq!(space.state()["rules"][9]["version"].as_u64(), Some(1));
 }
@@ -517,7 +548,9 @@ fn a_player_may_create_a_proposal() {
     space.post(ALICE, "join Alice");
     space.post(BOB, "join Bob");
     space.post(ALICE, "propose Idea: repeal 17");
-    assert!(last_answer(&space, "alice@example.org").contains("Proposal Idea created, with 1 change."));
+    assert!(
+        last_answer(&space, "alice@example.org").contains("Proposal Idea created, with 1 change.")
+    );
     let proposal = &space.state()["proposals"][0];
     assert_eq!(proposal["name"], "Idea");
     assert_eq!(proposal["creator"], player(&space, "Alice")["id"]);
@@ -537,7 +570,11 @@ fn a_proposal_consists_of_creations_modifications_and_repeals() {
         ALICE,
         "propose Mixed: create Parks colour green because trees: Every town has a park.\nmodify 10: Proposals are sets.\nrepeal 15\nvote 1 on Mixed",
     );
-    assert!(space.answers_to("alice@example.org").contains("Proposal Mixed created, with 3 changes."));
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("Proposal Mixed created, with 3 changes.")
+    );
     let body = announced(&space, "Proposal Mixed passed");
     assert!(body.contains("Parks"), "{body}");
     assert_eq!(rule_named(&space, "Parks").expect("created")["number"], 54);
@@ -553,7 +590,10 @@ fn each_proposal_shall_be_named_by_a_unique_string() {
     space.post(BOB, "join Bob");
     space.post(ALICE, "propose Unique: repeal 17");
     space.post(BOB, "propose unique: repeal 16");
-    assert!(last_answer(&space, "bob@example.org").contains("each proposal is named by a unique string"));
+    assert!(
+        last_answer(&space, "bob@example.org")
+            .contains("each proposal is named by a unique string")
+    );
     space.post(ALICE, "destroy Unique");
     // Unique among every proposal ever made (docs/rulings.md).
     space.post(BOB, "propose Unique: repeal 16");
@@ -572,7 +612,10 @@ fn a_player_may_vote_with_a_rational_number_in_the_range_minus_1_to_1() {
     space.post(ALICE, "vote -1.01 on Range");
     space.post(ALICE, "vote two on Range");
     let answers = space.answers_to("alice@example.org");
-    assert!(answers.contains("3/2 is not a rational number in the range [-1, 1]"), "{answers}");
+    assert!(
+        answers.contains("3/2 is not a rational number in the range [-1, 1]"),
+        "{answers}"
+    );
     assert!(answers.contains("-1.01 is not a rational number in the range [-1, 1]"));
     assert!(answers.contains("two is not a rational number"));
     assert_eq!(space.state()["proposals"][0]["votes"], json!([]));
@@ -586,7 +629,12 @@ fn a_player_may_vote_with_a_rational_number_in_the_range_minus_1_to_1() {
     // One vote each (docs/rulings.md).
     space.post(BOB, "vote 1 on Range");
     assert!(last_answer(&space, "bob@example.org").contains("already voted on Range"));
-    assert_eq!(space.state()["proposals"][0]["votes"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        space.state()["proposals"][0]["votes"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
 }
 
 /// "If after these votes the sum of all votes on the proposal could not be
@@ -602,7 +650,10 @@ fn a_proposal_passes_at_the_exact_vote_of_minus_a_quarter() {
     // 2, with Carol and Dave yet to vote: 2 - 2 = 0, not above zero.
     assert!(subjects(&space).is_empty(), "{:?}", subjects(&space));
     space.post(CAROL, "vote -0.25 on Quarter");
-    assert_eq!(subjects(&space), vec!["[space] Proposal Quarter passed".to_owned()]);
+    assert_eq!(
+        subjects(&space),
+        vec!["[space] Proposal Quarter passed".to_owned()]
+    );
     let body = announced(&space, "Quarter passed");
     assert!(body.contains("the sum of its votes is 1 3/4"), "{body}");
     assert!(!rule_numbers(&space).contains(&17));
@@ -620,7 +671,10 @@ fn a_proposal_fails_at_the_exact_vote_that_makes_the_sum_unable_to_exceed_zero()
     space.post(BOB, "vote -2/3 on Thirds");
     assert!(subjects(&space).is_empty());
     space.post(CAROL, "vote 1/3 on Thirds");
-    assert_eq!(subjects(&space), vec!["[space] Proposal Thirds failed".to_owned()]);
+    assert_eq!(
+        subjects(&space),
+        vec!["[space] Proposal Thirds failed".to_owned()]
+    );
     assert!(rule_numbers(&space).contains(&17));
     assert_eq!(space.state()["proposals"], json!([]));
 }
@@ -642,7 +696,10 @@ fn only_active_players_who_have_not_voted_are_supposed_to_vote() {
     assert_eq!(space.state()["proposals"][0]["name"], "Few");
     space.post(CAROL, "pause");
     // Carol's pause leaves no one to vote: 3/4 > 0, passed at that instant.
-    assert_eq!(subjects(&space), vec!["[space] Proposal Few passed".to_owned()]);
+    assert_eq!(
+        subjects(&space),
+        vec!["[space] Proposal Few passed".to_owned()]
+    );
 }
 
 /// "Suppose that all active players who had not yet voted on a certain
@@ -659,7 +716,10 @@ fn a_join_keeps_a_proposal_open_that_a_vote_would_have_decided() {
     space.post(BOB, "vote 0 on Open");
     assert!(subjects(&space).is_empty(), "{:?}", subjects(&space));
     space.post(CAROL, "vote -1/2 on Open");
-    assert_eq!(subjects(&space), vec!["[space] Proposal Open passed".to_owned()]);
+    assert_eq!(
+        subjects(&space),
+        vec!["[space] Proposal Open passed".to_owned()]
+    );
 }
 
 /// "A player may withdraw emself from the game." The withdrawal is a change
@@ -674,7 +734,10 @@ fn a_player_may_withdraw_emself_and_that_withdrawal_decides_a_proposal() {
     assert!(subjects(&space).is_empty());
     space.post(BOB, "withdraw");
     assert!(last_answer(&space, "bob@example.org").contains("withdraws from the Space Nomic"));
-    assert_eq!(subjects(&space), vec!["[space] Proposal Leave passed".to_owned()]);
+    assert_eq!(
+        subjects(&space),
+        vec!["[space] Proposal Leave passed".to_owned()]
+    );
     let bob = player(&space, "Bob");
     assert_eq!(bob["playing"], false);
     space.post(BOB, "nod");
@@ -799,7 +862,13 @@ fn no_actions_except_by_players_or_proposals() {
     space.post(DAVE, "propose Outsider: repeal 17");
     space.post(DAVE, "accuse Alice of inactivity");
     let answers = space.answers_to("dave@example.org");
-    assert_eq!(answers.matches("is not a player of the Space Nomic").count(), 3, "{answers}");
+    assert_eq!(
+        answers
+            .matches("is not a player of the Space Nomic")
+            .count(),
+        3,
+        "{answers}"
+    );
     assert_eq!(space.money("Alice"), "97");
     assert_eq!(space.state()["proposals"], json!([]));
     assert_eq!(space.state()["accusations"], json!([]));
@@ -815,7 +884,9 @@ fn private_messages_are_allowed_but_cause_no_action() {
     space.send(ALICE, BOT, "status");
     assert!(last_answer(&space, "alice@example.org").contains("Alice: 97 money units"));
     space.send(ALICE, BOT, "pause");
-    assert!(last_answer(&space, "alice@example.org").contains("counts only when announced in public"));
+    assert!(
+        last_answer(&space, "alice@example.org").contains("counts only when announced in public")
+    );
     assert_eq!(player(&space, "Alice")["active"], true);
 }
 
@@ -856,7 +927,10 @@ fn the_colour_assigned_to_a_rule_is_part_of_the_gamestate() {
         ALICE,
         "propose Paint: create Painted colour ochre because warm: Walls are painted.\nvote 1 on Paint",
     );
-    assert_eq!(rule_named(&space, "Painted").expect("created")["colour"], "ochre");
+    assert_eq!(
+        rule_named(&space, "Painted").expect("created")["colour"],
+        "ochre"
+    );
 }
 
 /// "There exists as part of the gamestate a graph known as space."
@@ -934,7 +1008,10 @@ fn from_nowhere_a_player_may_move_to_any_vertex_of_space() {
 #[test]
 fn a_player_graphwise_equidistant_from_the_others_of_eir_mirror_state_may_change_it() {
     let space = Space::three_players();
-    placed(&space, &[(ALICE, "(0, 0)"), (BOB, "(1, 0)"), (CAROL, "(1, 1)")]);
+    placed(
+        &space,
+        &[(ALICE, "(0, 0)"), (BOB, "(1, 0)"), (CAROL, "(1, 1)")],
+    );
     // From (0, 0): Bob at distance 1, Carol at 2.
     space.post(ALICE, "mirror");
     space.wait_until(noon(2));
@@ -976,7 +1053,10 @@ fn any_space_change_by_a_player_whose_location_is_nowhere_is_invalid() {
     space.wait_until(noon(6));
     assert_eq!(edges(&space).len(), 4);
     let body = announced(&space, "Space changes evaluated");
-    assert!(body.contains("no space change is executed") && body.contains("nowhere"), "{body}");
+    assert!(
+        body.contains("no space change is executed") && body.contains("nowhere"),
+        "{body}"
+    );
 }
 
 /// "Two vertices will be called graphwise adjacent when there is an edge
@@ -1055,7 +1135,10 @@ fn a_player_may_add_a_new_vertex_with_two_edges() {
     placed(&space, &[(ALICE, "(0, 0)")]);
     space.post(ALICE, "add vertex (1, 1) joined to (1, 0) (0, 1)");
     space.wait_until(noon(6));
-    assert_eq!(space.state()["space"]["vertices"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        space.state()["space"]["vertices"].as_array().map(Vec::len),
+        Some(4)
+    );
     assert!(announced(&space, "Space changes evaluated").contains("no space change is executed"));
     space.post(ALICE, "add vertex (-1, 0) joined to (0, 0) (0, 1)");
     space.wait_until(noon(12));
@@ -1071,9 +1154,11 @@ fn a_player_may_add_a_new_vertex_with_two_edges() {
 fn space_changes_have_force_while_a_rule_lists_the_valid_ones() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
-    assert!(space.state()["rules"][24]["text"]
-        .as_str()
-        .is_some_and(|t| t.starts_with("Valid space changes")));
+    assert!(
+        space.state()["rules"][24]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Valid space changes"))
+    );
     placed(&space, &[(ALICE, "(0, 0)")]);
     space.post(ALICE, "remove edge to (0, 1)");
     space.wait_until(noon(6));
@@ -1086,9 +1171,11 @@ fn space_changes_have_force_while_a_rule_lists_the_valid_ones() {
 fn location_changes_have_force_while_a_rule_lists_the_valid_ones() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
-    assert!(space.state()["rules"][20]["text"]
-        .as_str()
-        .is_some_and(|t| t.starts_with("Unless another rule prohibits")));
+    assert!(
+        space.state()["rules"][20]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Unless another rule prohibits"))
+    );
     placed(&space, &[(ALICE, "(1, 0)")]);
     assert_eq!(player(&space, "Alice")["location"], json!([1, 0]));
 }
@@ -1125,7 +1212,10 @@ fn each_type_of_move_has_an_evaluation_time_in_the_gamestate_that_advances() {
     space.wait_until(noon(1));
     assert_eq!(space.state()["next_evaluation"], "2026-03-04T12:00:00Z");
     space.wait_until(noon(6));
-    assert_eq!(space.state()["next_space_evaluation"], "2026-03-14T12:00:00Z");
+    assert_eq!(
+        space.state()["next_space_evaluation"],
+        "2026-03-14T12:00:00Z"
+    );
 }
 
 /// "If a new rule is created which is referring to this rule or if a rule is
@@ -1157,7 +1247,10 @@ fn the_types_of_moves_are_executed_in_the_order_phi() {
         space.post(ALICE, "move to (0, 0)");
         space.post(ALICE, "remove edge to (1, 0)");
         space.wait_until(noon(6));
-        (player(&space, "Alice")["location"].clone(), edges(&space).len())
+        (
+            player(&space, "Alice")["location"].clone(),
+            edges(&space).len(),
+        )
     };
     let config = crate::support::trusting();
     assert_eq!(play(config), (json!([0, 0]), 3));
@@ -1220,7 +1313,10 @@ fn each_player_has_an_account_of_rational_money_units_in_the_gamestate() {
     assert_eq!(space.money("Alice"), "677/7");
     assert_eq!(space.money("Bob"), "681/7");
     let answer = last_answer(&space, "alice@example.org");
-    assert!(answer.contains("2/7 money units transferred to Bob; your account now contains 96 5/7"), "{answer}");
+    assert!(
+        answer.contains("2/7 money units transferred to Bob; your account now contains 96 5/7"),
+        "{answer}"
+    );
 }
 
 /// "To each vertex is assigned an entity called its owner; this assignment
@@ -1230,12 +1326,18 @@ fn to_each_vertex_is_assigned_an_owner_in_the_gamestate() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
     let state = space.state();
-    let vertices = state["space"]["vertices"].as_array().cloned().unwrap_or_default();
+    let vertices = state["space"]["vertices"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(vertices.iter().all(|v| v["owner"] == "god"), "{state}");
     placed(&space, &[(ALICE, "(1, 0)")]);
     space.post(ALICE, "buy");
     let id = player(&space, "Alice")["id"].clone();
-    assert_eq!(vertex(&space, [1, 0]).expect("vertex")["owner"], json!({ "entity": id }));
+    assert_eq!(
+        vertex(&space, [1, 0]).expect("vertex")["owner"],
+        json!({ "entity": id })
+    );
     space.post(ALICE, "status");
     assert!(last_answer(&space, "alice@example.org").contains("(1, 0) (Alice)"));
 }
@@ -1252,7 +1354,10 @@ fn a_player_at_a_vertex_owned_by_a_non_player_may_buy_it_for_32() {
     placed(&space, &[(ALICE, "(0, 0)"), (BOB, "(0, 0)")]);
     space.post(ALICE, "buy");
     assert_eq!(space.money("Alice"), "65");
-    assert!(last_answer(&space, "alice@example.org").contains("You now own the vertex (0, 0), for 32 money units"));
+    assert!(
+        last_answer(&space, "alice@example.org")
+            .contains("You now own the vertex (0, 0), for 32 money units")
+    );
     // Owned by a player now: Bob may not buy it.
     space.post(BOB, "buy");
     assert!(last_answer(&space, "bob@example.org").contains("is owned by the player Alice"));
@@ -1264,7 +1369,9 @@ fn a_player_at_a_vertex_owned_by_a_non_player_may_buy_it_for_32() {
     assert_eq!(space.money("Bob"), "98");
     space.post(BOB, "give 66 2/3 to nowhere");
     space.post(BOB, "buy");
-    assert!(last_answer(&space, "bob@example.org").contains("more than your account contains (31 1/3)"));
+    assert!(
+        last_answer(&space, "bob@example.org").contains("more than your account contains (31 1/3)")
+    );
     assert_eq!(vertex(&space, [1, 0]).expect("vertex")["owner"], "god");
 }
 
@@ -1279,11 +1386,17 @@ fn the_owner_can_be_a_former_player_and_then_the_vertex_can_be_bought() {
     space.post(ALICE, "buy");
     let alice = player(&space, "Alice")["id"].clone();
     space.post(ALICE, "withdraw");
-    assert_eq!(vertex(&space, [0, 0]).expect("vertex")["owner"], json!({ "entity": alice }));
+    assert_eq!(
+        vertex(&space, [0, 0]).expect("vertex")["owner"],
+        json!({ "entity": alice })
+    );
     space.post(BOB, "buy");
     assert_eq!(space.money("Bob"), "65");
     let bob = player(&space, "Bob")["id"].clone();
-    assert_eq!(vertex(&space, [0, 0]).expect("vertex")["owner"], json!({ "entity": bob }));
+    assert_eq!(
+        vertex(&space, [0, 0]).expect("vertex")["owner"],
+        json!({ "entity": bob })
+    );
 }
 
 /// "A player that owns a vertex can change the owner of that vertex to
@@ -1301,7 +1414,10 @@ fn a_player_may_give_a_vertex_e_owns_to_another_player_or_to_god() {
     assert!(last_answer(&space, "alice@example.org").contains("not to your own"));
     space.post(ALICE, "give vertex (0, 0) to Bob");
     let bob = player(&space, "Bob")["id"].clone();
-    assert_eq!(vertex(&space, [0, 0]).expect("vertex")["owner"], json!({ "entity": bob }));
+    assert_eq!(
+        vertex(&space, [0, 0]).expect("vertex")["owner"],
+        json!({ "entity": bob })
+    );
     space.post(BOB, "give vertex (0, 0) to god");
     assert_eq!(vertex(&space, [0, 0]).expect("vertex")["owner"], "god");
     // Giving is no transfer: no money moved.
@@ -1322,8 +1438,14 @@ fn every_player_has_a_boolean_activity_state_in_the_gamestate() {
     assert_eq!(player(&space, "Bob")["active"], false);
     space.post(ALICE, "status");
     let answer = last_answer(&space, "alice@example.org");
-    assert!(answer.contains("Alice: 97 money units, at nowhere, active"), "{answer}");
-    assert!(answer.contains("Bob: 97 money units, at nowhere, inactive"), "{answer}");
+    assert!(
+        answer.contains("Alice: 97 money units, at nowhere, active"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("Bob: 97 money units, at nowhere, inactive"),
+        "{answer}"
+    );
 }
 
 /// "Whenever a player performs an action or a move, eir activity state is set
@@ -1356,7 +1478,10 @@ fn a_player_may_accuse_only_an_active_player_of_inactivity() {
     space.post(BOB, "nod");
     space.post(ALICE, "accuse Bob");
     assert!(last_answer(&space, "alice@example.org").contains("You accuse Bob of inactivity"));
-    assert_eq!(space.state()["accusations"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        space.state()["accusations"].as_array().map(Vec::len),
+        Some(1)
+    );
 }
 
 /// "If a player accuses emself of inactivity, eir activity state instantly
@@ -1401,7 +1526,13 @@ fn a_player_may_nod_which_sets_eir_activity_state_true_and_nothing_else() {
     let mut after = space.state();
     assert_eq!(after["players"][1]["active"], true);
     for state in [&mut before, &mut after] {
-        for key in ["active", "paused", "last_acted", "inactive_since", "removal_at"] {
+        for key in [
+            "active",
+            "paused",
+            "last_acted",
+            "inactive_since",
+            "removal_at",
+        ] {
             state["players"][1][key] = Value::Null;
         }
     }
@@ -1419,7 +1550,10 @@ fn each_vertex_has_integer_coordinates_in_the_gamestate() {
         .as_array()
         .map(|vertices| vertices.iter().map(|v| v["at"].clone()).collect())
         .unwrap_or_default();
-    assert_eq!(at, vec![json!([0, 0]), json!([1, 0]), json!([1, 1]), json!([0, 1])]);
+    assert_eq!(
+        at,
+        vec![json!([0, 0]), json!([1, 0]), json!([1, 1]), json!([0, 1])]
+    );
     space.post(ALICE, "move to (0.5, 0)");
     space.wait_until(noon(1));
     assert_eq!(player(&space, "Alice")["location"], Value::Null);
@@ -1465,7 +1599,10 @@ fn a_player_inactive_for_25_days_not_by_pausing_is_removed() {
     space.wait_until(3 + 32 * DAY);
     assert_eq!(player(&space, "Bob")["playing"], false);
     let body = announced(&space, "Activity");
-    assert!(body.contains("completely removed") && body.contains("Bob"), "{body}");
+    assert!(
+        body.contains("completely removed") && body.contains("Bob"),
+        "{body}"
+    );
     space.post(BOB, "nod");
     assert!(last_answer(&space, "bob@example.org").contains("is not a player"));
 }
@@ -1514,7 +1651,10 @@ fn only_vertices_owned_by_players_count_for_income() {
 fn income_of_three_players_against_a_hand_computation() {
     let space = Space::three_players();
     space.post(DAVE, "join Dave");
-    placed(&space, &[(ALICE, "(0, 0)"), (BOB, "(1, 0)"), (CAROL, "(1, 1)")]);
+    placed(
+        &space,
+        &[(ALICE, "(0, 0)"), (BOB, "(1, 0)"), (CAROL, "(1, 1)")],
+    );
     space.post(ALICE, "buy");
     space.post(BOB, "buy");
     space.post(CAROL, "buy");
@@ -1557,7 +1697,10 @@ fn the_graphwise_distance_is_the_length_of_the_shortest_path_not_the_euclidean_d
     // (0, 0)-(0, 1)-(1, 1)-(1, 0): 3 edges, though 1 apart in a straight
     // line: 2/(3^2 + 2) = 2/11.
     let body = announced(&space, "Income");
-    assert!(body.contains("Alice: 2/11") && body.contains("Bob: 1"), "{body}");
+    assert!(
+        body.contains("Alice: 2/11") && body.contains("Bob: 1"),
+        "{body}"
+    );
 }
 
 /// "The point of the game is a map from the set of players to the set of
@@ -1568,9 +1711,15 @@ fn the_point_maps_each_player_to_a_positive_integer_in_the_gamestate() {
     let state = space.state();
     let players = state["players"].as_array().cloned().unwrap_or_default();
     assert_eq!(players.len(), 3);
-    assert!(players.iter().all(|p| p["point"].as_u64() == Some(1)), "{state}");
+    assert!(
+        players.iter().all(|p| p["point"].as_u64() == Some(1)),
+        "{state}"
+    );
     space.post(ALICE, "status");
-    assert!(last_answer(&space, "alice@example.org").contains("Alice: 97 money units, at nowhere, active, point 1"));
+    assert!(
+        last_answer(&space, "alice@example.org")
+            .contains("Alice: 97 money units, at nowhere, active, point 1")
+    );
 }
 
 /// "The expression "incrementing a player" may be used to refer to
@@ -1615,7 +1764,10 @@ fn the_game_ends_just_before_the_end_instant_and_refuses_everything_from_it() {
     space.post(CAROL, "join Carol");
     space.post(BOB, "pause");
     for address in ["alice@example.org", "bob@example.org", "carol@example.org"] {
-        assert!(last_answer(&space, address).contains("the Space Nomic ended"), "{address}");
+        assert!(
+            last_answer(&space, address).contains("the Space Nomic ended"),
+            "{address}"
+        );
     }
     assert_eq!(space.state(), before);
     space.post(BOB, "status");
@@ -1638,5 +1790,30 @@ fn the_date_and_time_of_the_game_stop_at_the_end() {
     space.wait_until(20 * DAY);
     assert_eq!(space.state(), before);
     assert_eq!(space.money("Alice"), "65");
-    assert!(!subjects(&space).iter().any(|s| s.contains("Income") || s.contains("destroyed")));
+    assert!(
+        !subjects(&space)
+            .iter()
+            .any(|s| s.contains("Income") || s.contains("destroyed"))
+    );
+}
+
+/// "Furthermore, if after these votes the sum of all votes on the proposal
+/// could not be greater than zero, then the proposal is destroyed; we then
+/// say that the proposal has failed." Decided at the instant an accused
+/// player who had not voted becomes inactive: -1/2 and no one left to vote.
+#[test]
+fn a_proposal_fails_at_the_instant_an_accused_non_voter_becomes_inactive() {
+    let space = Space::new();
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "propose Doubt: repeal 17\nvote -1/2 on Doubt");
+    space.post(ALICE, "accuse Bob of inactivity"); // minute 4
+    space.wait_until(4 + 7 * DAY - 1);
+    assert_eq!(space.state()["proposals"][0]["name"], "Doubt");
+    space.wait_until(4 + 7 * DAY);
+    assert_eq!(space.state()["proposals"], json!([]));
+    assert!(announced(&space, "Proposal Doubt failed").contains("the sum of its votes is -1/2"));
+    // Alice: 97 - (6 + 1/403) as creator + (6 + 1/403) as voter.
+    assert_eq!(space.money("Alice"), "97");
+    assert!(rule_numbers(&space).contains(&17));
 }
