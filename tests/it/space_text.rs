@@ -2,222 +2,222 @@
 //! Each test is named after its sentence and quotes it in its doc comment; it
 //! plays mail in through the inbox and reads the mail out and `state space
 //! --json`. The sentences `space.rs` already covers are listed with its tests.
-//!
-//! Rule (paragraph, numbered from 0 as the game numbers them), sentence, test
-//! (`space::` for a test in `space.rs`):
-//!
-//! -  0.1 The ruleset is the collection of all rules that are in effect.
-//!        the_ruleset_is_the_collection_of_all_rules_in_effect
-//! -  0.2 Every player must abide by every rule in the ruleset at all times.
-//!        every_player_must_abide_by_every_rule_at_all_times
-//! -  1.1 When a rule is created, it goes into effect.
-//!        when_a_rule_is_created_it_goes_into_effect
-//! -  1.2 When a rule is repealed, it goes out of effect.
-//!        when_a_rule_is_repealed_it_goes_out_of_effect
-//! -  1.3 When a rule is modified, it is repealed and its replacement is created.
-//!        when_a_rule_is_modified_it_is_repealed_and_its_replacement_created
-//! -  1.4 NullRule may not be repealed.
-//!        nullrule_may_not_be_repealed, nullrule_may_not_be_modified_since_that_repeals_it
-//! -  2   At no time may the ruleset contradict itself.
-//!        at_no_time_may_the_ruleset_contradict_itself
-//! -  3.1 A player may add an entity to the game as a player.
-//!        a_player_may_add_an_entity_to_the_game_as_a_player
-//! -  3.2 A player may withdraw emself from the game.
-//!        a_player_may_withdraw_emself_and_that_withdrawal_decides_a_proposal
-//! -  3.3 A player may end the game provided this has the unanimous consent of all players.
-//!        space::a_player_may_end_the_game_with_the_unanimous_consent_of_all_players
-//! -  4   Between the beginning and the end of the game, we say that it is during the game.
-//!        between_the_beginning_and_the_end_it_is_during_the_game
-//! -  5.1 The gamestate contains exactly those things which the ruleset indicates it does.
-//!        the_gamestate_contains_exactly_what_the_ruleset_indicates
-//! -  5.2 The gamestate contains the ruleset, extant proposals, all players [...] formerly players
-//!        the_gamestate_contains_the_ruleset_proposals_players_and_former_players
-//! -  6.1 An action is anything that causes a change to the gamestate but is not a move.
-//!        an_action_is_not_a_move_so_storing_a_move_does_not_make_a_player_active
-//! -  6.2 No actions may occur during the game except when allowed by the ruleset; [...]
-//!        no_actions_except_by_players_or_proposals
-//! -  7.1 All public announcements and private messages are allowed at any time [...]
-//!        private_messages_are_allowed_but_cause_no_action
-//! -  7.2 A message is a public announcement if [...] communicate it to every other player.
-//!        a_message_to_the_list_is_a_public_announcement
-//! -  8.1 If a player states in a public announcement that e causes an action [...]
-//!        space::an_action_is_caused_only_by_a_public_announcement
-//! -  8.2 If multiple announcements occur at the same time in one message [...]
-//!        space::multiple_announcements_in_one_message_occur_in_the_order_listed
-//! -  8.3 Players may only cause actions in such ways stated by the ruleset.
-//!        players_may_only_cause_actions_in_ways_stated_by_the_ruleset
-//! -  9.1 Each rule is numbered with a unique non-negative integer, and named by a unique string.
-//!        space::every_rule_but_nullrule_has_a_color_shown_by_rules,
-//!        rule_names_are_unique_a_second_rule_of_a_name_is_not_created
-//! -  9.2 Each rule has a version number which is a non-negative integer.
-//!        each_rule_has_a_version_number_a_non_negative_integer
-//! - 10.1 When a rule is modified, its replacement takes its number and name, [...] plus one.
-//!        when_a_rule_is_modified_it_is_repealed_and_its_replacement_created,
-//!        space::a_passed_change_of_a_rule_the_bot_computes_is_told_to_the_moderators
-//! - 10.2 When a rule is otherwise created, [...] least non-negative integer [...] version number 0.
-//!        a_created_rule_takes_the_least_number_never_used_and_version_0
-//! - 11.1 A player may create a proposal.
-//!        a_player_may_create_a_proposal
-//! - 11.2 A proposal consists of a set of proposed changes [...] creations, modifications, and repeals
-//!        a_proposal_consists_of_creations_modifications_and_repeals
-//! - 11.3 Each proposal shall be named by a unique string.
-//!        each_proposal_shall_be_named_by_a_unique_string
-//! - 12   A player may destroy a proposal which e created.
-//!        space::a_player_may_destroy_a_proposal_which_e_created
-//! - 13   For each proposal, a player may vote on it with a rational number in the range [-1,1] [...]
-//!        a_player_may_vote_with_a_rational_number_in_the_range_minus_1_to_1
-//! - 14.1 Suppose that all active players who had not yet voted [...] were all to do so.
-//!        only_active_players_who_have_not_voted_are_supposed_to_vote,
-//!        space::a_proposal_is_decided_at_the_change_of_activity_that_decides_it,
-//!        space::an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_pass_a_proposal
-//! - 14.2 If after these votes the sum [...] could not be less than or equal to zero, [...] passed.
-//!        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero,
-//!        a_proposal_passes_at_the_exact_vote_of_minus_a_quarter,
-//!        a_join_keeps_a_proposal_open_that_a_vote_would_have_decided
-//! - 14.3 Furthermore, if after these votes the sum [...] could not be greater than zero, [...] failed.
-//!        space::a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero,
-//!        a_proposal_fails_at_the_exact_vote_that_makes_the_sum_unable_to_exceed_zero,
-//!        a_proposal_fails_at_the_instant_an_accused_non_voter_becomes_inactive
-//! - 15   Each rule must be symmetrical with respect to the assignment of a player to a different entity.
-//!        each_rule_is_symmetrical_under_exchanging_players
-//! - 16.1 Every rule but NullRule has a color.
-//!        space::every_rule_but_nullrule_has_a_color_shown_by_rules
-//! - 16.2 In each proposal, each rule that is being created must be accompanied by its proposed colour [...]
-//!        space::each_rule_that_is_being_created_must_be_accompanied_by_its_proposed_colour_and_a_reason
-//! - 16.3 The colour assigned to a rule is part of the gamestate.
-//!        the_colour_assigned_to_a_rule_is_part_of_the_gamestate
-//! - 17   There exists as part of the gamestate a graph known as space.
-//!        there_exists_in_the_gamestate_a_graph_known_as_space
-//! - 18   There exists in the gamestate a list of things that players are encouraged to do.
-//!        there_exists_in_the_gamestate_a_list_of_things_players_are_encouraged_to_do
-//! - 19.1 Each player has a location that is part of the gamestate.
-//!        each_player_has_a_location_that_is_part_of_the_gamestate
-//! - 19.2 When a player joins the game eir location is initially nowhere.
-//!        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
-//! - 20.1 [...] when a player's location is a vertex of Space, e may change it to an adjacent vertex.
-//!        from_a_vertex_a_player_may_move_only_to_an_adjacent_vertex
-//! - 20.2 [...] when a player's location is graphwise equidistant [...] e may change eir mirror-state.
-//!        a_player_graphwise_equidistant_from_the_others_of_eir_mirror_state_may_change_it
-//! - 20.3 [...] when a player's location is nowhere, e may change it to any vertex of Space.
-//!        from_nowhere_a_player_may_move_to_any_vertex_of_space
-//! - 21   A space change may only be made by a player when the ruleset indicates it is legal.
-//!        a_space_change_the_ruleset_does_not_list_is_not_made
-//! - 22   Any space change by a player whose location is nowhere is invalid.
-//!        any_space_change_by_a_player_whose_location_is_nowhere_is_invalid
-//! - 23   Two vertices will be called graphwise adjacent when there is an edge joining them [...]
-//!        graphwise_adjacent_means_joined_by_an_edge_not_near
-//! - 24.1 [...] remove the edge {X, Y}, provided that Space stays connected after this operation.
-//!        a_player_may_remove_an_edge_at_eir_vertex_keeping_space_connected,
-//!        space::space_changes_that_cannot_all_be_executed_execute_nothing
-//! - 24.2 [...] add an edge {Y, Z}, provided that such an edge does not already exist.
-//!        a_player_may_add_an_edge_between_coordinatewise_adjacent_vertices
-//! - 24.3 [...] add a new vertex A and edges {A, Y} and {A, Z}, provided that A has distinct coordinates [...]
-//!        a_player_may_add_a_new_vertex_with_two_edges
-//! - 25.1 This rule has no force unless there is a rule, which provides a list of valid space changes.
-//!        space_changes_have_force_while_a_rule_lists_the_valid_ones
-//! - 25.2 Any player may cause a space change, provided it is valid.
-//!        a_player_may_add_an_edge_between_coordinatewise_adjacent_vertices
-//! - 25.3 The evaluation of a players space changes follow [...] with a period length of six days.
-//!        space_changes_are_evaluated_every_six_days
-//! - 26.1 This rule has no force unless there is a rule, which provides a list of valid location changes.
-//!        location_changes_have_force_while_a_rule_lists_the_valid_ones
-//! - 26.2 Any player may change eir location by follow the procedure [...] period length of one day.
-//!        from_nowhere_a_player_may_move_to_any_vertex_of_space
-//! - 27.1 A move is a type of change to the gamestate that is conducted according to the following procedure.
-//! - 27.2 Each type of move is associated with an absolute evaluation time that is part of the gamestate.
-//! - 27.3 When the evaluation time for a certain type of move is reached, [...] the evaluation time advances [...]
-//!        each_type_of_move_has_an_evaluation_time_in_the_gamestate_that_advances
-//! - 28   The gamestate contains a permutation phi of the set of types of moves.
-//!        the_types_of_moves_are_executed_in_the_order_phi
-//! - 29   A player may set or withdraw moves of any type at any time by storing eir moves [...]
-//!        space::a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation,
-//!        a_player_may_withdraw_a_stored_move_of_either_type
-//! - 30.1 For each type of move only the most recent move of that type announced within the current period [...]
-//!        only_the_most_recent_move_of_a_type_in_the_period_is_evaluated
-//! - 30.2 At the evaluation time [...] if there is an unambiguous way to execute all moves of this type then this occurs.
-//!        space::location_changes_are_executed_only_if_all_of_them_can_be,
-//!        space::space_changes_that_cannot_all_be_executed_execute_nothing
-//! - 31   If a new rule is created which is referring to this rule [...] 12.00 GMT the day the rule was created, plus the given interval.
-//!        the_first_evaluations_are_at_12_00_gmt_of_the_first_day_plus_the_interval
-//! - 32.1 Each player has an account with an amount of money expressed as a rational number.
-//! - 32.2 The amount of money a player has is part of the gamestate.
-//! - 32.3 The money unit is called "money unit".
-//!        each_player_has_an_account_of_rational_money_units_in_the_gamestate
-//! - 33   A player may transfer any positive rational amount of money, [...]
-//!        space::a_transfer_greater_than_the_account_is_refused_and_changes_nothing,
-//!        space::multiple_announcements_in_one_message_occur_in_the_order_listed
-//! - 34   When a new player joins the game, eir account will contain 97 money units.
-//!        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
-//! - 35.1 To each vertex is assigned an entity called its owner; this assignment is part of the gamestate.
-//!        to_each_vertex_is_assigned_an_owner_in_the_gamestate
-//! - 35.2 The owner can be a player or non-player (possibly a former player).
-//!        the_owner_can_be_a_former_player_and_then_the_vertex_can_be_bought
-//! - 35.3 A player that owns a vertex can change the owner of that vertex to another player or to [...] "god".
-//!        a_player_may_give_a_vertex_e_owns_to_another_player_or_to_god
-//! - 35.4 A player, that is located at a vertex owned by a non-player entity can become the owner [...] 32 [...]
-//!        a_player_at_a_vertex_owned_by_a_non_player_may_buy_it_for_32
-//! - 36   A vertex that is created will initially be owned by the non-player entity "god".
-//!        a_player_may_add_a_new_vertex_with_two_edges
-//! - 37   Any player may refresh any proposal. If a proposal has existed for at least 16 days [...]
-//!        space::a_proposal_not_refreshed_in_the_last_16_days_is_destroyed
-//! - 38   When a proposal passes, the player who created the proposal receives 18 [...] fails [...] 6 + 1/403 [...]
-//!        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero,
-//!        space::a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero
-//! - 39   Whenever a proposal passes or fails, each player who voted on it gains 6 + 1/403 [...]
-//!        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero
-//! - 40.1 Every player has a boolean activity state which is part of the gamestate.
-//! - 40.2 We shall call a player whose activity state is true an active player.
-//!        every_player_has_a_boolean_activity_state_in_the_gamestate
-//! - 41.1 Whenever a player performs an action or a move, eir activity state is set to true.
-//!        whenever_a_player_performs_an_action_or_a_move_e_becomes_active
-//! - 41.2 A player may accuse any active player of inactivity.
-//!        a_player_may_accuse_only_an_active_player_of_inactivity
-//! - 41.3 If a player accuses emself of inactivity, eir activity state instantly becomes false; [...] pausing.
-//!        a_player_who_accuses_emself_pauses,
-//!        space::a_proposal_is_decided_at_the_change_of_activity_that_decides_it
-//! - 41.4 Any player who was accused of inactivity by another player 7 days ago [...]
-//!        space::an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_pass_a_proposal,
-//!        an_accused_player_who_acted_since_stays_active
-//! - 42   When a new player joins the game, eir activity state is true.
-//!        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
-//! - 43.1 A player may nod as an action, thereby setting eir activity state to true.
-//! - 43.2 Nodding has no other effect on the gamestate.
-//!        a_player_may_nod_which_sets_eir_activity_state_true_and_nothing_else
-//! - 44.1 Each vertex of Space has 2 integers (x, y) which are called its coordinates.
-//! - 44.2 The coordinates of a vertex are part of the gamestate.
-//!        each_vertex_has_integer_coordinates_in_the_gamestate
-//! - 44.3 Distinct vertices must have distinct coordinates.
-//!        a_player_may_add_a_new_vertex_with_two_edges
-//! - 45   Two vertices of Space are considered coordinatewise adjacent if [...] at most 1.
-//!        coordinatewise_adjacent_means_both_differences_at_most_1
-//! - 46   If a player has been inactive for 25 days, and e did not most recently become inactive by pausing, [...] removed
-//!        a_player_inactive_for_25_days_not_by_pausing_is_removed,
-//!        a_player_inactive_by_pausing_is_not_removed_after_25_days
-//! - 47.1 If infinitely many vertices have players as owners, then this rule has no effect.
-//! - 47.2 Otherwise, for each player P: Let {x_1, ..., x_n} be the set of every vertex [...] that has a player as owner.
-//!        only_vertices_owned_by_players_count_for_income
-//! - 48   Each day at 21:00 GMT, each player gains from nowhere [...] the average [...]
-//!        space::each_day_at_21_00_gmt_each_player_gains_the_average_of_2_over_d_squared_plus_2,
-//!        income_of_three_players_against_a_hand_computation
-//! - 49.1 The graphwise distance between two vertices a, b of space is the least integer n [...]
-//!        the_graphwise_distance_is_the_length_of_the_shortest_path_not_the_euclidean_distance
-//! - 49.2 The graphwise distance between nowhere and any possible location of a player is considered to be infinite.
-//!        only_vertices_owned_by_players_count_for_income
-//! - 50.1 The coordinatewise distance between two vertices a, b of space is defined as their Euclidean distance [...]
-//! - 50.2 The coordinatewise distance between nowhere and any possible location of a player is considered to be infinite.
-//!        the_graphwise_distance_is_the_length_of_the_shortest_path_not_the_euclidean_distance
-//! - 51.1 The point of the game is a map from the set of players to the set of positive integers.
-//! - 51.2 The point is in the gamestate.
-//!        the_point_maps_each_player_to_a_positive_integer_in_the_gamestate
-//! - 52   The expression "incrementing a player" may be used to refer to incrementing a player's image under the point.
-//!        incrementing_a_player_only_names_an_act
-//! - 53.1 The game ends on 19 February 2005 just before 23:22:19 GMT.
-//!        the_game_ends_just_before_the_end_instant_and_refuses_everything_from_it
-//! - 53.2 After the game has ended, the gamestate is immutable.
-//!        space::after_the_game_has_ended_the_gamestate_is_immutable,
-//!        the_game_ends_just_before_the_end_instant_and_refuses_everything_from_it
-//! - 53.3 The date and time of day are part of the gamestate, and are equal to the minimum [...]
-//!        the_date_and_time_of_the_game_stop_at_the_end
+
+// Rule (paragraph, numbered from 0 as the game numbers them), sentence, test
+// (`space::` for a test in `space.rs`):
+//
+//  0.1 The ruleset is the collection of all rules that are in effect.
+//        the_ruleset_is_the_collection_of_all_rules_in_effect
+//  0.2 Every player must abide by every rule in the ruleset at all times.
+//        every_player_must_abide_by_every_rule_at_all_times
+//  1.1 When a rule is created, it goes into effect.
+//        when_a_rule_is_created_it_goes_into_effect
+//  1.2 When a rule is repealed, it goes out of effect.
+//        when_a_rule_is_repealed_it_goes_out_of_effect
+//  1.3 When a rule is modified, it is repealed and its replacement is created.
+//        when_a_rule_is_modified_it_is_repealed_and_its_replacement_created
+//  1.4 NullRule may not be repealed.
+//        nullrule_may_not_be_repealed, nullrule_may_not_be_modified_since_that_repeals_it
+//  2   At no time may the ruleset contradict itself.
+//        at_no_time_may_the_ruleset_contradict_itself
+//  3.1 A player may add an entity to the game as a player.
+//        a_player_may_add_an_entity_to_the_game_as_a_player
+//  3.2 A player may withdraw emself from the game.
+//        a_player_may_withdraw_emself_and_that_withdrawal_decides_a_proposal
+//  3.3 A player may end the game provided this has the unanimous consent of all players.
+//        space::a_player_may_end_the_game_with_the_unanimous_consent_of_all_players
+//  4   Between the beginning and the end of the game, we say that it is during the game.
+//        between_the_beginning_and_the_end_it_is_during_the_game
+//  5.1 The gamestate contains exactly those things which the ruleset indicates it does.
+//        the_gamestate_contains_exactly_what_the_ruleset_indicates
+//  5.2 The gamestate contains the ruleset, extant proposals, all players [...] formerly players
+//        the_gamestate_contains_the_ruleset_proposals_players_and_former_players
+//  6.1 An action is anything that causes a change to the gamestate but is not a move.
+//        an_action_is_not_a_move_so_storing_a_move_does_not_make_a_player_active
+//  6.2 No actions may occur during the game except when allowed by the ruleset; [...]
+//        no_actions_except_by_players_or_proposals
+//  7.1 All public announcements and private messages are allowed at any time [...]
+//        private_messages_are_allowed_but_cause_no_action
+//  7.2 A message is a public announcement if [...] communicate it to every other player.
+//        a_message_to_the_list_is_a_public_announcement
+//  8.1 If a player states in a public announcement that e causes an action [...]
+//        space::an_action_is_caused_only_by_a_public_announcement
+//  8.2 If multiple announcements occur at the same time in one message [...]
+//        space::multiple_announcements_in_one_message_occur_in_the_order_listed
+//  8.3 Players may only cause actions in such ways stated by the ruleset.
+//        players_may_only_cause_actions_in_ways_stated_by_the_ruleset
+//  9.1 Each rule is numbered with a unique non-negative integer, and named by a unique string.
+//        space::every_rule_but_nullrule_has_a_color_shown_by_rules,
+//        rule_names_are_unique_a_second_rule_of_a_name_is_not_created
+//  9.2 Each rule has a version number which is a non-negative integer.
+//        each_rule_has_a_version_number_a_non_negative_integer
+// 10.1 When a rule is modified, its replacement takes its number and name, [...] plus one.
+//        when_a_rule_is_modified_it_is_repealed_and_its_replacement_created,
+//        space::a_passed_change_of_a_rule_the_bot_computes_is_told_to_the_moderators
+// 10.2 When a rule is otherwise created, [...] least non-negative integer [...] version number 0.
+//        a_created_rule_takes_the_least_number_never_used_and_version_0
+// 11.1 A player may create a proposal.
+//        a_player_may_create_a_proposal
+// 11.2 A proposal consists of a set of proposed changes [...] creations, modifications, and repeals
+//        a_proposal_consists_of_creations_modifications_and_repeals
+// 11.3 Each proposal shall be named by a unique string.
+//        each_proposal_shall_be_named_by_a_unique_string
+// 12   A player may destroy a proposal which e created.
+//        space::a_player_may_destroy_a_proposal_which_e_created
+// 13   For each proposal, a player may vote on it with a rational number in the range [-1,1] [...]
+//        a_player_may_vote_with_a_rational_number_in_the_range_minus_1_to_1
+// 14.1 Suppose that all active players who had not yet voted [...] were all to do so.
+//        only_active_players_who_have_not_voted_are_supposed_to_vote,
+//        space::a_proposal_is_decided_at_the_change_of_activity_that_decides_it,
+//        space::an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_pass_a_proposal
+// 14.2 If after these votes the sum [...] could not be less than or equal to zero, [...] passed.
+//        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero,
+//        a_proposal_passes_at_the_exact_vote_of_minus_a_quarter,
+//        a_join_keeps_a_proposal_open_that_a_vote_would_have_decided
+// 14.3 Furthermore, if after these votes the sum [...] could not be greater than zero, [...] failed.
+//        space::a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero,
+//        a_proposal_fails_at_the_exact_vote_that_makes_the_sum_unable_to_exceed_zero,
+//        a_proposal_fails_at_the_instant_an_accused_non_voter_becomes_inactive
+// 15   Each rule must be symmetrical with respect to the assignment of a player to a different entity.
+//        each_rule_is_symmetrical_under_exchanging_players
+// 16.1 Every rule but NullRule has a color.
+//        space::every_rule_but_nullrule_has_a_color_shown_by_rules
+// 16.2 In each proposal, each rule that is being created must be accompanied by its proposed colour [...]
+//        space::each_rule_that_is_being_created_must_be_accompanied_by_its_proposed_colour_and_a_reason
+// 16.3 The colour assigned to a rule is part of the gamestate.
+//        the_colour_assigned_to_a_rule_is_part_of_the_gamestate
+// 17   There exists as part of the gamestate a graph known as space.
+//        there_exists_in_the_gamestate_a_graph_known_as_space
+// 18   There exists in the gamestate a list of things that players are encouraged to do.
+//        there_exists_in_the_gamestate_a_list_of_things_players_are_encouraged_to_do
+// 19.1 Each player has a location that is part of the gamestate.
+//        each_player_has_a_location_that_is_part_of_the_gamestate
+// 19.2 When a player joins the game eir location is initially nowhere.
+//        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
+// 20.1 [...] when a player's location is a vertex of Space, e may change it to an adjacent vertex.
+//        from_a_vertex_a_player_may_move_only_to_an_adjacent_vertex
+// 20.2 [...] when a player's location is graphwise equidistant [...] e may change eir mirror-state.
+//        a_player_graphwise_equidistant_from_the_others_of_eir_mirror_state_may_change_it
+// 20.3 [...] when a player's location is nowhere, e may change it to any vertex of Space.
+//        from_nowhere_a_player_may_move_to_any_vertex_of_space
+// 21   A space change may only be made by a player when the ruleset indicates it is legal.
+//        a_space_change_the_ruleset_does_not_list_is_not_made
+// 22   Any space change by a player whose location is nowhere is invalid.
+//        any_space_change_by_a_player_whose_location_is_nowhere_is_invalid
+// 23   Two vertices will be called graphwise adjacent when there is an edge joining them [...]
+//        graphwise_adjacent_means_joined_by_an_edge_not_near
+// 24.1 [...] remove the edge {X, Y}, provided that Space stays connected after this operation.
+//        a_player_may_remove_an_edge_at_eir_vertex_keeping_space_connected,
+//        space::space_changes_that_cannot_all_be_executed_execute_nothing
+// 24.2 [...] add an edge {Y, Z}, provided that such an edge does not already exist.
+//        a_player_may_add_an_edge_between_coordinatewise_adjacent_vertices
+// 24.3 [...] add a new vertex A and edges {A, Y} and {A, Z}, provided that A has distinct coordinates [...]
+//        a_player_may_add_a_new_vertex_with_two_edges
+// 25.1 This rule has no force unless there is a rule, which provides a list of valid space changes.
+//        space_changes_have_force_while_a_rule_lists_the_valid_ones
+// 25.2 Any player may cause a space change, provided it is valid.
+//        a_player_may_add_an_edge_between_coordinatewise_adjacent_vertices
+// 25.3 The evaluation of a players space changes follow [...] with a period length of six days.
+//        space_changes_are_evaluated_every_six_days
+// 26.1 This rule has no force unless there is a rule, which provides a list of valid location changes.
+//        location_changes_have_force_while_a_rule_lists_the_valid_ones
+// 26.2 Any player may change eir location by follow the procedure [...] period length of one day.
+//        from_nowhere_a_player_may_move_to_any_vertex_of_space
+// 27.1 A move is a type of change to the gamestate that is conducted according to the following procedure.
+// 27.2 Each type of move is associated with an absolute evaluation time that is part of the gamestate.
+// 27.3 When the evaluation time for a certain type of move is reached, [...] the evaluation time advances [...]
+//        each_type_of_move_has_an_evaluation_time_in_the_gamestate_that_advances
+// 28   The gamestate contains a permutation phi of the set of types of moves.
+//        the_types_of_moves_are_executed_in_the_order_phi
+// 29   A player may set or withdraw moves of any type at any time by storing eir moves [...]
+//        space::a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation,
+//        a_player_may_withdraw_a_stored_move_of_either_type
+// 30.1 For each type of move only the most recent move of that type announced within the current period [...]
+//        only_the_most_recent_move_of_a_type_in_the_period_is_evaluated
+// 30.2 At the evaluation time [...] if there is an unambiguous way to execute all moves of this type then this occurs.
+//        space::location_changes_are_executed_only_if_all_of_them_can_be,
+//        space::space_changes_that_cannot_all_be_executed_execute_nothing
+// 31   If a new rule is created which is referring to this rule [...] 12.00 GMT the day the rule was created, plus the given interval.
+//        the_first_evaluations_are_at_12_00_gmt_of_the_first_day_plus_the_interval
+// 32.1 Each player has an account with an amount of money expressed as a rational number.
+// 32.2 The amount of money a player has is part of the gamestate.
+// 32.3 The money unit is called "money unit".
+//        each_player_has_an_account_of_rational_money_units_in_the_gamestate
+// 33   A player may transfer any positive rational amount of money, [...]
+//        space::a_transfer_greater_than_the_account_is_refused_and_changes_nothing,
+//        space::multiple_announcements_in_one_message_occur_in_the_order_listed
+// 34   When a new player joins the game, eir account will contain 97 money units.
+//        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
+// 35.1 To each vertex is assigned an entity called its owner; this assignment is part of the gamestate.
+//        to_each_vertex_is_assigned_an_owner_in_the_gamestate
+// 35.2 The owner can be a player or non-player (possibly a former player).
+//        the_owner_can_be_a_former_player_and_then_the_vertex_can_be_bought
+// 35.3 A player that owns a vertex can change the owner of that vertex to another player or to [...] "god".
+//        a_player_may_give_a_vertex_e_owns_to_another_player_or_to_god
+// 35.4 A player, that is located at a vertex owned by a non-player entity can become the owner [...] 32 [...]
+//        a_player_at_a_vertex_owned_by_a_non_player_may_buy_it_for_32
+// 36   A vertex that is created will initially be owned by the non-player entity "god".
+//        a_player_may_add_a_new_vertex_with_two_edges
+// 37   Any player may refresh any proposal. If a proposal has existed for at least 16 days [...]
+//        space::a_proposal_not_refreshed_in_the_last_16_days_is_destroyed
+// 38   When a proposal passes, the player who created the proposal receives 18 [...] fails [...] 6 + 1/403 [...]
+//        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero,
+//        space::a_proposal_fails_at_the_vote_after_which_the_sum_could_not_be_greater_than_zero
+// 39   Whenever a proposal passes or fails, each player who voted on it gains 6 + 1/403 [...]
+//        space::a_proposal_passes_at_the_vote_after_which_the_sum_could_not_be_less_than_or_equal_to_zero
+// 40.1 Every player has a boolean activity state which is part of the gamestate.
+// 40.2 We shall call a player whose activity state is true an active player.
+//        every_player_has_a_boolean_activity_state_in_the_gamestate
+// 41.1 Whenever a player performs an action or a move, eir activity state is set to true.
+//        whenever_a_player_performs_an_action_or_a_move_e_becomes_active
+// 41.2 A player may accuse any active player of inactivity.
+//        a_player_may_accuse_only_an_active_player_of_inactivity
+// 41.3 If a player accuses emself of inactivity, eir activity state instantly becomes false; [...] pausing.
+//        a_player_who_accuses_emself_pauses,
+//        space::a_proposal_is_decided_at_the_change_of_activity_that_decides_it
+// 41.4 Any player who was accused of inactivity by another player 7 days ago [...]
+//        space::an_accused_player_who_has_not_acted_in_7_days_becomes_inactive_and_that_can_pass_a_proposal,
+//        an_accused_player_who_acted_since_stays_active
+// 42   When a new player joins the game, eir activity state is true.
+//        space::when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere
+// 43.1 A player may nod as an action, thereby setting eir activity state to true.
+// 43.2 Nodding has no other effect on the gamestate.
+//        a_player_may_nod_which_sets_eir_activity_state_true_and_nothing_else
+// 44.1 Each vertex of Space has 2 integers (x, y) which are called its coordinates.
+// 44.2 The coordinates of a vertex are part of the gamestate.
+//        each_vertex_has_integer_coordinates_in_the_gamestate
+// 44.3 Distinct vertices must have distinct coordinates.
+//        a_player_may_add_a_new_vertex_with_two_edges
+// 45   Two vertices of Space are considered coordinatewise adjacent if [...] at most 1.
+//        coordinatewise_adjacent_means_both_differences_at_most_1
+// 46   If a player has been inactive for 25 days, and e did not most recently become inactive by pausing, [...] removed
+//        a_player_inactive_for_25_days_not_by_pausing_is_removed,
+//        a_player_inactive_by_pausing_is_not_removed_after_25_days
+// 47.1 If infinitely many vertices have players as owners, then this rule has no effect.
+// 47.2 Otherwise, for each player P: Let {x_1, ..., x_n} be the set of every vertex [...] that has a player as owner.
+//        only_vertices_owned_by_players_count_for_income
+// 48   Each day at 21:00 GMT, each player gains from nowhere [...] the average [...]
+//        space::each_day_at_21_00_gmt_each_player_gains_the_average_of_2_over_d_squared_plus_2,
+//        income_of_three_players_against_a_hand_computation
+// 49.1 The graphwise distance between two vertices a, b of space is the least integer n [...]
+//        the_graphwise_distance_is_the_length_of_the_shortest_path_not_the_euclidean_distance
+// 49.2 The graphwise distance between nowhere and any possible location of a player is considered to be infinite.
+//        only_vertices_owned_by_players_count_for_income
+// 50.1 The coordinatewise distance between two vertices a, b of space is defined as their Euclidean distance [...]
+// 50.2 The coordinatewise distance between nowhere and any possible location of a player is considered to be infinite.
+//        the_graphwise_distance_is_the_length_of_the_shortest_path_not_the_euclidean_distance
+// 51.1 The point of the game is a map from the set of players to the set of positive integers.
+// 51.2 The point is in the gamestate.
+//        the_point_maps_each_player_to_a_positive_integer_in_the_gamestate
+// 52   The expression "incrementing a player" may be used to refer to incrementing a player's image under the point.
+//        incrementing_a_player_only_names_an_act
+// 53.1 The game ends on 19 February 2005 just before 23:22:19 GMT.
+//        the_game_ends_just_before_the_end_instant_and_refuses_everything_from_it
+// 53.2 After the game has ended, the gamestate is immutable.
+//        space::after_the_game_has_ended_the_gamestate_is_immutable,
+//        the_game_ends_just_before_the_end_instant_and_refuses_everything_from_it
+// 53.3 The date and time of day are part of the gamestate, and are equal to the minimum [...]
+//        the_date_and_time_of_the_game_stop_at_the_end
 
 use serde_json::{Value, json};
 
