@@ -1008,6 +1008,8 @@ fn from_nowhere_a_player_may_move_to_any_vertex_of_space() {
 #[test]
 fn a_player_graphwise_equidistant_from_the_others_of_eir_mirror_state_may_change_it() {
     let space = Space::three_players();
+    // Dave stays nowhere: "(other than nowhere)", he is left out.
+    space.post(DAVE, "join Dave");
     placed(
         &space,
         &[(ALICE, "(0, 0)"), (BOB, "(1, 0)"), (CAROL, "(1, 1)")],
