@@ -57,6 +57,8 @@ mod scenarios;
 mod secrecy;
 mod space;
 mod space_month;
+mod space_support;
+mod space_text;
 mod standings;
 mod substrate;
 mod suites;

@@ -267,6 +267,10 @@ pub struct State {
     /// The instant the game ends ("just before" it), fixed when it starts.
     #[serde(default)]
     pub end: Option<Timestamp>,
+    /// "There exists in the gamestate a list of things that players are
+    /// encouraged to do": no rule says how it changes, so it stays empty.
+    #[serde(default)]
+    pub encouraged: Vec<String>,
     /// "There exists as part of the gamestate a graph known as space."
     #[serde(default)]
     pub space: Graph,
@@ -1025,6 +1029,13 @@ impl Scratch<'_> {
                 });
             }
             Change::Modify { rule, text } => match self.state.rule(rule).cloned() {
+                // "When a rule is modified, it is repealed [...]. NullRule may
+                // not be repealed."
+                Some(existing) if existing.name == NULL_RULE => {
+                    self.record(skip(
+                        "NullRule may not be repealed, and a modification repeals it",
+                    ));
+                }
                 Some(existing) => self.record(Event::RuleModified {
                     number: existing.number,
                     text: text.clone(),
