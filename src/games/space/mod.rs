@@ -39,9 +39,11 @@ pub use engine::{Event, State};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The registry's number of "Space Nomic 1" (the text's first paragraph)
-    /// once imported: `bound.rs` binds each mechanic to its paragraph's rule.
-    pub first_rule: u32,
+    /// The registry's number of "Space Nomic 1" (the text's first paragraph),
+    /// the others counted on from it: an override for a moderator who
+    /// renumbered. Without it the game finds each paragraph's rule by its
+    /// name, "Space Nomic 1" to "Space Nomic 54" (`bound.rs`).
+    pub first_rule: Option<u32>,
     pub starting_money: Money,
     pub pass_reward: Money,
     pub fail_fine: Money,
@@ -79,7 +81,7 @@ impl Default for Params {
     fn default() -> Params {
         let numbers = Numbers::default();
         Params {
-            first_rule: 1,
+            first_rule: None,
             starting_money: numbers.starting_money,
             pass_reward: numbers.pass_reward,
             fail_fine: numbers.fail_fine,
@@ -165,6 +167,13 @@ impl Game for Space {
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
         bound::declared(params)
+    }
+
+    fn bindings_in(
+        params: &Params,
+        ruleset: &crate::engine::ruleset::Ruleset,
+    ) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared_in(params, Some(ruleset))
     }
 
     /// A move stored privately is sealed until its evaluation.
