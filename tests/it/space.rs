@@ -54,6 +54,15 @@ impl Space {
         self.bot.once(self.now());
     }
 
+    /// A `[ruleset]` line from the moderator to the list, and a pass.
+    fn moderate(&self, line: &str) {
+        self.minutes.set(self.minutes.get() + 1);
+        let id = format!("space{}@players.test", self.minutes.get());
+        let mail = message("mod@nomic.example", LIST, "[ruleset]", &id, line);
+        self.bot.deliver(&id, &mail, self.now());
+        self.bot.once(self.now());
+    }
+
     fn post(&self, from: &str, body: &str) {
         self.send(from, LIST, body);
     }
@@ -626,4 +635,104 @@ fn the_weekly_report_attaches_the_picture_of_space() {
         "{}",
         report.body
     );
+}
+
+/// The registry's rule (number) whose text holds `words`, after an import.
+fn registry_rule_with(space: &Space, words: &str) -> (u64, String) {
+    let state: serde_json::Value =
+        serde_json::from_str(&space.bot.cli_ok(&["state", "--json"])).expect("state is JSON");
+    let ruleset = state["ruleset"].clone();
+    let rules = ruleset["rules"]
+        .as_array()
+        .cloned()
+        .or_else(|| ruleset.as_array().cloned())
+        .unwrap_or_default();
+    rules
+        .iter()
+        .find(|rule| rule["text"].as_str().is_some_and(|t| t.contains(words)))
+        .map(|rule| {
+            (
+                rule["number"].as_u64().unwrap_or_default(),
+                rule["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .unwrap_or_else(|| panic!("no rule holds {words:?}"))
+}
+
+/// A bot with a moderator whose registry holds the Ghost's rule first and the
+/// Space Nomic's text after it (rules 104 to 157): the game finds its rules
+/// by their names, "Space Nomic 1" to "Space Nomic 54".
+fn imported_after_another_nomic() -> Space {
+    let config = crate::support::trusting()
+        .replace("moderators = []", "moderators = [\"mod@nomic.example\"]");
+    let space = Space::with_config(&config);
+    for text in ["ghost", "space"] {
+        space
+            .bot
+            .cli_ok(&["import-rules", text, "--now", &t0().to_string()]);
+    }
+    space
+}
+
+#[test]
+fn the_game_finds_its_rules_by_their_names_after_another_nomics_rules() {
+    // Issue 27: "Space Nomic 1" is not rule 1 when the registry held other
+    // rules first; the game binds each mechanic to its paragraph by name.
+    let space = imported_after_another_nomic();
+    let (number, name) = registry_rule_with(&space, "eir account will contain 97 money units");
+    assert!(number > 103, "{number}");
+    assert!(name.starts_with("Space Nomic "), "{name}");
+    space.post(ALICE, "join Alice");
+    assert_eq!(space.money("Alice"), "97");
+    let bindings = space.bot.cli_ok(&["state", "--json"]);
+    assert!(bindings.contains("Space Nomic"), "{bindings}");
+}
+
+#[test]
+fn when_the_rule_of_accusations_is_repealed_accuse_is_refused_naming_the_rule() {
+    // "A player may accuse any active player of inactivity." Repealed, the
+    // bot computes nothing under it and says which rule stopped.
+    let space = imported_after_another_nomic();
+    let (number, _) = registry_rule_with(&space, "A player may accuse any active player");
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.moderate(&format!("repeal {number}"));
+    space.post(ALICE, "accuse Bob");
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains(&format!("Refused: rule {number}, under which the bot computes activity, accusing, nodding and pausing, is not followed now (repealed)")),
+        "{answers}"
+    );
+    assert!(space.state()["accusations"].as_array().is_none_or(Vec::is_empty));
+}
+
+#[test]
+fn when_the_rule_of_the_daily_income_is_repealed_no_income_is_paid() {
+    // "Each day at 21:00 GMT, each player gains from nowhere [...]": once
+    // its rule is repealed, 21:00 passes and nobody gains anything.
+    let space = imported_after_another_nomic();
+    let (number, _) = registry_rule_with(&space, "Each day at 21:00 GMT");
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "move to (0, 0)");
+    space.post(BOB, "move to (1, 1)");
+    space.wait_until(24 * 60 + 121);
+    assert_eq!(location(&space, 0), serde_json::json!([0, 0]));
+    space.post(ALICE, "buy");
+    assert_eq!(space.money("Alice"), "65");
+    space.moderate(&format!("repeal {number}"));
+    space.wait_until(3 * 24 * 60 + 11 * 60 + 1); // two 21:00s later
+    assert_eq!(space.money("Alice"), "65");
+    assert_eq!(space.money("Bob"), "97");
+    assert!(
+        !space
+            .announcements()
+            .iter()
+            .any(|m| m.subject.contains("Income")),
+        "no income is announced"
+    );
+    // The other deadlines still come: the moves of the next days evaluate.
+    space.post(BOB, "move to (0, 1)");
+    space.wait_until(4 * 24 * 60 + 121);
+    assert_eq!(location(&space, 1), serde_json::json!([0, 1]));
 }

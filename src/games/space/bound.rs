@@ -177,6 +177,21 @@ pub fn declared_in(params: &Params, ruleset: Option<&Ruleset>) -> Declared {
             )],
         ),
         (
+            "moves: storing and their evaluation",
+            "A player may set or withdraw moves of any type",
+            Vec::new(),
+        ),
+        (
+            "the weekly report of the gamestate",
+            "The gamestate contains exactly those things",
+            Vec::new(),
+        ),
+        (
+            "the point and incrementing",
+            "may be used to refer to incrementing a player",
+            Vec::new(),
+        ),
+        (
             "the daily income",
             "each player gains from nowhere a number of money units",
             Vec::new(),

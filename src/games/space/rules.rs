@@ -29,6 +29,14 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
     if !ctx.public && !is_move(&action) {
         return Err(Sentence::new("space_private").into());
     }
+    let mechanic = mechanic_of(&action);
+    if let Some((rule, why)) = super::bound::stopped(&tx.view(), tx.params(), mechanic) {
+        return Err(Sentence::new("space_rule_stopped")
+            .arg("rule", rule)
+            .arg("mechanic", mechanic)
+            .arg("why", why)
+            .into());
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let events = engine::act(
         tx.state(),
@@ -168,6 +176,34 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
         Action::Pause => Sentence::new("space_paused"),
     };
     Ok(sentence.arg("decided", decided))
+}
+
+/// The mechanic (`bound.rs`) under which the action is done: its rule
+/// stopped, the action is refused.
+fn mechanic_of(action: &Action) -> &'static str {
+    match action {
+        Action::Join { .. } | Action::Withdraw | Action::Add { .. } => "joining and withdrawing",
+        Action::Propose { .. } => "proposals: creation and names",
+        Action::Destroy { .. } => "destruction by the creator",
+        Action::Vote { .. } => "votes in [-1, 1]",
+        Action::Refresh { .. } => "refreshing, and destruction unrefreshed",
+        Action::Give { .. } => "transfers",
+        Action::Buy | Action::GiveVertex { .. } => "owners of vertices: buying and giving",
+        Action::Move { .. }
+        | Action::CancelMove
+        | Action::Mirror
+        | Action::ChangeSpace { .. }
+        | Action::CancelSpaceChange => "moves: storing and their evaluation",
+        Action::EndGame => "the end of the game",
+        Action::Nod | Action::Accuse { .. } | Action::Pause => {
+            "activity, accusing, nodding and pausing"
+        }
+    }
+}
+
+/// Whether the mechanic's rule is stopped now (see `bound::stopped`).
+fn is_stopped(tx: &SpaceTx<'_>, mechanic: &str) -> bool {
+    super::bound::stopped(&tx.view(), tx.params(), mechanic).is_some()
 }
 
 /// Storing or withdrawing a move, which may be done privately.
@@ -320,7 +356,27 @@ fn push(mails: &mut [(String, Value)], key: &str, line: String) {
 /// The proposals unrefreshed for 16 days are destroyed, and the list told.
 pub fn expire(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::expire(tx.state(), &numbers, tx.at());
+    let mut events = engine::expire(tx.state(), &numbers, tx.at());
+    // Its rule stopped, no proposal is destroyed unrefreshed: the clock of
+    // each due one starts again, so the deadline moves on.
+    if is_stopped(tx, "refreshing, and destruction unrefreshed") {
+        let days = jiff::SignedDuration::from_hours(numbers.refresh_days.max(1) * 24);
+        let expires_at = tx
+            .at()
+            .checked_add(days)
+            .unwrap_or(crate::engine::Timestamp::MAX);
+        events = events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Destroyed { name, .. } => Some(Event::Refreshed { name, expires_at }),
+                _ => None,
+            })
+            .collect();
+        for event in events {
+            tx.record(event);
+        }
+        return;
+    }
     let before = tx.state().clone();
     for event in &events {
         tx.record(event.clone());
@@ -330,6 +386,9 @@ pub fn expire(tx: &mut SpaceTx<'_>) {
 
 /// The configured end, once reached, is recorded in the state.
 pub fn reach_end(tx: &mut SpaceTx<'_>) {
+    if is_stopped(tx, "the end of the game") {
+        return;
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     for event in engine::reach_end(tx.state(), &numbers, tx.at()) {
         tx.record(event);
@@ -372,7 +431,22 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
         .iter()
         .map(|(player, change)| format!("{}: {change}", name_of(tx.state(), Some(*player))))
         .collect();
-    let events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
+    let mut events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
+    // Its rule stopped, the evaluation executes nothing (the period moves on).
+    if is_stopped(tx, "moves: storing and their evaluation") {
+        events.retain(|event| matches!(event, Event::SpaceChangesEvaluated { .. }));
+        for event in events {
+            tx.record(match event {
+                Event::SpaceChangesEvaluated { next, .. } => Event::SpaceChangesEvaluated {
+                    executed: false,
+                    why: "the rule of moves is not in effect".into(),
+                    next,
+                },
+                other => other,
+            });
+        }
+        return;
+    }
     let mut done = Vec::new();
     let mut why = String::new();
     for event in &events {
@@ -422,7 +496,22 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
             name_of(tx.state(), Some(*player))
         )
     }));
-    let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
+    let mut events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
+    // Its rule stopped, the evaluation executes nothing (the period moves on).
+    if is_stopped(tx, "moves: storing and their evaluation") {
+        events.retain(|event| matches!(event, Event::MovesEvaluated { .. }));
+        for event in events {
+            tx.record(match event {
+                Event::MovesEvaluated { next, .. } => Event::MovesEvaluated {
+                    executed: false,
+                    why: "the rule of moves is not in effect".into(),
+                    next,
+                },
+                other => other,
+            });
+        }
+        return;
+    }
     let mut moved = Vec::new();
     let mut why = String::new();
     for event in &events {
@@ -455,7 +544,29 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
 /// is told who became inactive or was removed.
 pub fn activity(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::activity_rules(tx.state(), &numbers, tx.at());
+    let mut events = engine::activity_rules(tx.state(), &numbers, tx.at());
+    let activity_stopped = is_stopped(tx, "activity, accusing, nodding and pausing");
+    let removal_stopped = is_stopped(tx, "removal after long inactivity");
+    // A rule stopped does nothing: a due accusation is spent without effect,
+    // a due removal is dropped; what would have followed from them (proposals
+    // decided) does not happen.
+    if activity_stopped || removal_stopped {
+        events = events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::AccusationDue { .. } => Some(event),
+                Event::Activity { .. } if !activity_stopped => Some(event),
+                Event::Removed { .. } if !removal_stopped => Some(event),
+                Event::Removed { id } => Some(Event::Activity {
+                    id,
+                    active: false,
+                    paused: false,
+                    removal_at: None,
+                }),
+                _ => None,
+            })
+            .collect();
+    }
     let before = tx.state().clone();
     let mut inactive = Vec::new();
     let mut removed = Vec::new();
@@ -487,8 +598,16 @@ pub fn activity(tx: &mut SpaceTx<'_>) {
 /// The daily income, if due: paid, and the list told every gain.
 pub fn income(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::pay_income(tx.state(), &numbers, tx.at());
+    let mut events = engine::pay_income(tx.state(), &numbers, tx.at());
     if events.is_empty() {
+        return;
+    }
+    // Its rule stopped, nothing is paid (the day moves on).
+    if is_stopped(tx, "the daily income") {
+        events.retain(|event| matches!(event, Event::IncomePaid { .. }));
+        for event in events {
+            tx.record(event);
+        }
         return;
     }
     let mut gains = Vec::new();
@@ -542,6 +661,10 @@ pub fn report(tx: &mut SpaceTx<'_>) {
             .checked_add(days)
             .unwrap_or(crate::engine::Timestamp::MAX),
     });
+    // Its rule stopped, the report is not sent (the week moves on).
+    if is_stopped(tx, "the weekly report of the gamestate") {
+        return;
+    }
     tx.mail(
         Mail::new(Audience::List, TAG, "space_report", values).with_attachment(
             "space.svg",
