@@ -703,7 +703,11 @@ fn when_the_rule_of_accusations_is_repealed_accuse_is_refused_naming_the_rule() 
         answers.contains(&format!("Refused: rule {number}, under which the bot computes activity, accusing, nodding and pausing, is not followed now (repealed)")),
         "{answers}"
     );
-    assert!(space.state()["accusations"].as_array().is_none_or(Vec::is_empty));
+    assert!(
+        space.state()["accusations"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
 }
 
 #[test]
@@ -735,4 +739,47 @@ fn when_the_rule_of_the_daily_income_is_repealed_no_income_is_paid() {
     space.post(BOB, "move to (0, 1)");
     space.wait_until(4 * 24 * 60 + 121);
     assert_eq!(location(&space, 1), serde_json::json!([0, 1]));
+}
+
+#[test]
+fn the_expression_incrementing_a_player_may_be_used_to_refer_to_incrementing_a_players_image_under_the_point()
+ {
+    // "The point of the game is a map from the set of players to the set of
+    // positive integers." "The expression "incrementing a player" may be used
+    // to refer to incrementing a player's image under the point." The text
+    // lets no one increment, and "No actions may occur during the game except
+    // when allowed by the ruleset": refused by default.
+    let space = Space::three_players();
+    space.post(ALICE, "increment Bob");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("no rule lets anyone do it"),
+        "{}",
+        space.answers_to("alice@example.org")
+    );
+    assert_eq!(space.state()["players"][1]["point"], 1);
+    // With `[space] incrementing = true` (a moderator's reading of a rule that
+    // allows it), any player may increment any player.
+    let config = crate::support::trusting().replace("incrementing = false", "incrementing = true");
+    let space = Space::with_config(&config);
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "increment Bob");
+    space.post(BOB, "increment Bob");
+    assert_eq!(space.state()["players"][1]["point"], 3);
+    assert_eq!(space.state()["players"][0]["point"], 1);
+    assert!(
+        space
+            .answers_to("bob@example.org")
+            .contains("eir image under the point is now 3"),
+        "{}",
+        space.answers_to("bob@example.org")
+    );
+    space.post(ALICE, "status");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("Bob: 97 money units, at nowhere, active, point 3")
+    );
 }

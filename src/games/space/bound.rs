@@ -285,6 +285,7 @@ fn configured(params: &Params) -> Numbers {
         space_period_days: params.space_period_days,
         phi: params.phi.clone(),
         report_days: params.report_days,
+        incrementing: params.incrementing,
     }
 }
 

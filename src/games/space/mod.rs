@@ -75,6 +75,10 @@ pub struct Params {
     pub phi: Vec<String>,
     /// Days between the bot's reports of the gamestate to the list.
     pub report_days: i64,
+    /// Whether `increment PLAYER` is allowed: the text defines "incrementing
+    /// a player" but no rule of it lets anyone do it, so false (refused)
+    /// until a moderator rules that a rule now allows it.
+    pub incrementing: bool,
 }
 
 impl Default for Params {
@@ -108,6 +112,7 @@ impl Default for Params {
             space_period_days: numbers.space_period_days,
             phi: numbers.phi,
             report_days: numbers.report_days,
+            incrementing: numbers.incrementing,
         }
     }
 }

@@ -174,6 +174,15 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
             }
         }
         Action::Pause => Sentence::new("space_paused"),
+        Action::Increment { player } => Sentence::new("space_incremented")
+            .arg("player", player.trim())
+            .arg(
+                "point",
+                state
+                    .player_named(&player)
+                    .map(|p| p.point)
+                    .unwrap_or_default(),
+            ),
     };
     Ok(sentence.arg("decided", decided))
 }
@@ -195,6 +204,7 @@ fn mechanic_of(action: &Action) -> &'static str {
         | Action::ChangeSpace { .. }
         | Action::CancelSpaceChange => "moves: storing and their evaluation",
         Action::EndGame => "the end of the game",
+        Action::Increment { .. } => "the point and incrementing",
         Action::Nod | Action::Accuse { .. } | Action::Pause => {
             "activity, accusing, nodding and pausing"
         }
