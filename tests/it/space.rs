@@ -502,7 +502,13 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
     space.post(BOB, "join Bob");
+    // Sealed when stored: salted and hashed, the commitment published at the
+    // evaluation and the move revealed then. A later move of the same type
+    // replaces the earlier one; a withdrawal is revealed as one.
+    space.send(ALICE, BOT, "move to (0, 1)");
     space.send(ALICE, BOT, "move to (1, 1)");
+    space.send(BOB, BOT, "move to (1, 0)");
+    space.send(BOB, BOT, "cancel move");
     assert!(
         space
             .answers_to("alice@example.org")
@@ -510,17 +516,35 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
         "{}",
         space.answers_to("alice@example.org")
     );
-    space.post(BOB, "status");
-    let before: Vec<SentMail> = space
-        .bot
-        .sent_mail()
-        .into_iter()
-        .filter(|m| !m.is_to("alice@example.org") || m.is_to(LIST))
-        .collect();
     assert!(
-        before.iter().all(|m| !m.body.contains("to (1, 1)")),
-        "{before:#?}"
+        space
+            .answers_to("alice@example.org")
+            .contains("Sealed: commitment "),
+        "{}",
+        space.answers_to("alice@example.org")
     );
+    space.post(BOB, "status");
+    // Every mail before the evaluation, but Alice's own answers, is scanned
+    // for the content of her stored moves; Bob's likewise.
+    let before_evaluation = space.bot.sent_mail();
+    for mail in &before_evaluation {
+        for (owner, secret) in [
+            ("alice@example.org", "to (1, 1)"),
+            ("alice@example.org", "to (0, 1)"),
+            ("bob@example.org", "to (1, 0)"),
+            ("bob@example.org", "cancel move"),
+        ] {
+            if mail.is_to(owner) && !mail.is_to(LIST) {
+                continue;
+            }
+            assert!(
+                !mail.raw.contains(secret) && !mail.body.contains(secret),
+                "{secret} in {}: {}",
+                mail.subject,
+                mail.body
+            );
+        }
+    }
     assert!(
         space
             .answers_to("bob@example.org")
@@ -538,6 +562,28 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
         .find(|m| m.subject.contains("Location changes evaluated"))
         .expect("the evaluation is announced");
     assert!(report.body.contains("Alice to (1, 1)"), "{}", report.body);
+    assert_eq!(location(&space, 1), serde_json::Value::Null);
+    // The archived commitments and reveal pass `nomicbot verify-sealed`.
+    let list = space.announcements();
+    let commitments = list
+        .iter()
+        .find(|m| m.body.contains("commitment "))
+        .unwrap_or_else(|| panic!("the commitments: {list:#?}"));
+    let reveal = list
+        .iter()
+        .find(|m| m.subject.contains("revealed"))
+        .unwrap_or_else(|| panic!("the reveal: {list:#?}"));
+    assert!(reveal.body.contains("cancel move"), "{}", reveal.body);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (c, r) = (dir.path().join("c.eml"), dir.path().join("r.eml"));
+    std::fs::write(&c, &commitments.raw).expect("write");
+    std::fs::write(&r, &reveal.raw).expect("write");
+    let out = space.bot.cli_ok(&[
+        "verify-sealed",
+        &c.display().to_string(),
+        &r.display().to_string(),
+    ]);
+    assert!(out.contains("4 sealed action(s)"), "{out}");
 }
 
 #[test]

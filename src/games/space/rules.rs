@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::engine::{self, Action, Event, State};
 use super::{Command, Space, TAG, TEXT};
-use crate::engine::game::Tx;
+use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::sealed::Stage;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence};
 
 type SpaceTx<'a> = Tx<'a, Space>;
@@ -51,6 +52,11 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
         tx.record(event.clone());
     }
     announce(tx, &before, &events);
+    let commitment = if ctx.public {
+        None
+    } else {
+        seal(tx, &action, ctx)
+    };
     let state = tx.state();
     let me = state.player_at(ctx.sender.as_str());
     let my_name = me
@@ -184,7 +190,98 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
                     .unwrap_or_default(),
             ),
     };
+    let sentence = match commitment {
+        Some(hash) => sentence.arg("commitment", hash),
+        None => sentence,
+    };
     Ok(sentence.arg("decided", decided))
+}
+
+/// The sealed batch of the moves of one type evaluated at `due`.
+fn batch_of(kind: &str, due: crate::engine::Timestamp) -> String {
+    format!("space:{kind}:{}", due.as_second())
+}
+
+/// The words a move is sealed as, and its type.
+fn sealed_text(action: &Action) -> Option<(&'static str, String)> {
+    Some(match action {
+        Action::Move { to } => ("location", format!("move to {}", to.trim())),
+        Action::CancelMove => ("location", "cancel move".to_owned()),
+        Action::Mirror => ("location", "mirror".to_owned()),
+        Action::ChangeSpace { change } => ("space", change.to_string()),
+        Action::CancelSpaceChange => ("space", "cancel space change".to_owned()),
+        _ => return None,
+    })
+}
+
+/// A move stored privately is sealed in the batch of its type's next
+/// evaluation (opened on the first): salted and hashed now, its commitment
+/// published on the list when the evaluation comes, and revealed then
+/// (`unseal`), so `nomicbot verify-sealed` checks that what was evaluated is
+/// what was stored. The commitment's hash, for the player.
+fn seal(tx: &mut SpaceTx<'_>, action: &Action, ctx: &Ctx) -> Option<String> {
+    let (kind, text) = sealed_text(action)?;
+    let due = if kind == "location" {
+        tx.state().next_evaluation
+    } else {
+        tx.state().next_space_evaluation
+    }?;
+    let player = tx.state().player_at(ctx.sender.as_str())?.clone();
+    let batch = batch_of(kind, due);
+    let title = format!(
+        "the Space Nomic's {kind} changes of {}",
+        crate::engine::human_time(due)
+    );
+    if tx.view().sealed.batch(&batch).is_none()
+        && let Ok(opened) = tx.view().sealed.open_titled(&batch, TAG, &title, due)
+    {
+        tx.record_shared(SharedEvent::Sealed(opened));
+    }
+    let sealed = tx
+        .view()
+        .sealed
+        .seal(
+            &batch,
+            player.id,
+            &player.name,
+            &text,
+            ctx.now,
+            &ctx.entropy,
+        )
+        .ok()?;
+    let hash = match &sealed {
+        crate::engine::sealed::Event::Sealed { sealed, .. } => sealed.commitment().hash_hex,
+        _ => String::new(),
+    };
+    tx.record_shared(SharedEvent::Sealed(sealed));
+    Some(hash)
+}
+
+/// The sealed moves of the batch evaluated at `due`, if any: committed (if
+/// the sealed box has not yet) and revealed on the list, the latest move of
+/// each player counting, an earlier one marked replaced.
+fn unseal(tx: &mut SpaceTx<'_>, kind: &str, due: crate::engine::Timestamp) {
+    let batch = batch_of(kind, due);
+    let sealed = tx.view().sealed;
+    if sealed.batch(&batch).is_some_and(|b| b.stage == Stage::Open)
+        && let Ok((event, mail)) = sealed.commit(&batch)
+    {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
+    }
+    if tx
+        .view()
+        .sealed
+        .batch(&batch)
+        .is_some_and(|b| b.stage == Stage::Committed)
+        && let Ok((event, mail)) = tx
+            .view()
+            .sealed
+            .reveal_replacing(&batch, |s| Some(s.player.to_string()))
+    {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
+    }
 }
 
 /// The mechanic (`bound.rs`) under which the action is done: its rule
@@ -434,6 +531,9 @@ pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
 /// The space changes, if due: evaluated, and the list told what happened
 /// when any were stored.
 fn evaluate_space(tx: &mut SpaceTx<'_>) {
+    if let Some(due) = tx.state().next_space_evaluation.filter(|due| *due <= tx.at()) {
+        unseal(tx, "space", due);
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let stored: Vec<String> = tx
         .state()
@@ -486,6 +586,9 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
 /// The location changes, if due: evaluated, and the list told what happened
 /// when any were stored.
 fn evaluate(tx: &mut SpaceTx<'_>) {
+    if let Some(due) = tx.state().next_evaluation.filter(|due| *due <= tx.at()) {
+        unseal(tx, "location", due);
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let stored: Vec<String> = tx
         .state()
