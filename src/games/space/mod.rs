@@ -4,10 +4,9 @@
 //! outcome can no longer change, transfers, Space (a graph with owners),
 //! moves (location changes daily, space changes every six days, executed
 //! all or none), daily income, activity and accusations, the end.
-//! `engine.rs` decides, purely; `rules.rs` records and announces.
-//!
-//! Not yet: salted commitments of private moves, incrementing
-//! the point, the weekly report and the picture of Space.
+//! `engine.rs` decides, purely; `rules.rs` records and announces (and seals
+//! private moves in the shared sealed box); `bound.rs` finds the text's rules
+//! in the registry by name and stops each mechanic with its rule.
 
 pub mod bound;
 pub mod changes;
