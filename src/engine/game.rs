@@ -107,6 +107,12 @@ pub trait Game: Sized + 'static {
         }
     }
 
+    /// `bindings` as the registry `ruleset` stands: for a game that finds its
+    /// rules in the registry by name rather than by a configured number.
+    fn bindings_in(params: &Self::Params, _ruleset: &Ruleset) -> ruleset::bindings::Declared {
+        Self::bindings(params)
+    }
+
     /// What the bot follows of the game's rules changed (already applied to the
     /// view): a rule left effect, was amended, was held or ruled on.
     fn bindings_changed(_tx: &mut Tx<'_, Self>, _rules: &[u32]) {}

@@ -123,7 +123,7 @@ pub(super) fn react(scratch: &mut World, at: Timestamp, params: &Params, outcome
     }
     impl Visit for Decide<'_> {
         fn visit<G: Registered>(&mut self) {
-            let declared = G::bindings(G::params(self.params));
+            let declared = G::bindings_in(G::params(self.params), &self.scratch.ruleset);
             let mut rules = Vec::new();
             for rule in declared.rules() {
                 let previous = self.scratch.ruleset.binding(G::NAME, rule).cloned();

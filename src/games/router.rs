@@ -382,7 +382,7 @@ pub(super) fn apply_line<G: Registered>(
     outcome: &mut Outcome,
 ) -> LineReport {
     if params.setting.rules_required && G::begins(&command) {
-        let declared = G::bindings(G::params(params));
+        let declared = G::bindings_in(G::params(params), &scratch.ruleset);
         if let Some(sentence) = super::bindings::not_ready(&scratch.ruleset, &declared) {
             return LineReport {
                 line,

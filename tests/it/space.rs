@@ -2,8 +2,7 @@
 //! after a sentence of `rules/space-nomic-ruleset.txt` and quotes it; mail goes
 //! in through the inbox, and the test reads the mail out and `state space`.
 
-use crate::space_support::{ALICE, BOB, BOT, CAROL, LIST, Space};
-use crate::support::SentMail;
+use crate::space_support::{ALICE, BOB, BOT, CAROL, LIST, Space, t0};
 
 #[test]
 fn when_a_new_player_joins_eir_account_will_contain_97_money_units_and_eir_location_is_nowhere() {
@@ -392,7 +391,13 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
     let space = Space::new();
     space.post(ALICE, "join Alice");
     space.post(BOB, "join Bob");
+    // Sealed when stored: salted and hashed, the commitment published at the
+    // evaluation and the move revealed then. A later move of the same type
+    // replaces the earlier one; a withdrawal is revealed as one.
+    space.send(ALICE, BOT, "move to (0, 1)");
     space.send(ALICE, BOT, "move to (1, 1)");
+    space.send(BOB, BOT, "move to (1, 0)");
+    space.send(BOB, BOT, "cancel move");
     assert!(
         space
             .answers_to("alice@example.org")
@@ -400,17 +405,35 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
         "{}",
         space.answers_to("alice@example.org")
     );
-    space.post(BOB, "status");
-    let before: Vec<SentMail> = space
-        .bot
-        .sent_mail()
-        .into_iter()
-        .filter(|m| !m.is_to("alice@example.org") || m.is_to(LIST))
-        .collect();
     assert!(
-        before.iter().all(|m| !m.body.contains("to (1, 1)")),
-        "{before:#?}"
+        space
+            .answers_to("alice@example.org")
+            .contains("Sealed: commitment "),
+        "{}",
+        space.answers_to("alice@example.org")
     );
+    space.post(BOB, "status");
+    // Every mail before the evaluation, but Alice's own answers, is scanned
+    // for the content of her stored moves; Bob's likewise.
+    let before_evaluation = space.bot.sent_mail();
+    for mail in &before_evaluation {
+        for (owner, secret) in [
+            ("alice@example.org", "to (1, 1)"),
+            ("alice@example.org", "to (0, 1)"),
+            ("bob@example.org", "to (1, 0)"),
+            ("bob@example.org", "cancel move"),
+        ] {
+            if mail.is_to(owner) && !mail.is_to(LIST) {
+                continue;
+            }
+            assert!(
+                !mail.raw.contains(secret) && !mail.body.contains(secret),
+                "{secret} in {}: {}",
+                mail.subject,
+                mail.body
+            );
+        }
+    }
     assert!(
         space
             .answers_to("bob@example.org")
@@ -428,6 +451,28 @@ fn a_move_stored_privately_is_seen_by_no_other_player_before_its_evaluation() {
         .find(|m| m.subject.contains("Location changes evaluated"))
         .expect("the evaluation is announced");
     assert!(report.body.contains("Alice to (1, 1)"), "{}", report.body);
+    assert_eq!(location(&space, 1), serde_json::Value::Null);
+    // The archived commitments and reveal pass `nomicbot verify-sealed`.
+    let list = space.announcements();
+    let commitments = list
+        .iter()
+        .find(|m| m.body.contains("commitment "))
+        .unwrap_or_else(|| panic!("the commitments: {list:#?}"));
+    let reveal = list
+        .iter()
+        .find(|m| m.subject.contains("revealed"))
+        .unwrap_or_else(|| panic!("the reveal: {list:#?}"));
+    assert!(reveal.body.contains("cancel move"), "{}", reveal.body);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (c, r) = (dir.path().join("c.eml"), dir.path().join("r.eml"));
+    std::fs::write(&c, &commitments.raw).expect("write");
+    std::fs::write(&r, &reveal.raw).expect("write");
+    let out = space.bot.cli_ok(&[
+        "verify-sealed",
+        &c.display().to_string(),
+        &r.display().to_string(),
+    ]);
+    assert!(out.contains("4 sealed action(s)"), "{out}");
 }
 
 #[test]
@@ -524,5 +569,152 @@ fn the_weekly_report_attaches_the_picture_of_space() {
         report.body.contains("(0, 0) owned by god"),
         "{}",
         report.body
+    );
+}
+
+/// The registry's rule (number) whose text holds `words`, after an import.
+fn registry_rule_with(space: &Space, words: &str) -> (u64, String) {
+    let state: serde_json::Value =
+        serde_json::from_str(&space.bot.cli_ok(&["state", "--json"])).expect("state is JSON");
+    let ruleset = state["ruleset"].clone();
+    let rules = ruleset["rules"]
+        .as_array()
+        .cloned()
+        .or_else(|| ruleset.as_array().cloned())
+        .unwrap_or_default();
+    rules
+        .iter()
+        .find(|rule| rule["text"].as_str().is_some_and(|t| t.contains(words)))
+        .map(|rule| {
+            (
+                rule["number"].as_u64().unwrap_or_default(),
+                rule["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .unwrap_or_else(|| panic!("no rule holds {words:?}"))
+}
+
+/// A bot with a moderator whose registry holds the Ghost's rule first and the
+/// Space Nomic's text after it (rules 104 to 157): the game finds its rules
+/// by their names, "Space Nomic 1" to "Space Nomic 54".
+fn imported_after_another_nomic() -> Space {
+    let config = crate::support::trusting()
+        .replace("moderators = []", "moderators = [\"mod@nomic.example\"]");
+    let space = Space::with_config(&config);
+    for text in ["ghost", "space"] {
+        space
+            .bot
+            .cli_ok(&["import-rules", text, "--now", &t0().to_string()]);
+    }
+    space
+}
+
+#[test]
+fn the_game_finds_its_rules_by_their_names_after_another_nomics_rules() {
+    // Issue 27: "Space Nomic 1" is not rule 1 when the registry held other
+    // rules first; the game binds each mechanic to its paragraph by name.
+    let space = imported_after_another_nomic();
+    let (number, name) = registry_rule_with(&space, "eir account will contain 97 money units");
+    assert!(number > 103, "{number}");
+    assert!(name.starts_with("Space Nomic "), "{name}");
+    space.post(ALICE, "join Alice");
+    assert_eq!(space.money("Alice"), "97");
+    let bindings = space.bot.cli_ok(&["state", "--json"]);
+    assert!(bindings.contains("Space Nomic"), "{bindings}");
+}
+
+#[test]
+fn when_the_rule_of_accusations_is_repealed_accuse_is_refused_naming_the_rule() {
+    // "A player may accuse any active player of inactivity." Repealed, the
+    // bot computes nothing under it and says which rule stopped.
+    let space = imported_after_another_nomic();
+    let (number, _) = registry_rule_with(&space, "A player may accuse any active player");
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.moderate(&format!("repeal {number}"));
+    space.post(ALICE, "accuse Bob");
+    let answers = space.answers_to("alice@example.org");
+    assert!(
+        answers.contains(&format!("Refused: rule {number}, under which the bot computes activity, accusing, nodding and pausing, is not followed now (repealed)")),
+        "{answers}"
+    );
+    assert!(
+        space.state()["accusations"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
+}
+
+#[test]
+fn when_the_rule_of_the_daily_income_is_repealed_no_income_is_paid() {
+    // "Each day at 21:00 GMT, each player gains from nowhere [...]": once
+    // its rule is repealed, 21:00 passes and nobody gains anything.
+    let space = imported_after_another_nomic();
+    let (number, _) = registry_rule_with(&space, "Each day at 21:00 GMT");
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "move to (0, 0)");
+    space.post(BOB, "move to (1, 1)");
+    space.wait_until(24 * 60 + 121);
+    assert_eq!(location(&space, 0), serde_json::json!([0, 0]));
+    space.post(ALICE, "buy");
+    assert_eq!(space.money("Alice"), "65");
+    space.moderate(&format!("repeal {number}"));
+    space.wait_until(3 * 24 * 60 + 11 * 60 + 1); // two 21:00s later
+    assert_eq!(space.money("Alice"), "65");
+    assert_eq!(space.money("Bob"), "97");
+    assert!(
+        !space
+            .announcements()
+            .iter()
+            .any(|m| m.subject.contains("Income")),
+        "no income is announced"
+    );
+    // The other deadlines still come: the moves of the next days evaluate.
+    space.post(BOB, "move to (0, 1)");
+    space.wait_until(4 * 24 * 60 + 121);
+    assert_eq!(location(&space, 1), serde_json::json!([0, 1]));
+}
+
+#[test]
+fn the_expression_incrementing_a_player_may_be_used_to_refer_to_incrementing_a_players_image_under_the_point()
+ {
+    // "The point of the game is a map from the set of players to the set of
+    // positive integers." "The expression "incrementing a player" may be used
+    // to refer to incrementing a player's image under the point." The text
+    // lets no one increment, and "No actions may occur during the game except
+    // when allowed by the ruleset": refused by default.
+    let space = Space::three_players();
+    space.post(ALICE, "increment Bob");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("no rule lets anyone do it"),
+        "{}",
+        space.answers_to("alice@example.org")
+    );
+    assert_eq!(space.state()["players"][1]["point"], 1);
+    // With `[space] incrementing = true` (a moderator's reading of a rule that
+    // allows it), any player may increment any player.
+    let config = crate::support::trusting().replace("incrementing = false", "incrementing = true");
+    let space = Space::with_config(&config);
+    space.post(ALICE, "join Alice");
+    space.post(BOB, "join Bob");
+    space.post(ALICE, "increment Bob");
+    space.post(BOB, "increment Bob");
+    assert_eq!(space.state()["players"][1]["point"], 3);
+    assert_eq!(space.state()["players"][0]["point"], 1);
+    assert!(
+        space
+            .answers_to("bob@example.org")
+            .contains("eir image under the point is now 3"),
+        "{}",
+        space.answers_to("bob@example.org")
+    );
+    space.post(ALICE, "status");
+    assert!(
+        space
+            .answers_to("alice@example.org")
+            .contains("Bob: 97 money units, at nowhere, active, point 3")
     );
 }

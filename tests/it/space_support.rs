@@ -54,6 +54,15 @@ impl Space {
         self.bot.once(self.now());
     }
 
+    /// A `[ruleset]` line from the moderator to the list, and a pass.
+    pub fn moderate(&self, line: &str) {
+        self.minutes.set(self.minutes.get() + 1);
+        let id = format!("space{}@players.test", self.minutes.get());
+        let mail = message("mod@nomic.example", LIST, "[ruleset]", &id, line);
+        self.bot.deliver(&id, &mail, self.now());
+        self.bot.once(self.now());
+    }
+
     pub fn post(&self, from: &str, body: &str) {
         self.send(from, LIST, body);
     }

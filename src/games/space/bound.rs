@@ -1,13 +1,14 @@
 //! What of the Space Nomic's text the game computes, bound to its rules: the
 //! text is imported one rule to a paragraph (`nomicbot import-rules space`),
-//! numbered from the registry's next free number, so `[space] first_rule`
-//! says which number "Space Nomic 1" got, and each mechanic is bound to the
-//! rule of the paragraph its words stand in. The baseline of each is the
-//! paragraph as the import records it.
+//! numbered from the registry's next free number and named "Space Nomic 1" to
+//! "Space Nomic 54": each mechanic is bound to the rule of the paragraph its
+//! words stand in, found in the registry by that name (`[space] first_rule`
+//! overrides it with a number for a moderator who renumbered). The baseline
+//! of each is the paragraph as the import records it.
 //!
 //! The game reads its numbers only through `numbers`: `[space]`'s, with every
-//! bound number an amendment of its rule changed. (Stopping a mechanic whose
-//! rule is repealed or held is for a later instalment.)
+//! bound number an amendment of its rule changed; and a mechanic whose rule
+//! is repealed, void or held does nothing (`stopped`).
 
 use std::sync::OnceLock;
 
@@ -17,8 +18,8 @@ use num_rational::BigRational;
 use super::engine::{Money, Numbers};
 use super::{Params, Space, TEXT};
 use crate::engine::game::{Game, View};
-use crate::engine::ruleset::Rule;
-use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Parameter};
+use crate::engine::ruleset::{Rule, Ruleset};
+use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Parameter, Status};
 
 /// The text's paragraphs as rules numbered from 0, in order.
 fn paragraphs() -> &'static [Rule] {
@@ -42,8 +43,39 @@ fn units(amount: &super::engine::Money) -> i64 {
     i64::try_from(amount.0.trunc().numer()).unwrap_or(0)
 }
 
-/// Every mechanic of the game with its rule and numbers (`Game::bindings`).
+/// The registry's number of the text's paragraph at `place` (from 0): the
+/// override `first_rule` counted on, else the rule named "Space Nomic
+/// <place + 1>" (in effect or repealed). A paragraph no such rule records
+/// gets a number the registry never used, so it reads as unrecorded: the
+/// baseline under `unrecorded_rules = "baseline"`, not begun under
+/// "required", stopped once any other rule of the text is recorded.
+fn number_of_place(params: &Params, ruleset: Option<&Ruleset>, place: u32) -> u32 {
+    if let Some(first) = params.first_rule {
+        return first.saturating_add(place);
+    }
+    let Some(ruleset) = ruleset else {
+        return place.saturating_add(1);
+    };
+    let name = format!("Space Nomic {}", place + 1);
+    ruleset
+        .rules
+        .iter()
+        .chain(&ruleset.past)
+        .find(|rule| rule.name == name)
+        .map(|rule| rule.number)
+        .unwrap_or_else(|| ruleset.next_free_number().saturating_add(place))
+}
+
+/// Every mechanic of the game with its rule and numbers (`Game::bindings`),
+/// its rules numbered as `[space] first_rule` says or, without it, as if
+/// "Space Nomic 1" were rule 1.
 pub fn declared(params: &Params) -> Declared {
+    declared_in(params, None)
+}
+
+/// Every mechanic of the game with its rule and numbers, its rules found in
+/// `ruleset` by name (`Game::bindings_in`).
+pub fn declared_in(params: &Params, ruleset: Option<&Ruleset>) -> Declared {
     // Each mechanic: its name, words locating its paragraph, and its numbers.
     let p = |name, words, value| Parameter { name, words, value };
     let table: Vec<(&'static str, &'static str, Vec<Parameter>)> = vec![
@@ -145,6 +177,21 @@ pub fn declared(params: &Params) -> Declared {
             )],
         ),
         (
+            "moves: storing and their evaluation",
+            "A player may set or withdraw moves of any type",
+            Vec::new(),
+        ),
+        (
+            "the weekly report of the gamestate",
+            "The gamestate contains exactly those things",
+            Vec::new(),
+        ),
+        (
+            "the point and incrementing",
+            "may be used to refer to incrementing a player",
+            Vec::new(),
+        ),
+        (
             "the daily income",
             "each player gains from nowhere a number of money units",
             Vec::new(),
@@ -178,7 +225,7 @@ pub fn declared(params: &Params) -> Declared {
             Vec::new(),
         ),
     ];
-    let rule_at = |place: u32| params.first_rule + place;
+    let rule_at = |place: u32| number_of_place(params, ruleset, place);
     let mut baseline: Vec<(u32, &'static str)> = Vec::new();
     let mut mechanics = Vec::new();
     for (name, words, parameters) in table {
@@ -207,7 +254,7 @@ pub fn declared(params: &Params) -> Declared {
 /// number in the game's own ruleset, from 0).
 pub fn mechanics_of_place(place: u32) -> Vec<&'static str> {
     let params = Params {
-        first_rule: 0,
+        first_rule: Some(0),
         ..Params::default()
     };
     declared(&params).mechanics_of(place)
@@ -238,6 +285,7 @@ fn configured(params: &Params) -> Numbers {
         space_period_days: params.space_period_days,
         phi: params.phi.clone(),
         report_days: params.report_days,
+        incrementing: params.incrementing,
     }
 }
 
@@ -250,7 +298,7 @@ fn with_units(amount: &Money, units: i64) -> Money {
 /// The numbers the game computes with now: `[space]`'s, each bound number as
 /// its rule now says it.
 pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
-    let declared = declared(params);
+    let declared = declared_in(params, Some(view.ruleset));
     let mut numbers = configured(params);
     for rule in declared.rules() {
         let binding = bindings::decide(
@@ -276,6 +324,33 @@ pub fn numbers(view: &View<'_>, params: &Params) -> Numbers {
         }
     }
     numbers
+}
+
+/// Why the mechanic `name` does nothing now (its rule repealed, void, not
+/// in the ruleset, held for a moderator's ruling, switched off), with the
+/// rule's number, if so.
+pub fn stopped(view: &View<'_>, params: &Params, name: &str) -> Option<(u32, String)> {
+    let declared = declared_in(params, Some(view.ruleset));
+    let rule = declared
+        .mechanics
+        .iter()
+        .find(|mechanic| mechanic.name == name)?
+        .rule;
+    let binding = bindings::decide(
+        view.ruleset,
+        &declared,
+        rule,
+        view.ruleset.binding(<Space as Game>::NAME, rule),
+        view.baseline_when_unrecorded,
+        view.bound,
+    );
+    let why = match binding.status {
+        Status::Follows => return None,
+        Status::Stopped { why } => why,
+        Status::Held { .. } => "held for a moderator's ruling".to_owned(),
+        Status::Off { reason } => format!("switched off: {reason}"),
+    };
+    Some((view.ruleset.current_number(rule), why))
 }
 
 #[cfg(test)]

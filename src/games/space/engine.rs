@@ -100,6 +100,9 @@ pub struct Numbers {
     pub phi: Vec<String>,
     /// Days between the bot's reports to the list (not a number of the text).
     pub report_days: i64,
+    /// Whether a player may increment a player: the text defines "incrementing
+    /// a player" but lets no one do it (`[space] incrementing`).
+    pub incrementing: bool,
 }
 
 impl Default for Numbers {
@@ -129,6 +132,7 @@ impl Default for Numbers {
             space_period_days: 6,
             phi: vec!["location".into(), "space".into()],
             report_days: 7,
+            incrementing: false,
         }
     }
 }
@@ -362,6 +366,10 @@ pub enum Event {
     Withdrew {
         id: u32,
     },
+    /// A player's image under the point went up by one.
+    Incremented {
+        id: u32,
+    },
     Activity {
         id: u32,
         active: bool,
@@ -513,6 +521,11 @@ impl State {
                 }
             }
             Event::Withdrew { id } => self.leave(*id),
+            Event::Incremented { id } => {
+                if let Some(p) = self.player_mut(*id) {
+                    p.point = p.point.saturating_add(1);
+                }
+            }
             Event::Activity {
                 id,
                 active,
@@ -870,6 +883,11 @@ pub enum Action {
     Accuse {
         player: String,
     },
+    /// "incrementing a player": eir image under the point plus one, where a
+    /// rule allows it (`[space] incrementing`).
+    Increment {
+        player: String,
+    },
     /// "A player may add an entity to the game as a player": another's
     /// address and name.
     Add {
@@ -1127,6 +1145,19 @@ pub fn act(
             scratch.acted(me.id);
         }
         Action::Nod => scratch.acted(me.id),
+        Action::Increment { player } => {
+            // "No actions may occur during the game except when allowed by
+            // the ruleset", and the text only names incrementing.
+            if !numbers.incrementing {
+                return Err(refused("space_increment_not_allowed").into());
+            }
+            let incremented = state
+                .player_named(&player)
+                .cloned()
+                .ok_or_else(|| Refusal(refused("space_no_player").arg("player", player.trim())))?;
+            scratch.record(Event::Incremented { id: incremented.id });
+            scratch.acted(me.id);
+        }
         Action::Accuse { player } => {
             let accused = state
                 .player_named(&player)

@@ -4,10 +4,9 @@
 //! outcome can no longer change, transfers, Space (a graph with owners),
 //! moves (location changes daily, space changes every six days, executed
 //! all or none), daily income, activity and accusations, the end.
-//! `engine.rs` decides, purely; `rules.rs` records and announces.
-//!
-//! Not yet: salted commitments of private moves, incrementing
-//! the point, the weekly report and the picture of Space.
+//! `engine.rs` decides, purely; `rules.rs` records and announces (and seals
+//! private moves in the shared sealed box); `bound.rs` finds the text's rules
+//! in the registry by name and stops each mechanic with its rule.
 
 pub mod bound;
 pub mod changes;
@@ -39,9 +38,11 @@ pub use engine::{Event, State};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The registry's number of "Space Nomic 1" (the text's first paragraph)
-    /// once imported: `bound.rs` binds each mechanic to its paragraph's rule.
-    pub first_rule: u32,
+    /// The registry's number of "Space Nomic 1" (the text's first paragraph),
+    /// the others counted on from it: an override for a moderator who
+    /// renumbered. Without it the game finds each paragraph's rule by its
+    /// name, "Space Nomic 1" to "Space Nomic 54" (`bound.rs`).
+    pub first_rule: Option<u32>,
     pub starting_money: Money,
     pub pass_reward: Money,
     pub fail_fine: Money,
@@ -73,13 +74,17 @@ pub struct Params {
     pub phi: Vec<String>,
     /// Days between the bot's reports of the gamestate to the list.
     pub report_days: i64,
+    /// Whether `increment PLAYER` is allowed: the text defines "incrementing
+    /// a player" but no rule of it lets anyone do it, so false (refused)
+    /// until a moderator rules that a rule now allows it.
+    pub incrementing: bool,
 }
 
 impl Default for Params {
     fn default() -> Params {
         let numbers = Numbers::default();
         Params {
-            first_rule: 1,
+            first_rule: None,
             starting_money: numbers.starting_money,
             pass_reward: numbers.pass_reward,
             fail_fine: numbers.fail_fine,
@@ -106,6 +111,7 @@ impl Default for Params {
             space_period_days: numbers.space_period_days,
             phi: numbers.phi,
             report_days: numbers.report_days,
+            incrementing: numbers.incrementing,
         }
     }
 }
@@ -165,6 +171,13 @@ impl Game for Space {
 
     fn bindings(params: &Params) -> crate::engine::ruleset::bindings::Declared {
         bound::declared(params)
+    }
+
+    fn bindings_in(
+        params: &Params,
+        ruleset: &crate::engine::ruleset::Ruleset,
+    ) -> crate::engine::ruleset::bindings::Declared {
+        bound::declared_in(params, Some(ruleset))
     }
 
     /// A move stored privately is sealed until its evaluation.

@@ -144,6 +144,14 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
             })
         }
         "nod" => act(Action::Nod),
+        "increment" => {
+            if rest.trim().is_empty() {
+                return Err(usage("increment PLAYER"));
+            }
+            act(Action::Increment {
+                player: rest.trim().to_owned(),
+            })
+        }
         "pause" => act(Action::Pause),
         "accuse" => {
             let form = "accuse PLAYER [of inactivity]";

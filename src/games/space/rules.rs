@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::engine::{self, Action, Event, State};
 use super::{Command, Space, TAG, TEXT};
-use crate::engine::game::Tx;
+use crate::engine::game::{SharedEvent, Tx};
+use crate::engine::sealed::Stage;
 use crate::engine::{Audience, Ctx, Mail, Refusal, Sentence};
 
 type SpaceTx<'a> = Tx<'a, Space>;
@@ -29,6 +30,14 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
     if !ctx.public && !is_move(&action) {
         return Err(Sentence::new("space_private").into());
     }
+    let mechanic = mechanic_of(&action);
+    if let Some((rule, why)) = super::bound::stopped(&tx.view(), tx.params(), mechanic) {
+        return Err(Sentence::new("space_rule_stopped")
+            .arg("rule", rule)
+            .arg("mechanic", mechanic)
+            .arg("why", why)
+            .into());
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let events = engine::act(
         tx.state(),
@@ -43,6 +52,11 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
         tx.record(event.clone());
     }
     announce(tx, &before, &events);
+    let commitment = if ctx.public {
+        None
+    } else {
+        seal(tx, &action, ctx)
+    };
     let state = tx.state();
     let me = state.player_at(ctx.sender.as_str());
     let my_name = me
@@ -166,8 +180,137 @@ fn act(tx: &mut SpaceTx<'_>, action: Action, ctx: &Ctx) -> Result<Sentence, Refu
             }
         }
         Action::Pause => Sentence::new("space_paused"),
+        Action::Increment { player } => Sentence::new("space_incremented")
+            .arg("player", player.trim())
+            .arg(
+                "point",
+                state
+                    .player_named(&player)
+                    .map(|p| p.point)
+                    .unwrap_or_default(),
+            ),
+    };
+    let sentence = match commitment {
+        Some(hash) => sentence.arg("commitment", hash),
+        None => sentence,
     };
     Ok(sentence.arg("decided", decided))
+}
+
+/// The sealed batch of the moves of one type evaluated at `due`.
+fn batch_of(kind: &str, due: crate::engine::Timestamp) -> String {
+    format!("space:{kind}:{}", due.as_second())
+}
+
+/// The words a move is sealed as, and its type.
+fn sealed_text(action: &Action) -> Option<(&'static str, String)> {
+    Some(match action {
+        Action::Move { to } => ("location", format!("move to {}", to.trim())),
+        Action::CancelMove => ("location", "cancel move".to_owned()),
+        Action::Mirror => ("location", "mirror".to_owned()),
+        Action::ChangeSpace { change } => ("space", change.to_string()),
+        Action::CancelSpaceChange => ("space", "cancel space change".to_owned()),
+        _ => return None,
+    })
+}
+
+/// A move stored privately is sealed in the batch of its type's next
+/// evaluation (opened on the first): salted and hashed now, its commitment
+/// published on the list when the evaluation comes, and revealed then
+/// (`unseal`), so `nomicbot verify-sealed` checks that what was evaluated is
+/// what was stored. The commitment's hash, for the player.
+fn seal(tx: &mut SpaceTx<'_>, action: &Action, ctx: &Ctx) -> Option<String> {
+    let (kind, text) = sealed_text(action)?;
+    let due = if kind == "location" {
+        tx.state().next_evaluation
+    } else {
+        tx.state().next_space_evaluation
+    }?;
+    let player = tx.state().player_at(ctx.sender.as_str())?.clone();
+    let batch = batch_of(kind, due);
+    let title = format!(
+        "the Space Nomic's {kind} changes of {}",
+        crate::engine::human_time(due)
+    );
+    if tx.view().sealed.batch(&batch).is_none()
+        && let Ok(opened) = tx.view().sealed.open_titled(&batch, TAG, &title, due)
+    {
+        tx.record_shared(SharedEvent::Sealed(opened));
+    }
+    let sealed = tx
+        .view()
+        .sealed
+        .seal(
+            &batch,
+            player.id,
+            &player.name,
+            &text,
+            ctx.now,
+            &ctx.entropy,
+        )
+        .ok()?;
+    let hash = match &sealed {
+        crate::engine::sealed::Event::Sealed { sealed, .. } => sealed.commitment().hash_hex,
+        _ => String::new(),
+    };
+    tx.record_shared(SharedEvent::Sealed(sealed));
+    Some(hash)
+}
+
+/// The sealed moves of the batch evaluated at `due`, if any: committed (if
+/// the sealed box has not yet) and revealed on the list, the latest move of
+/// each player counting, an earlier one marked replaced.
+fn unseal(tx: &mut SpaceTx<'_>, kind: &str, due: crate::engine::Timestamp) {
+    let batch = batch_of(kind, due);
+    let sealed = tx.view().sealed;
+    if sealed.batch(&batch).is_some_and(|b| b.stage == Stage::Open)
+        && let Ok((event, mail)) = sealed.commit(&batch)
+    {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
+    }
+    if tx
+        .view()
+        .sealed
+        .batch(&batch)
+        .is_some_and(|b| b.stage == Stage::Committed)
+        && let Ok((event, mail)) = tx
+            .view()
+            .sealed
+            .reveal_replacing(&batch, |s| Some(s.player.to_string()))
+    {
+        tx.record_shared(SharedEvent::Sealed(event));
+        tx.mail(mail);
+    }
+}
+
+/// The mechanic (`bound.rs`) under which the action is done: its rule
+/// stopped, the action is refused.
+fn mechanic_of(action: &Action) -> &'static str {
+    match action {
+        Action::Join { .. } | Action::Withdraw | Action::Add { .. } => "joining and withdrawing",
+        Action::Propose { .. } => "proposals: creation and names",
+        Action::Destroy { .. } => "destruction by the creator",
+        Action::Vote { .. } => "votes in [-1, 1]",
+        Action::Refresh { .. } => "refreshing, and destruction unrefreshed",
+        Action::Give { .. } => "transfers",
+        Action::Buy | Action::GiveVertex { .. } => "owners of vertices: buying and giving",
+        Action::Move { .. }
+        | Action::CancelMove
+        | Action::Mirror
+        | Action::ChangeSpace { .. }
+        | Action::CancelSpaceChange => "moves: storing and their evaluation",
+        Action::EndGame => "the end of the game",
+        Action::Increment { .. } => "the point and incrementing",
+        Action::Nod | Action::Accuse { .. } | Action::Pause => {
+            "activity, accusing, nodding and pausing"
+        }
+    }
+}
+
+/// Whether the mechanic's rule is stopped now (see `bound::stopped`).
+fn is_stopped(tx: &SpaceTx<'_>, mechanic: &str) -> bool {
+    super::bound::stopped(&tx.view(), tx.params(), mechanic).is_some()
 }
 
 /// Storing or withdrawing a move, which may be done privately.
@@ -320,7 +463,27 @@ fn push(mails: &mut [(String, Value)], key: &str, line: String) {
 /// The proposals unrefreshed for 16 days are destroyed, and the list told.
 pub fn expire(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::expire(tx.state(), &numbers, tx.at());
+    let mut events = engine::expire(tx.state(), &numbers, tx.at());
+    // Its rule stopped, no proposal is destroyed unrefreshed: the clock of
+    // each due one starts again, so the deadline moves on.
+    if is_stopped(tx, "refreshing, and destruction unrefreshed") {
+        let days = jiff::SignedDuration::from_hours(numbers.refresh_days.max(1) * 24);
+        let expires_at = tx
+            .at()
+            .checked_add(days)
+            .unwrap_or(crate::engine::Timestamp::MAX);
+        events = events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Destroyed { name, .. } => Some(Event::Refreshed { name, expires_at }),
+                _ => None,
+            })
+            .collect();
+        for event in events {
+            tx.record(event);
+        }
+        return;
+    }
     let before = tx.state().clone();
     for event in &events {
         tx.record(event.clone());
@@ -330,6 +493,9 @@ pub fn expire(tx: &mut SpaceTx<'_>) {
 
 /// The configured end, once reached, is recorded in the state.
 pub fn reach_end(tx: &mut SpaceTx<'_>) {
+    if is_stopped(tx, "the end of the game") {
+        return;
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     for event in engine::reach_end(tx.state(), &numbers, tx.at()) {
         tx.record(event);
@@ -365,6 +531,9 @@ pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
 /// The space changes, if due: evaluated, and the list told what happened
 /// when any were stored.
 fn evaluate_space(tx: &mut SpaceTx<'_>) {
+    if let Some(due) = tx.state().next_space_evaluation.filter(|due| *due <= tx.at()) {
+        unseal(tx, "space", due);
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let stored: Vec<String> = tx
         .state()
@@ -372,7 +541,22 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
         .iter()
         .map(|(player, change)| format!("{}: {change}", name_of(tx.state(), Some(*player))))
         .collect();
-    let events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
+    let mut events = engine::evaluate_space_changes(tx.state(), &numbers, tx.at());
+    // Its rule stopped, the evaluation executes nothing (the period moves on).
+    if is_stopped(tx, "moves: storing and their evaluation") {
+        events.retain(|event| matches!(event, Event::SpaceChangesEvaluated { .. }));
+        for event in events {
+            tx.record(match event {
+                Event::SpaceChangesEvaluated { next, .. } => Event::SpaceChangesEvaluated {
+                    executed: false,
+                    why: "the rule of moves is not in effect".into(),
+                    next,
+                },
+                other => other,
+            });
+        }
+        return;
+    }
     let mut done = Vec::new();
     let mut why = String::new();
     for event in &events {
@@ -402,6 +586,9 @@ fn evaluate_space(tx: &mut SpaceTx<'_>) {
 /// The location changes, if due: evaluated, and the list told what happened
 /// when any were stored.
 fn evaluate(tx: &mut SpaceTx<'_>) {
+    if let Some(due) = tx.state().next_evaluation.filter(|due| *due <= tx.at()) {
+        unseal(tx, "location", due);
+    }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
     let stored: Vec<String> = tx
         .state()
@@ -422,7 +609,22 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
             name_of(tx.state(), Some(*player))
         )
     }));
-    let events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
+    let mut events = engine::evaluate_moves(tx.state(), &numbers, tx.at());
+    // Its rule stopped, the evaluation executes nothing (the period moves on).
+    if is_stopped(tx, "moves: storing and their evaluation") {
+        events.retain(|event| matches!(event, Event::MovesEvaluated { .. }));
+        for event in events {
+            tx.record(match event {
+                Event::MovesEvaluated { next, .. } => Event::MovesEvaluated {
+                    executed: false,
+                    why: "the rule of moves is not in effect".into(),
+                    next,
+                },
+                other => other,
+            });
+        }
+        return;
+    }
     let mut moved = Vec::new();
     let mut why = String::new();
     for event in &events {
@@ -455,7 +657,29 @@ fn evaluate(tx: &mut SpaceTx<'_>) {
 /// is told who became inactive or was removed.
 pub fn activity(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::activity_rules(tx.state(), &numbers, tx.at());
+    let mut events = engine::activity_rules(tx.state(), &numbers, tx.at());
+    let activity_stopped = is_stopped(tx, "activity, accusing, nodding and pausing");
+    let removal_stopped = is_stopped(tx, "removal after long inactivity");
+    // A rule stopped does nothing: a due accusation is spent without effect,
+    // a due removal is dropped; what would have followed from them (proposals
+    // decided) does not happen.
+    if activity_stopped || removal_stopped {
+        events = events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::AccusationDue { .. } => Some(event),
+                Event::Activity { .. } if !activity_stopped => Some(event),
+                Event::Removed { .. } if !removal_stopped => Some(event),
+                Event::Removed { id } => Some(Event::Activity {
+                    id,
+                    active: false,
+                    paused: false,
+                    removal_at: None,
+                }),
+                _ => None,
+            })
+            .collect();
+    }
     let before = tx.state().clone();
     let mut inactive = Vec::new();
     let mut removed = Vec::new();
@@ -487,8 +711,16 @@ pub fn activity(tx: &mut SpaceTx<'_>) {
 /// The daily income, if due: paid, and the list told every gain.
 pub fn income(tx: &mut SpaceTx<'_>) {
     let numbers = super::bound::numbers(&tx.view(), tx.params());
-    let events = engine::pay_income(tx.state(), &numbers, tx.at());
+    let mut events = engine::pay_income(tx.state(), &numbers, tx.at());
     if events.is_empty() {
+        return;
+    }
+    // Its rule stopped, nothing is paid (the day moves on).
+    if is_stopped(tx, "the daily income") {
+        events.retain(|event| matches!(event, Event::IncomePaid { .. }));
+        for event in events {
+            tx.record(event);
+        }
         return;
     }
     let mut gains = Vec::new();
@@ -542,6 +774,10 @@ pub fn report(tx: &mut SpaceTx<'_>) {
             .checked_add(days)
             .unwrap_or(crate::engine::Timestamp::MAX),
     });
+    // Its rule stopped, the report is not sent (the week moves on).
+    if is_stopped(tx, "the weekly report of the gamestate") {
+        return;
+    }
     tx.mail(
         Mail::new(Audience::List, TAG, "space_report", values).with_attachment(
             "space.svg",
