@@ -394,7 +394,9 @@ fn execute(args: Args) -> Result<ExitCode> {
                 Some(out) => out,
                 None => match &bot.config.site.dir {
                     Some(dir) => bot.config.resolve(dir),
-                    None => bail!("say where to write the site (nomicbot site OUT/), or set [site] dir"),
+                    None => {
+                        bail!("say where to write the site (nomicbot site OUT/), or set [site] dir")
+                    }
                 },
             };
             println!("{}", cli::site(&bot, &out)?);

@@ -39,7 +39,10 @@ fn fixed(at: Timestamp) -> FixedDateTime {
 /// Where the site is served, for the absolute links a feed wants; a relative
 /// one without `[site] url`.
 fn link(bot: &Bot, page: &str) -> String {
-    bot.config.site.link(page).unwrap_or_else(|| page.to_owned())
+    bot.config
+        .site
+        .link(page)
+        .unwrap_or_else(|| page.to_owned())
 }
 
 /// Every feed: `feed.atom`, `game-NAME.atom` per registered game, `deadlines.ics`.

@@ -79,9 +79,17 @@ pub fn build(bot: &Bot, out: &Path) -> Result<Built, SiteError> {
 /// The page an announcement under `tag` is shown on: its game's page, or the
 /// whole record for the nomic's own tags. The mail's link back points here.
 pub fn page_of_tag(tag: &str) -> String {
-    let tag = tag.trim().to_lowercase();
-    match crate::games::router::game_of_tag(crate::games::base_tag(&tag)) {
+    match game_of_tag(tag) {
         Some(game) => pages::game_page(game),
+        None if tag.trim().eq_ignore_ascii_case("ruleset") => "ruleset.html".to_owned(),
         None => "record.html".to_owned(),
     }
+}
+
+/// The registered game a tag (`ghost 2`) belongs to; none for the nomic's own
+/// tags (`nomic`, `ruleset`, `games`), which the router knows as well.
+fn game_of_tag(tag: &str) -> Option<&'static str> {
+    let tag = tag.trim().to_lowercase();
+    crate::games::router::game_of_tag(crate::games::base_tag(&tag))
+        .filter(|game| crate::games::game_names().contains(game))
 }

@@ -67,7 +67,11 @@ fn environment(bot: &Bot) -> Environment<'static> {
     env
 }
 
-fn render_template(env: &Environment<'_>, name: &str, values: &Value) -> Result<Vec<u8>, SiteError> {
+fn render_template(
+    env: &Environment<'_>,
+    name: &str,
+    values: &Value,
+) -> Result<Vec<u8>, SiteError> {
     let file = format!("site/{name}.txt");
     env.get_template(&file)
         .and_then(|template| template.render(Jinja::from(minijinja::value::Serde(values))))
@@ -93,25 +97,50 @@ pub fn render(bot: &Bot, record: &Record) -> Result<Vec<(String, Vec<u8>)>, Site
         "style.css".to_owned(),
         render_template(&env, "style.css", &json!({}))?,
     ));
-    files.push(("index.html".to_owned(), render_template(&env, "index.html", &site.index())?));
+    files.push((
+        "index.html".to_owned(),
+        render_template(&env, "index.html", &site.index())?,
+    ));
     files.push((
         "record.html".to_owned(),
-        render_template(&env, "record.html", &site.page("The whole record", json!({
-            "announcements": site.announcements(|_| true),
-        })))?,
+        render_template(
+            &env,
+            "record.html",
+            &site.page(
+                "The whole record",
+                json!({
+                    "announcements": site.announcements(|_| true),
+                }),
+            ),
+        )?,
     ));
     for game in &site.games {
         let name = game["name"].as_str().unwrap_or_default().to_owned();
         let values = site.game(&name);
-        files.push((game_page(&name), render_template(&env, "game.html", &values)?));
+        files.push((
+            game_page(&name),
+            render_template(&env, "game.html", &values)?,
+        ));
     }
     for player in &site.players {
         let id = player["id"].as_u64().unwrap_or_default();
-        files.push((player_page(id), render_template(&env, "player.html", &site.player(player))?));
+        files.push((
+            player_page(id),
+            render_template(&env, "player.html", &site.player(player))?,
+        ));
     }
-    files.push(("ruleset.html".to_owned(), render_template(&env, "ruleset.html", &site.ruleset())?));
-    files.push(("random.html".to_owned(), render_template(&env, "random.html", &site.random())?));
-    files.push(("sealed.html".to_owned(), render_template(&env, "sealed.html", &site.sealed())?));
+    files.push((
+        "ruleset.html".to_owned(),
+        render_template(&env, "ruleset.html", &site.ruleset())?,
+    ));
+    files.push((
+        "random.html".to_owned(),
+        render_template(&env, "random.html", &site.random())?,
+    ));
+    files.push((
+        "sealed.html".to_owned(),
+        render_template(&env, "sealed.html", &site.sealed())?,
+    ));
     files.extend(feeds::all(bot, record, &site.deadlines)?);
     Ok(files)
 }
@@ -524,7 +553,10 @@ impl<'a> Site<'a> {
             .flatten()
             .map(|change| {
                 let mut change = change.clone();
-                if let Some(at) = change["at"].as_str().and_then(|at| at.parse::<Timestamp>().ok()) {
+                if let Some(at) = change["at"]
+                    .as_str()
+                    .and_then(|at| at.parse::<Timestamp>().ok())
+                {
                     change["at"] = self.when(at);
                 }
                 change
@@ -563,7 +595,10 @@ impl<'a> Site<'a> {
         if !random["current"].is_null() {
             periods.push(period(&random["current"], true));
         }
-        self.page("The Officer in charge of Random Things", json!({ "periods": periods }))
+        self.page(
+            "The Officer in charge of Random Things",
+            json!({ "periods": periods }),
+        )
     }
 
     fn sealed(&self) -> Value {
@@ -643,7 +678,7 @@ fn deadlines(bot: &Bot, record: &Record) -> Vec<feeds::Deadline> {
             let deadline = &entry["deadline"];
             let at = deadline["at"].as_str()?.parse::<Timestamp>().ok()?;
             let owner = deadline["owner"].as_str().unwrap_or_default().to_owned();
-            let game = games::router::game_of_tag(games::base_tag(&owner)).map(str::to_owned);
+            let game = super::game_of_tag(&owner).map(str::to_owned);
             Some(feeds::Deadline {
                 id: deadline["id"].as_str().unwrap_or_default().to_owned(),
                 at,

@@ -166,7 +166,12 @@ fn announcements(bot: &Bot) -> Result<Vec<Announcement>, SiteError> {
         .outbox()?
         .into_iter()
         .filter(|row| row.recipients == to_list)
-        .map(|row| (row.message_id.trim_matches(['<', '>']).to_owned(), row.cause))
+        .map(|row| {
+            (
+                row.message_id.trim_matches(['<', '>']).to_owned(),
+                row.cause,
+            )
+        })
         .collect();
     let heads: HashMap<String, Vec<u8>> = bot.store.inbox_heads()?.into_iter().collect();
     let mut out = Vec::new();
@@ -184,9 +189,7 @@ fn announcements(bot: &Bot) -> Result<Vec<Announcement>, SiteError> {
             None => Default::default(),
         };
         let tag = subject_tag(&subject);
-        let game = tag
-            .as_deref()
-            .and_then(|tag| games::router::game_of_tag(games::base_tag(tag)));
+        let game = tag.as_deref().and_then(super::game_of_tag);
         let cause = causes
             .get(&message_id)
             .map(|cause| describe_cause(cause, &heads, &options))
@@ -287,7 +290,12 @@ fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &Parse
 fn archived_at(head: &[u8]) -> Option<String> {
     let message = mail_parser::MessageParser::default().parse_headers(head)?;
     let value = message.header_raw("Archived-At")?;
-    let url = value.trim().trim_start_matches('<').split('>').next()?.trim();
+    let url = value
+        .trim()
+        .trim_start_matches('<')
+        .split('>')
+        .next()?
+        .trim();
     (url.starts_with("https://") || url.starts_with("http://"))
         .then(|| url.to_owned())
         .filter(|url| !url.contains(char::is_whitespace))
@@ -312,7 +320,10 @@ mod tests {
 
     #[test]
     fn a_subject_tag_is_read_with_its_instance_number() {
-        assert_eq!(subject_tag("[Ghost 2] Bob's turn").as_deref(), Some("ghost 2"));
+        assert_eq!(
+            subject_tag("[Ghost 2] Bob's turn").as_deref(),
+            Some("ghost 2")
+        );
         assert_eq!(subject_tag("no tag"), None);
     }
 
