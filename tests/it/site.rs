@@ -90,6 +90,10 @@ struct OnSite {
     builds: usize,
     /// Secrets checked, summed over the builds (so an empty scan cannot pass).
     checked: usize,
+    /// Every secret looked for, once each.
+    seen: std::collections::BTreeSet<String>,
+    /// The scan's own check: the private view is put in the site before each scan.
+    plant: bool,
     leaks: Vec<String>,
 }
 
@@ -108,6 +112,8 @@ impl OnSite {
             private_lines: Vec::new(),
             builds: 0,
             checked: 0,
+            seen: Default::default(),
+            plant: false,
             leaks: Vec::new(),
         }
     }
@@ -129,6 +135,10 @@ impl OnSite {
         assert!(built.files > 0);
         self.builds += 1;
         let params = self.bot.params();
+        if self.plant {
+            let private = self.bot.world().private_view(params).to_string();
+            std::fs::write(self.site.join("planted.html"), private).unwrap();
+        }
         let public = self
             .bot
             .world()
@@ -160,6 +170,7 @@ impl OnSite {
             .collect();
         for secret in &secrets {
             self.checked += 1;
+            self.seen.insert(secret.clone());
             for (name, text) in &site {
                 if text.contains(secret.as_str()) {
                     self.leaks.push(format!("{step}: {secret:?} in {name}"));
@@ -267,12 +278,25 @@ fn no_page_shows_a_secret_before_the_list_is_told_it_in_any_game() {
     let mut checked = 0;
     let mut builds = 0;
     let mut leaks = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for sample in nomicbot::games::samples() {
         let (_dir, stage) = play(sample.name);
         checked += stage.checked;
         builds += stage.builds;
         leaks.extend(stage.leaks.iter().map(|l| format!("{}: {l}", sample.name)));
+        seen.extend(stage.seen);
     }
+    // The secrets the brief names were among those looked for while secret: a
+    // Treasure map, a Ghost word in mind, a Rule Tag action sent privately, a
+    // sealed action's salt, a running random period's seed.
+    let looked_for = |what: &str, found: &dyn Fn(&str) -> bool| {
+        assert!(seen.iter().any(|s| found(s)), "no {what} was looked for");
+    };
+    looked_for("Treasure map", &|s| s.contains("haiku about acorns"));
+    looked_for("private Rule Tag action", &|s| s.starts_with("move ") || s.starts_with("element "));
+    looked_for("hex secret (salt or seed)", &|s| {
+        s.len() == 64 && s.chars().all(|c| c.is_ascii_hexdigit())
+    });
     assert!(
         leaks.is_empty(),
         "secrets on the site:\n{}",
@@ -450,4 +474,26 @@ fn once_keeps_the_site_folder_current_and_rewrites_only_what_changed() {
             .any(|text| text.contains("https://nomic.example/record/record.html#m-")),
         "{to_list:?}"
     );
+}
+
+#[test]
+fn the_scan_finds_a_secret_put_in_the_site() {
+    // The check of the scan itself: the private view written into the site's
+    // folder is found, so a clean scan means something.
+    let sample = nomicbot::games::samples()
+        .into_iter()
+        .find(|s| s.name == "treasure")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut stage = OnSite::new(dir.path());
+    samples::setup(&mut stage);
+    stage.plant = true;
+    (sample.play)(&mut stage);
+    assert!(!stage.leaks.is_empty());
+    assert!(
+        stage.leaks.iter().all(|leak| leak.ends_with("in planted.html")),
+        "{:?}",
+        stage.leaks
+    );
+    assert!(stage.leaks.iter().any(|leak| leak.contains("haiku about acorns")));
 }
