@@ -497,3 +497,40 @@ fn the_scan_finds_a_secret_put_in_the_site() {
     );
     assert!(stage.leaks.iter().any(|leak| leak.contains("haiku about acorns")));
 }
+
+#[test]
+fn the_site_is_shell_that_names_no_game_and_nothing_inside_imports_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sources = |folder: &str| -> Vec<(PathBuf, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.join(folder)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    out.push((path, text));
+                }
+            }
+        }
+        out
+    };
+    let inside: Vec<_> = sources("src/engine")
+        .into_iter()
+        .chain(sources("src/games"))
+        .filter(|(_, text)| text.contains("crate::site"))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(inside.is_empty(), "the engine and the games import the site: {inside:?}");
+    let site = sources("src/site");
+    assert!(site.len() >= 5);
+    for game in nomicbot::games::game_names() {
+        for (path, text) in &site {
+            for named in [format!("games::{game}"), format!("\"{game}\"")] {
+                assert!(!text.contains(&named), "{} names {named}", path.display());
+            }
+        }
+    }
+}
