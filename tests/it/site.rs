@@ -293,7 +293,9 @@ fn no_page_shows_a_secret_before_the_list_is_told_it_in_any_game() {
         assert!(seen.iter().any(|s| found(s)), "no {what} was looked for");
     };
     looked_for("Treasure map", &|s| s.contains("haiku about acorns"));
-    looked_for("private Rule Tag action", &|s| s.starts_with("move ") || s.starts_with("element "));
+    looked_for("private Rule Tag action", &|s| {
+        s.starts_with("move ") || s.starts_with("element ")
+    });
     looked_for("hex secret (salt or seed)", &|s| {
         s.len() == 64 && s.chars().all(|c| c.is_ascii_hexdigit())
     });
@@ -491,11 +493,19 @@ fn the_scan_finds_a_secret_put_in_the_site() {
     (sample.play)(&mut stage);
     assert!(!stage.leaks.is_empty());
     assert!(
-        stage.leaks.iter().all(|leak| leak.ends_with("in planted.html")),
+        stage
+            .leaks
+            .iter()
+            .all(|leak| leak.ends_with("in planted.html")),
         "{:?}",
         stage.leaks
     );
-    assert!(stage.leaks.iter().any(|leak| leak.contains("haiku about acorns")));
+    assert!(
+        stage
+            .leaks
+            .iter()
+            .any(|leak| leak.contains("haiku about acorns"))
+    );
 }
 
 #[test]
@@ -523,7 +533,10 @@ fn the_site_is_shell_that_names_no_game_and_nothing_inside_imports_it() {
         .filter(|(_, text)| text.contains("crate::site"))
         .map(|(path, _)| path)
         .collect();
-    assert!(inside.is_empty(), "the engine and the games import the site: {inside:?}");
+    assert!(
+        inside.is_empty(),
+        "the engine and the games import the site: {inside:?}"
+    );
     let site = sources("src/site");
     assert!(site.len() >= 5);
     for game in nomicbot::games::game_names() {
