@@ -405,7 +405,7 @@ impl<'a> Site<'a> {
             json!({
                 "game": game,
                 "state_text": state.and_then(|s| s.text.clone()),
-                "state_html": state.map(|s| html::view(&s.view)).unwrap_or_default(),
+                "state_html": state.map(|s| html::view(&self.without_addresses(&s.view))).unwrap_or_default(),
                 "score_name": score_name,
                 "scores": scores,
                 "deadlines": self.deadline_values(|d| d.game.as_deref() == Some(name)),
@@ -413,6 +413,37 @@ impl<'a> Site<'a> {
                 "feed": format!("game-{}.atom", slug(name)),
             }),
         )
+    }
+
+    /// A view with every e-mail address in it replaced by its player's name,
+    /// or withheld: the site is on the web, where addresses are harvested.
+    fn without_addresses(&self, value: &Value) -> Value {
+        match value {
+            Value::String(text) if looks_like_an_address(text) => {
+                let address = Address::new(text);
+                match self
+                    .record
+                    .world
+                    .players
+                    .players
+                    .iter()
+                    .find(|p| p.address == address || p.aliases.contains(&address))
+                {
+                    Some(player) => json!(player.name),
+                    None => json!("(an address, withheld)"),
+                }
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.without_addresses(v)).collect())
+            }
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.without_addresses(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
     }
 
     fn player(&self, player: &Value) -> Value {
@@ -493,7 +524,7 @@ impl<'a> Site<'a> {
                     "joined": joined,
                 },
                 "balances": balances,
-                "inventory": html::view(&Value::Array(inventory)),
+                "inventory": html::view(&self.without_addresses(&Value::Array(inventory))),
                 "offices": offices,
                 "scores": scores,
                 "playing": playing,
@@ -651,6 +682,20 @@ fn name_static(name: &str) -> &'static str {
         .into_iter()
         .find(|n| *n == name)
         .unwrap_or("")
+}
+
+/// A string that is one e-mail address and nothing else.
+fn looks_like_an_address(text: &str) -> bool {
+    let text = text.trim();
+    match text.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.contains('@')
+                && !text.contains(char::is_whitespace)
+        }
+        None => false,
+    }
 }
 
 /// A player's standing, in a word.

@@ -267,7 +267,9 @@ fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &Parse
             label: envelope.subject,
         };
     }
-    if let Some(at) = cause.strip_prefix("deadline:") {
+    if let Some(rest) = cause.strip_prefix("deadline:") {
+        // `deadline:<RFC 3339 time>` and perhaps `:<which part of the step>`.
+        let at = rest.find('Z').map_or(rest, |z| &rest[..=z]);
         let label = at
             .parse::<Timestamp>()
             .map(crate::engine::human_time)

@@ -367,6 +367,25 @@ fn the_pages_show_the_game_its_history_linked_to_its_cause_and_the_feeds() {
     // Each announcement links to the post that caused it: no Archived-At was
     // stamped here, so its Message-ID.
     assert!(game.contains("href=\"mid:site-"), "{game}");
+    // The site adds no player's address to what the list was told, though the
+    // game's view holds some: they are shown as the players' names.
+    let details = &game[game.find("<details").unwrap()..game.find("</details>").unwrap()];
+    assert!(!details.contains("mod@nomic.example"), "{details}");
+    assert!(
+        details.contains("<dt>opened by</dt><dd>Mod</dd>"),
+        "{details}"
+    );
+    for name in [
+        "player-1.html",
+        "ruleset.html",
+        "sealed.html",
+        "random.html",
+    ] {
+        assert!(
+            !text(name).contains("@nomic.example"),
+            "an address in {name}"
+        );
+    }
     assert!(text("ruleset.html").contains("Rule 1: Points"));
     assert!(text("sealed.html").contains("Revealed."));
     let feed = text("feed.atom");
