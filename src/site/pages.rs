@@ -56,6 +56,14 @@ fn environment(bot: &Bot) -> Environment<'static> {
             .map(|(_, text)| (*text).to_owned()))
     });
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // minijinja's HTML escaping writes `/` as `&#x2f;`: right, but a page's
+    // addresses then read badly in its source. The five characters that matter.
+    env.set_formatter(|out, state, value| match value.as_str() {
+        Some(text) if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() => out
+            .write_str(&html::escape(text))
+            .map_err(|_| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "cannot write")),
+        _ => minijinja::escape_formatter(out, state, value),
+    });
     // The files end in `.txt` like every template; the pages are HTML all the same.
     env.set_auto_escape_callback(|name| {
         if name.ends_with(".html.txt") {

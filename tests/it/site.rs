@@ -412,9 +412,12 @@ fn once_keeps_the_site_folder_current_and_rewrites_only_what_changed() {
         ],
     );
     let inbox = config.resolve(&config.maildir.inbox);
+    // The list stamps the archive's address of each post (RFC 5064), as
+    // Mailman 3 does: the inbox keeps the whole message, that header with it.
     let deliver = |n: usize, from: &str, body: &str, at: Timestamp| {
         let raw = format!(
-            "From: {from}\r\nTo: {}\r\nSubject: [nomic]\r\nMessage-ID: <once-{n}@nomic.example>\r\n\r\n{body}\r\n",
+            "From: {from}\r\nTo: {}\r\nSubject: [nomic]\r\nMessage-ID: <once-{n}@nomic.example>\r\n\
+             Archived-At: <https://lists.nomic.example/archive/{n}/>\r\n\r\n{body}\r\n",
             config.bot.list
         );
         let path = inbox.join("new").join(format!("{n}.once.local"));
@@ -480,6 +483,12 @@ fn once_keeps_the_site_folder_current_and_rewrites_only_what_changed() {
     assert_ne!(second["index.html"], first["index.html"]);
     assert_eq!(second["style.css"], first["style.css"]);
     assert!(second.contains_key("player-2.html"));
+    // Each announcement links to the post that caused it, in the list's archive.
+    let record = String::from_utf8_lossy(&second["record.html"]).into_owned();
+    assert!(
+        record.contains("href=\"https://lists.nomic.example/archive/2/\""),
+        "{record}"
+    );
     // Every announcement to the list ends with the link to its page.
     let sent = nomicbot::mail::maildir::read_all(&config.resolve(&config.maildir.outbox)).unwrap();
     let to_list: Vec<String> = sent
