@@ -1699,6 +1699,7 @@ impl Bot {
     /// The address of an announcement's place in the web record, when
     /// `[site] url` is set.
     fn site_link(&self, tag: &str, message_id: &str) -> Option<String> {
+        self.config.site.url.as_ref()?;
         let page = crate::site::page_of_tag(tag);
         let url = self.config.site.link(&page)?;
         Some(format!("{url}#{}", crate::site::anchor(message_id)))

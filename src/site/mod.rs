@@ -17,6 +17,7 @@ mod diff;
 mod feeds;
 mod html;
 mod pages;
+mod plots;
 pub mod record;
 mod write;
 
@@ -35,6 +36,8 @@ pub enum SiteError {
     },
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error("site plot: {0}")]
+    Plot(String),
     #[error("site template {name}: {source:#}")]
     Template {
         name: String,

@@ -14,7 +14,7 @@ use crate::games::{self, Registered, Visit, each_game};
 use crate::pipeline::Bot;
 
 use super::record::{Announcement, Record};
-use super::{SiteError, diff, feeds, html};
+use super::{SiteError, diff, feeds, html, plots};
 
 /// How many announcements the index shows, the newest first.
 const LATEST: usize = 20;
@@ -99,12 +99,26 @@ fn when(bot: &Bot, at: Timestamp) -> Value {
 /// Every file of the site, by name, in a fixed order.
 pub fn render(bot: &Bot, record: &Record) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
     let env = environment(bot);
-    let site = Site::new(bot, record);
+    let mut site = Site::new(bot, record);
     let mut files = Vec::new();
     files.push((
         "style.css".to_owned(),
         render_template(&env, "style.css", &json!({}))?,
     ));
+    let name_of = |id: u32| {
+        site.players
+            .iter()
+            .find(|p| p["id"].as_u64() == Some(u64::from(id)))
+            .and_then(|p| p["name"].as_str())
+            .unwrap_or("a former player")
+            .to_owned()
+    };
+    let plots = plots::balances(record, &name_of)?;
+    site.plots = plots
+        .iter()
+        .map(|plot| json!({ "file": plot.file, "title": plot.title, "alt": plot.alt }))
+        .collect();
+    files.extend(plots.into_iter().map(|plot| (plot.file, plot.svg)));
     files.push((
         "index.html".to_owned(),
         render_template(&env, "index.html", &site.index())?,
@@ -164,6 +178,8 @@ struct Site<'a> {
     /// Every pending public deadline, soonest first.
     pub deadlines: Vec<feeds::Deadline>,
     standings: Value,
+    /// The plots drawn: file, title and text alternative.
+    plots: Vec<Value>,
 }
 
 impl<'a> Site<'a> {
@@ -188,6 +204,7 @@ impl<'a> Site<'a> {
             games: Vec::new(),
             deadlines,
             standings: games::summary::standings(&record.world, bot.params()),
+            plots: Vec::new(),
         };
         site.games = site.games_values();
         site
@@ -340,6 +357,7 @@ impl<'a> Site<'a> {
             json!({
                 "players": self.players,
                 "standings": self.standings_rows(),
+                "plots": self.plots,
                 "offices": self.offices(),
                 "games": self.games,
                 "latest": latest,

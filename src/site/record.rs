@@ -4,14 +4,18 @@
 //! bot wrote to the list, each with the message that caused it. Nothing here
 //! reads a private view, a sealed action's text or a private message's body.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+use num_traits::ToPrimitive;
 
 use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::engine::accounts::{self, Holder};
 use crate::engine::game::View;
+use crate::engine::players::PlayerId;
 use crate::games::{self, Registered, Visit, World, each_game};
 use crate::mail::parse::{self, ParseOptions};
 use crate::pipeline::Bot;
@@ -28,6 +32,9 @@ pub struct Record {
     /// `World::public_view`: the shared world with its secrets blanked.
     pub public: Value,
     pub games: Vec<GameRecord>,
+    /// Each player's balance in each currency after every transfer that moved
+    /// it: (currency, player) → (when, balance).
+    pub balances: BTreeMap<(String, PlayerId), Vec<(Timestamp, f64)>>,
     /// In the order they were written.
     pub announcements: Vec<Announcement>,
 }
@@ -81,7 +88,7 @@ pub fn anchor(message_id: &str) -> String {
 
 impl Record {
     pub fn read(bot: &Bot) -> Result<Record, SiteError> {
-        let (world, as_of) = fold(bot)?;
+        let (world, as_of, balances) = fold(bot)?;
         let params = bot.params();
         let public = world.public_view(params);
         let mut games = Vec::new();
@@ -98,6 +105,7 @@ impl Record {
             as_of,
             public,
             games,
+            balances,
             announcements,
         })
     }
@@ -131,25 +139,52 @@ impl Visit for CollectGames<'_> {
     }
 }
 
+type Balances = BTreeMap<(String, PlayerId), Vec<(Timestamp, f64)>>;
+
 /// The world the whole log folds to, history kept (a finished random period,
-/// a revealed batch), and the time of its last event.
-fn fold(bot: &Bot) -> Result<(World, Option<Timestamp>), SiteError> {
+/// a revealed batch), the time of its last event, and the balances over time.
+fn fold(bot: &Bot) -> Result<(World, Option<Timestamp>, Balances), SiteError> {
     let mut last = None;
+    let mut accounts = bot.initial_world().shared.accounts.as_ref().clone();
+    let mut balances = Balances::new();
     let world = bot.store.reading(|store| {
         let voids = store.void_events()?;
         let voids: Vec<_> = voids
             .iter()
             .map(|r| (r.at, r.cause.as_str(), &r.event))
             .collect();
-        let mut folding = games::Folding::new(bot.initial_world(), games::voided_causes(&voids));
+        let voided = games::voided_causes(&voids);
+        let mut folding = games::Folding::new(bot.initial_world(), voided.clone());
         store.each_event(|record| -> Result<(), SiteError> {
             folding.apply(record.at, &record.cause, &record.event);
+            if let games::Event::Accounts(event) = &record.event
+                && !voided.contains(&record.cause)
+            {
+                accounts.apply_event(event, record.at);
+                if let accounts::Event::Transferred {
+                    currency, from, to, ..
+                } = event
+                {
+                    for holder in [from, to] {
+                        if let Holder::Player(id) = holder {
+                            let now = accounts
+                                .balance(Holder::Player(*id), currency)
+                                .to_f64()
+                                .unwrap_or(0.0);
+                            balances
+                                .entry((currency.clone(), *id))
+                                .or_default()
+                                .push((record.at, now));
+                        }
+                    }
+                }
+            }
             last = Some(last.map_or(record.at, |l: Timestamp| l.max(record.at)));
             Ok(())
         })?;
         Ok::<_, SiteError>(folding.finish())
     })?;
-    Ok((world, last))
+    Ok((world, last, balances))
 }
 
 /// Every mail written to the list, oldest first, with its cause.

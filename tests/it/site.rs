@@ -389,6 +389,13 @@ fn the_pages_show_the_game_its_history_linked_to_its_cause_and_the_feeds() {
             assert!(!text(name).contains(address), "{address} in {name}");
         }
     }
+    // Balances over time: an SVG drawn from the record, with its words beside it.
+    let plot = text("balances-1.svg");
+    assert!(
+        plot.starts_with("<svg") && plot.contains("<polyline"),
+        "{plot}"
+    );
+    assert!(index.contains("<img src=\"balances-1.svg\" alt=\"Balances in points over time: Mod from 20 to 20, Alice from 20"));
     assert!(text("ruleset.html").contains("Rule 1: Points"));
     assert!(text("sealed.html").contains("Revealed."));
     let feed = text("feed.atom");
