@@ -99,7 +99,6 @@ fn draw(
             .y_label_area_size(48)
             .build_cartesian_2d(0.0..x_end, (low - margin)..(high + margin))
             .map_err(plot_error)?;
-        let start_for_labels = start;
         chart
             .configure_mesh()
             .x_desc("days since the first transfer")
@@ -109,7 +108,6 @@ fn draw(
             .y_label_formatter(&|y| number(*y))
             .draw()
             .map_err(plot_error)?;
-        let _ = start_for_labels;
         for (index, (name, points)) in lines.iter().enumerate() {
             let color = Palette99::pick(index).to_rgba();
             // A balance holds until the next transfer: a staircase, to the end.
