@@ -861,6 +861,18 @@ fn rebuild_counting(bot: &Bot) -> Result<(World, u64)> {
     Ok((world, n_events))
 }
 
+/// `site OUT`: the public record written as a web site.
+pub fn site(bot: &Bot, out: &Path) -> Result<String> {
+    let built = crate::site::build(bot, out)?;
+    Ok(format!(
+        "site {}: {} files, {} written, {} unchanged",
+        out.display(),
+        built.files,
+        built.written.len(),
+        built.files - built.written.len()
+    ))
+}
+
 /// Rebuilds the world from the event log alone and compares it with the live state.
 pub fn replay(bot: &Bot) -> Result<(bool, String)> {
     let (mut rebuilt, n_events) = rebuild_counting(bot)?;

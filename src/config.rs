@@ -63,6 +63,9 @@ pub struct Config {
     /// The officers' periodic reports to the list (`games::reports`).
     #[serde(default)]
     pub reports: crate::games::reports::Reports,
+    /// The public record as a web site (`nomicbot site`, `crate::site`).
+    #[serde(default)]
+    pub site: SiteConfig,
     /// The folder the config file lives in: relative paths are taken from here.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -421,6 +424,29 @@ pub struct ListConfig {
     /// (surrounding whitespace aside) ends what the bot reads.
     #[serde(default = "default_footer_markers")]
     pub footer_markers: Vec<String>,
+}
+
+/// `[site]`: the public record as a static web site.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteConfig {
+    /// Where the daemon and `once` keep the site current after every committed
+    /// batch of steps; unset, they write none (`nomicbot site OUT/` still does).
+    pub dir: Option<PathBuf>,
+    /// Where the site is served (`https://nomic.example/record/`): every
+    /// announcement to the list then ends with the link to its page.
+    pub url: Option<String>,
+}
+
+impl SiteConfig {
+    /// The address of a page of the site, when `url` is set.
+    pub fn link(&self, page: &str) -> Option<String> {
+        let url = self.url.as_deref()?.trim();
+        if url.is_empty() {
+            return None;
+        }
+        Some(format!("{}/{page}", url.trim_end_matches('/')))
+    }
 }
 
 impl Default for ListConfig {

@@ -16,5 +16,6 @@ pub mod pipeline;
 pub mod rule_texts;
 pub mod run;
 pub mod samples;
+pub mod site;
 pub mod store;
 pub mod templates;

@@ -108,6 +108,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write the public record as a static web site (HTML, one CSS file, Atom
+    /// feeds, an iCalendar file of the deadlines) into OUT, rewriting only the
+    /// files that changed. Only what is public goes in.
+    Site {
+        /// The site's folder; default: `[site] dir` of the configuration.
+        #[arg(value_name = "OUT")]
+        out: Option<PathBuf>,
+    },
     /// Rebuild the state from the event log and compare it with the live state.
     Replay,
     /// Re-run every draw of every finished random period from its published seed,
@@ -379,6 +387,19 @@ fn execute(args: Args) -> Result<ExitCode> {
             {
                 return Err(error);
             }
+        }
+        Command::Site { out } => {
+            let bot = open(&args.config)?;
+            let out = match out {
+                Some(out) => out,
+                None => match &bot.config.site.dir {
+                    Some(dir) => bot.config.resolve(dir),
+                    None => {
+                        bail!("say where to write the site (nomicbot site OUT/), or set [site] dir")
+                    }
+                },
+            };
+            println!("{}", cli::site(&bot, &out)?);
         }
         Command::Replay => {
             let bot = open(&args.config)?;

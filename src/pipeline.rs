@@ -1696,6 +1696,15 @@ impl Bot {
                 .any(|m| m.address == list)
     }
 
+    /// The address of an announcement's place in the web record, when
+    /// `[site] url` is set.
+    fn site_link(&self, tag: &str, message_id: &str) -> Option<String> {
+        self.config.site.url.as_ref()?;
+        let page = crate::site::page_of_tag(tag);
+        let url = self.config.site.link(&page)?;
+        Some(format!("{url}#{}", crate::site::anchor(message_id)))
+    }
+
     /// Renders the mail the engine asked for.
     fn render_all(
         &self,
@@ -1782,7 +1791,17 @@ impl Bot {
         notice: Option<&str>,
     ) -> Result<NewMail> {
         let mut rendered = self.templates.render(&mail.template, &mail.values)?;
-        if let Some(notice) = notice {
+        let message_id = compose::message_id(cause, index, self.config.bot_domain());
+        // `[site] url`: an announcement's last line links to its place in the
+        // web record (its game's page, at its anchor).
+        let link = match (&mail.to, self.site_link(&mail.tag, &message_id)) {
+            (Audience::List, Some(url)) => Some(
+                self.templates
+                    .render_piece("site/mail_link", json!({ "url": url }))?,
+            ),
+            _ => None,
+        };
+        for notice in notice.into_iter().map(str::to_owned).chain(link) {
             let at = rendered
                 .body
                 .find("\n-- \n")
@@ -1795,7 +1814,6 @@ impl Bot {
             Audience::List => self.config.bot.list.clone(),
             Audience::Address(address) => address.as_str().to_owned(),
         };
-        let message_id = compose::message_id(cause, index, self.config.bot_domain());
         let raw = compose::compose(&Outgoing {
             from_name: &self.config.bot.name,
             from_address: &self.config.bot.address,

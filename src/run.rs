@@ -806,6 +806,7 @@ async fn apply(
     // What was stored is flagged whatever came after: storing is what counts.
     transport.acknowledge().await;
     let (fetched, processed) = (fetched?, processed?);
+    keep_site(bot, &processed);
     Ok(Pass {
         fetched,
         processed,
@@ -813,6 +814,28 @@ async fn apply(
         apply_time,
         ..Pass::default()
     })
+}
+
+/// `[site] dir`: the web record rewritten after a pass that committed anything
+/// (only its changed files are written), or when the folder has no site yet. A
+/// site that cannot be written is the operator's to fix: it is logged, and the
+/// mail goes on.
+fn keep_site(bot: &Bot, processed: &Processed) {
+    let Some(dir) = &bot.config.site.dir else {
+        return;
+    };
+    let dir = bot.config.resolve(dir);
+    let changed = processed.applied + processed.aside + processed.deadlines > 0;
+    if !changed && dir.join("index.html").exists() {
+        return;
+    }
+    match crate::site::build(bot, &dir) {
+        Ok(built) if !built.written.is_empty() => {
+            tracing::info!(site = %dir.display(), written = built.written.len(), "site updated");
+        }
+        Ok(_) => {}
+        Err(error) => tracing::error!(site = %dir.display(), %error, "cannot write the site"),
+    }
 }
 
 /// Completes at the first SIGINT (ctrl-c) or SIGTERM (what systemd and `kill`

@@ -114,6 +114,34 @@ impl Templates {
     }
 }
 
+impl Templates {
+    /// A template with no `Subject:` line (a piece of a message, such as the
+    /// link to the web record), rendered and trimmed.
+    pub fn render_piece(
+        &self,
+        name: &str,
+        values: impl Serialize,
+    ) -> Result<String, TemplateError> {
+        let file = format!("{name}.txt");
+        let values = minijinja::Value::from(minijinja::value::Serde(values));
+        let rendered = match self.env.get_template(&file) {
+            Ok(template) => template.render(values),
+            // A templates folder written before this piece was shipped: the
+            // shipped text.
+            Err(error) if error.kind() == minijinja::ErrorKind::TemplateNotFound => {
+                match DEFAULTS.iter().find(|(shipped, _)| *shipped == file) {
+                    Some((_, text)) => self.env.render_str(text, values),
+                    None => Err(error),
+                }
+            }
+            Err(error) => Err(error),
+        };
+        rendered
+            .map(|text| text.trim().to_owned())
+            .map_err(|source| TemplateError::Render { name: file, source })
+    }
+}
+
 /// Trailing spaces off every line, at most one blank line in a row, one final newline:
 /// template control blocks leave stray blank lines that no reader wants.
 fn tidy(body: &str) -> String {

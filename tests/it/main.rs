@@ -55,6 +55,7 @@ mod ruletag_issue12;
 mod samples;
 mod scenarios;
 mod secrecy;
+mod site;
 mod space;
 mod space_month;
 mod space_support;
