@@ -1,0 +1,138 @@
+//! Issue 29, items 4, 5 and 7: replies as real clients write them on a list in
+//! the players' languages. Outlook's reply block in each language ends what the
+//! bot reads, so the quoted original is never applied again as the replier's;
+//! the attribution lines of mutt, Gmail, Thunderbird and Apple Mail are no
+//! commands; an answer keeps the subject it answers.
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::support::{LocalBot, SentMail, at, message};
+
+const LIST: &str = "game-list@nomic.example";
+const ALICE: &str = "alice@example.org";
+const BOB: &str = "bob@example.org";
+
+fn t0() -> Timestamp {
+    at("2026-01-05T10:00:00Z")
+}
+
+/// Alice and Bob join through the list, then Alice renames herself in a post
+/// of her own (`<rename.alice@example.org>`).
+fn two_players_and_a_command_post() -> LocalBot {
+    let bot = LocalBot::new();
+    for (index, (name, address)) in [("Alice", ALICE), ("Bob", BOB)].iter().enumerate() {
+        bot.deliver(
+            &format!("join{index}"),
+            &message(
+                &format!("{name} Example <{address}>"),
+                LIST,
+                &format!("[nomic] join {name}"),
+                &format!("join.{}@example.org", name.to_lowercase()),
+                "",
+            ),
+            t0() + SignedDuration::from_secs(index as i64),
+        );
+    }
+    bot.deliver(
+        "rename",
+        &message(
+            "Alice Example <alice@example.org>",
+            LIST,
+            "[nomic] rename",
+            "rename.alice@example.org",
+            "rename Alicia\n",
+        ),
+        t0() + SignedDuration::from_secs(30),
+    );
+    bot.once(t0() + SignedDuration::from_mins(1));
+    bot
+}
+
+/// Bob's reply to Alice's post, with `body` as his client writes it, delivered
+/// at `t0` + 5 minutes; the bot's answers to it.
+fn bob_replies(bot: &LocalBot, subject: &str, body: &str) -> Vec<SentMail> {
+    let raw = format!(
+        "From: Bob Example <bob@example.org>\r\nTo: {LIST}\r\nSubject: {subject}\r\n\
+         Date: Mon, 5 Jan 2026 10:05:00 +0000\r\nMessage-ID: <reply.bob@example.org>\r\n\
+         In-Reply-To: <rename.alice@example.org>\r\nReferences: <rename.alice@example.org>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    );
+    bot.deliver("reply", &raw, t0() + SignedDuration::from_mins(5));
+    bot.once(t0() + SignedDuration::from_mins(10));
+    bot.sent_mail()
+        .into_iter()
+        .filter(|mail| mail.in_reply_to.as_deref() == Some("reply.bob@example.org"))
+        .collect()
+}
+
+/// The names of the players, from `state --json`.
+fn player_names(bot: &LocalBot) -> Vec<String> {
+    bot.state_json()["players"]["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .filter_map(|player| player["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The command lines an answer reports, in order (`> LINE` in its body).
+fn reported_lines(answer: &SentMail) -> Vec<&str> {
+    answer
+        .body
+        .lines()
+        .filter_map(|line| line.strip_prefix("> "))
+        .collect()
+}
+
+/// Outlook's reply to Alice's post in several languages: Bob's own line on top,
+/// then the block and Alice's command unquoted below it.
+const OUTLOOK_REPLIES: &[(&str, &str)] = &[
+    (
+        "AW: [nomic] rename",
+        "-----Ursprüngliche Nachricht-----\nVon: Alice Example <alice@example.org>\n\
+         Gesendet: Montag, 5. Januar 2026 10:00\nAn: game-list@nomic.example\n\
+         Betreff: [nomic] rename",
+    ),
+    (
+        "RE : [nomic] rename",
+        "-----Message d'origine-----\nDe : Alice Example <alice@example.org>\n\
+         Envoyé : lundi 5 janvier 2026 10:00\nÀ : game-list@nomic.example\n\
+         Objet : [nomic] rename",
+    ),
+    (
+        "RE: [nomic] rename",
+        "De: Alice Example [mailto:alice@example.org]\n\
+         Enviado el: lunes, 5 de enero de 2026 10:00\nPara: game-list@nomic.example\n\
+         Asunto: [nomic] rename",
+    ),
+    (
+        "SV: [nomic] rename",
+        "Från: Alice Example <alice@example.org>\nSkickat: den 5 januari 2026 10:00\n\
+         Till: game-list@nomic.example\nÄmne: [nomic] rename",
+    ),
+    (
+        "ODP: [nomic] rename",
+        "-----Oryginalna wiadomość-----\nOd: Alice Example <alice@example.org>\n\
+         Wysłano: poniedziałek, 5 stycznia 2026 10:00\nDo: game-list@nomic.example\n\
+         Temat: [nomic] rename",
+    ),
+];
+
+#[test]
+fn outlook_replies_in_other_languages_do_not_apply_the_quoted_command_again() {
+    for (subject, block) in OUTLOOK_REPLIES {
+        let bot = two_players_and_a_command_post();
+        assert_eq!(player_names(&bot), ["Alicia", "Bob"]);
+        let body = format!("rename Bobby\n\n{block}\n\nrename Alicia\n");
+        let answers = bob_replies(&bot, subject, &body);
+        let answer = answers
+            .iter()
+            .find(|mail| mail.is_to(BOB))
+            .unwrap_or_else(|| panic!("an answer to Bob for {subject}: {answers:#?}"));
+        assert_eq!(reported_lines(answer), ["rename Bobby"], "{}", answer.body);
+        assert!(!answer.body.contains("Alicia"), "{}", answer.body);
+        assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{subject}");
+    }
+}
