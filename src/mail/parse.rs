@@ -1131,12 +1131,22 @@ fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
         || (lower.starts_with("am ") && lower.contains("schrieb") && lower.ends_with(':'))
         || (lower.starts_with("el ") && lower.ends_with("escribió:"))
         || (lower.starts_with("il ") && lower.ends_with("ha scritto:"))
-        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'));
+        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'))
+        || (lower.starts_with("em ") && lower.ends_with("escreveu:"))
+        || (lower.starts_with("w dniu ")
+            && (lower.contains("napisał") || lower.ends_with("pisze:")))
+        || (lower.starts_with("den ") && lower.contains(" skrev ") && lower.ends_with(':'))
+        || mutt_bracket_attribution(lower);
     if certain {
         return Some(Attribution::Certain);
     }
     if wrapped {
         return None;
+    }
+    // Gmail's Danish and Norwegian begin with the date, so only on one line:
+    // "man. 5. jan. 2026 kl. 10:01 skrev Bob <b@x.org>:".
+    if lower.contains(" skrev ") && lower.ends_with(">:") && lower.contains('@') {
+        return Some(Attribution::Certain);
     }
     // "NAME wrote:" as Thunderbird, s-nail ("%f wrote:"), Gnus ("writes:") and
     // Outlook Express write it, in the same languages.
@@ -1149,6 +1159,16 @@ fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
         "escribió:",
         "ha scritto:",
         "schreef:",
+        // Gmail's Portuguese, Nordic, Polish, Finnish and Czech forms end with
+        // the verb after the author: "... Bob <b@x.org> escreveu:".
+        "escreveu:",
+        "skrev:",
+        "napisał:",
+        "napisał(a):",
+        "napisal(a):",
+        "kirjoitti:",
+        "napsal:",
+        "napsal(a):",
     ]
     .iter()
     .any(|ending| lower.ends_with(ending));
@@ -1268,6 +1288,24 @@ const QUOTED_HEADER_FIELDS: &[(&str, &[&str])] = &[
     // Polish, Czech.
     ("od", &["wysłano", "wysłane", "data", "odesláno", "datum"]),
 ];
+
+/// mutt's other common attribution, `set attribution = "* %n <%a> [%d]:"`:
+/// `* Bob <bob@example.org> [2026-01-05 10:01]:`. The address and the date in
+/// brackets tell it from a bullet of a list the player wrote.
+fn mutt_bracket_attribution(lower: &str) -> bool {
+    let Some(rest) = lower.strip_prefix("* ") else {
+        return false;
+    };
+    let Some(inner) = rest.strip_suffix("]:") else {
+        return false;
+    };
+    match (inner.rfind(" ["), inner.find('<'), inner.find('>')) {
+        (Some(date), Some(open), Some(close)) => {
+            open < close && close < date && inner[open..close].contains('@')
+        }
+        _ => false,
+    }
+}
 
 /// Separators after which only quoted or forwarded mail follows.
 fn is_separator(line: &str) -> bool {
@@ -1790,6 +1828,43 @@ mod tests {
             let body = format!("vote yes\n{marker}\nvote no\n");
             assert_eq!(command_lines(&body), ["vote yes"], "{marker}");
         }
+    }
+
+    #[test]
+    fn attribution_forms_in_other_languages_and_mutts_other_one() {
+        for line in [
+            // mutt, `attribution = "* %n <%a> [%d]:"`.
+            "* Bob Example <bob@x.org> [2026-01-05 10:01]:",
+            "* Bob <bob@x.org> [Mon, 05 Jan 2026 10:01:00 +0000]:",
+            // Gmail.
+            "Am Mo., 5. Jan. 2026 um 10:01 Uhr schrieb Bob <b@x.org>:",
+            "Le lun. 5 janv. 2026 à 10:01, Bob <b@x.org> a écrit :",
+            "El lun, 5 ene 2026 a las 10:01, Bob (<b@x.org>) escribió:",
+            "Il giorno lun 5 gen 2026 alle ore 10:01 Bob <b@x.org> ha scritto:",
+            "Op ma 5 jan 2026 om 10:01 schreef Bob <b@x.org>:",
+            "Em seg., 5 de jan. de 2026 às 10:01, Bob <b@x.org> escreveu:",
+            "Den mån 5 jan. 2026 kl 10:01 skrev Bob <b@x.org>:",
+            "man. 5. jan. 2026 kl. 10:01 skrev Bob <b@x.org>:",
+            "pon., 5 sty 2026 o 10:01 Bob <b@x.org> napisał(a):",
+            "ma 5. tammik. 2026 klo 10.01 Bob (b@x.org) kirjoitti:",
+            "po 5. 1. 2026 v 10:01 odesílatel Bob <b@x.org> napsal:",
+            // Thunderbird.
+            "Am 05.01.26 um 10:01 schrieb Bob:",
+            "Le 05/01/2026 à 10:01, Bob a écrit :",
+            "W dniu 5.01.2026 o 10:01, Bob pisze:",
+            "Den 2026-01-05 kl. 10:01, skrev Bob:",
+            // Apple Mail.
+            "On 5 Jan 2026, at 10:01, Bob <b@x.org> wrote:",
+            "Am 05.01.2026 um 10:01 schrieb Bob <b@x.org>:",
+        ] {
+            let body = format!("vote yes\n{line}\n> vote no\n\nping bob\n");
+            assert_eq!(command_lines(&body), ["vote yes", "ping bob"], "{line}");
+        }
+        // A bullet the player wrote is no attribution.
+        assert_eq!(
+            command_lines("* first [a]:\nvote yes"),
+            ["* first [a]:", "vote yes"]
+        );
     }
 
     #[test]

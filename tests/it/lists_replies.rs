@@ -136,3 +136,47 @@ fn outlook_replies_in_other_languages_do_not_apply_the_quoted_command_again() {
         assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{subject}");
     }
 }
+
+/// Bob's replies with the attributions of mutt, Gmail, Thunderbird and Apple
+/// Mail in several languages, his own line below or above the quote.
+const ATTRIBUTED_REPLIES: &[(&str, &str)] = &[
+    (
+        "Re: [nomic] rename",
+        "* Alice Example <alice@example.org> [2026-01-05 10:00]:\n> rename Alicia\n\nrename Bobby\n",
+    ),
+    (
+        "Re: [nomic] rename",
+        "rename Bobby\n\nAm Mo., 5. Jan. 2026 um 10:00 Uhr schrieb Alice Example <\nalice@example.org>:\n\n> rename Alicia\n",
+    ),
+    (
+        "Re: [nomic] rename",
+        "Le 05/01/2026 à 10:00, Alice Example a écrit :\n> rename Alicia\n\nrename Bobby\n",
+    ),
+    (
+        "Re: [nomic] rename",
+        "rename Bobby\n\nEl lun, 5 ene 2026 a las 10:00, Alice Example (<alice@example.org>)\nescribió:\n\n> rename Alicia\n",
+    ),
+    (
+        "Sv: [nomic] rename",
+        "rename Bobby\n\nDen mån 5 jan. 2026 kl 10:00 skrev Alice Example <alice@example.org>:\n\n> rename Alicia\n",
+    ),
+    (
+        "Re: [nomic] rename",
+        "rename Bobby\n\nOn 5 Jan 2026, at 10:00, Alice Example <alice@example.org> wrote:\n\n> rename Alicia\n",
+    ),
+];
+
+#[test]
+fn attributions_of_real_clients_are_not_answered_not_understood() {
+    for (subject, body) in ATTRIBUTED_REPLIES {
+        let bot = two_players_and_a_command_post();
+        let answers = bob_replies(&bot, subject, body);
+        let answer = answers
+            .iter()
+            .find(|mail| mail.is_to(BOB))
+            .unwrap_or_else(|| panic!("an answer to Bob for {body}: {answers:#?}"));
+        assert_eq!(reported_lines(answer), ["rename Bobby"], "{}", answer.body);
+        assert!(!answer.body.contains("Not understood"), "{}", answer.body);
+        assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{body}");
+    }
+}
