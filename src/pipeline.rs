@@ -1218,7 +1218,7 @@ impl Bot {
                 "chatter",
                 json!({
                     "tag": message.tag,
-                    "subject_rest": message.subject_rest,
+                    "subject_rest": answered_subject(&parse::subject_of(&row.raw), message),
                     "at": crate::engine::human_time(ctx.now),
                 }),
             );
@@ -1267,7 +1267,7 @@ impl Bot {
             "not_read",
             json!({
                 "tag": message.tag,
-                "subject_rest": message.subject_rest,
+                "subject_rest": answered_subject(&parse::subject_of(&row.raw), message),
                 "at": crate::engine::human_time(ctx.now),
                 "reason": reason,
             }),
@@ -1546,7 +1546,7 @@ impl Bot {
         };
         let mut values = values;
         values["sender"] = json!(actor);
-        values["subject_rest"] = json!(message.subject_rest);
+        values["subject_rest"] = json!(answered_subject(&parse::subject_of(&row.raw), message));
         values["tag"] = json!(message.tag);
         values["at"] = json!(crate::engine::human_time(at));
         values["inbox"] = json!(row.id);
@@ -1929,7 +1929,7 @@ impl Bot {
             json!({
                 "tag": message.tag,
                 "subject": envelope.subject,
-                "subject_rest": message.subject_rest,
+                "subject_rest": answered_subject(&envelope.subject, message),
                 "lines": lines,
                 "done": summary(Status::Done),
                 "refused": summary(Status::Refused),
@@ -1997,6 +1997,31 @@ fn holds_an_office(officers: &crate::engine::game::Officers, address: &Address) 
             .values()
             .chain(officers.of_games.iter().map(|(_, holders)| holders))
             .any(|holders| holders.contains(address))
+}
+
+/// What an answer's subject repeats after its `Re:` and tag: the rest the
+/// router read, or for a reply (whose subject is no command, so the router read
+/// none) the rest of its subject, its own reply prefixes aside: `AW: [nomic]
+/// rename` is answered `Re: [nomic] rename`, as mail clients expect of an
+/// answer. A passphrase line is never repeated.
+fn answered_subject(subject: &str, message: &Message) -> String {
+    if !message.subject_rest.is_empty() {
+        return message.subject_rest.clone();
+    }
+    parse::subject_tag(subject, &games::known_tags())
+        .filter(|tag| tag.reply && tag.tag == normalize_answer_tag(&message.tag))
+        .map(|tag| tag.rest)
+        .filter(|rest| !crate::mail::auth::is_passphrase_line(rest))
+        .unwrap_or_default()
+}
+
+/// The router's tag as `parse::subject_tag` reports it: lower-cased, inner
+/// whitespace collapsed.
+fn normalize_answer_tag(tag: &str) -> String {
+    tag.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// What the router reads of a tagged message: its tag, the rest of its subject and

@@ -133,8 +133,32 @@ fn outlook_replies_in_other_languages_do_not_apply_the_quoted_command_again() {
             .unwrap_or_else(|| panic!("an answer to Bob for {subject}: {answers:#?}"));
         assert_eq!(reported_lines(answer), ["rename Bobby"], "{}", answer.body);
         assert!(!answer.body.contains("Alicia"), "{}", answer.body);
+        // Item 7: the answer keeps the subject it answers, with its `Re:`.
+        assert_eq!(answer.subject, "Re: [nomic] rename", "{subject}");
         assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{subject}");
     }
+}
+
+#[test]
+fn an_answer_to_a_reply_keeps_its_subject_and_never_a_passphrase() {
+    let bot = two_players_and_a_command_post();
+    // Talk under a reply's subject: the short answer keeps the subject too.
+    let answers = bob_replies(&bot, "Re: [nomic] rename", "rename Bobby\n");
+    let answer = answers.iter().find(|mail| mail.is_to(BOB)).expect("answer");
+    assert_eq!(answer.subject, "Re: [nomic] rename");
+    // A command in the subject is answered with it, as before.
+    let alice = bot
+        .sent_mail()
+        .into_iter()
+        .find(|mail| {
+            mail.is_to(ALICE) && mail.in_reply_to.as_deref() == Some("rename.alice@example.org")
+        })
+        .expect("answer to Alice");
+    assert_eq!(alice.subject, "Re: [nomic] rename");
+    let bot = two_players_and_a_command_post();
+    let answers = bob_replies(&bot, "Re: [nomic] passphrase set hunter22", "players\n");
+    let answer = answers.iter().find(|mail| mail.is_to(BOB)).expect("answer");
+    assert!(!answer.raw.contains("hunter22"), "{}", answer.raw);
 }
 
 /// Bob's replies with the attributions of mutt, Gmail, Thunderbird and Apple
@@ -177,6 +201,7 @@ fn attributions_of_real_clients_are_not_answered_not_understood() {
             .unwrap_or_else(|| panic!("an answer to Bob for {body}: {answers:#?}"));
         assert_eq!(reported_lines(answer), ["rename Bobby"], "{}", answer.body);
         assert!(!answer.body.contains("Not understood"), "{}", answer.body);
+        assert_eq!(answer.subject, "Re: [nomic] rename", "{subject}");
         assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{body}");
     }
 }
