@@ -1051,7 +1051,7 @@ impl Bot {
                 }
                 next.retire();
                 let rendered = self
-                    .render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)
+                    .render_caused(&outcome, &cause, &thread, ctx.public, now)
                     .and_then(|mut mail| {
                         let answer = self.answer(
                             &outcome,
@@ -1714,6 +1714,61 @@ impl Bot {
                 self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now)
             })
             .collect()
+    }
+
+    /// The mail a player's message caused, each threaded under that message;
+    /// but an announcement caused by a private message (a moderator's close)
+    /// goes under the latest announcement of its game, as the list never saw
+    /// the message itself (`list_thread`).
+    fn render_caused(
+        &self,
+        outcome: &Outcome,
+        cause: &str,
+        thread: &Thread,
+        public: bool,
+        now: Timestamp,
+    ) -> Result<Vec<NewMail>> {
+        outcome
+            .mail
+            .iter()
+            .enumerate()
+            .map(|(index, mail)| {
+                if !public && mail.to == Audience::List {
+                    let own = self.list_thread(&mail.tag)?;
+                    self.render_one(mail, cause, index, &own, Kind::Reply, now)
+                } else {
+                    self.render_one(mail, cause, index, thread, Kind::Reply, now)
+                }
+            })
+            .collect()
+    }
+
+    /// The latest mail the bot sent to the list under `tag` (`[tag] ...` or
+    /// `Re: [tag] ...`), as the thread to join; none yet: a thread of its own.
+    fn list_thread(&self, tag: &str) -> Result<Thread> {
+        let prefix = format!("[{}]", tag.to_lowercase());
+        let mut thread = Thread::default();
+        self.store
+            .each_mail_to(std::slice::from_ref(&self.config.bot.list), |_, raw| {
+                let Some(message) = mail_parser::MessageParser::default().parse_headers(raw) else {
+                    return true;
+                };
+                let subject = message.subject().unwrap_or_default().to_lowercase();
+                let subject = subject.strip_prefix("re:").unwrap_or(&subject).trim_start();
+                if !subject.starts_with(&prefix) {
+                    return true;
+                }
+                thread.message_id = message.message_id().map(str::to_owned);
+                thread.references = match message.references() {
+                    mail_parser::HeaderValue::Text(id) => vec![id.to_string()],
+                    mail_parser::HeaderValue::TextList(ids) => {
+                        ids.iter().map(|id| id.to_string()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                false
+            })?;
+        Ok(thread)
     }
 
     /// The observers of a game (`observe GAME`) get each of its announcements

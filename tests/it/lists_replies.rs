@@ -205,3 +205,104 @@ fn attributions_of_real_clients_are_not_answered_not_understood() {
         assert_eq!(player_names(&bot), ["Alicia", "Bobby"], "{body}");
     }
 }
+
+/// Item 6: a moderator closes a ballot early by private mail. The commitments,
+/// the reveal and the result give the time it really closed, and they thread
+/// under the ballot's announcement on the list, not under the moderator's
+/// private message, which the list never saw.
+#[test]
+fn a_ballot_closed_early_in_private_announces_its_real_time_under_the_list_thread() {
+    let config = crate::support::trusting().replacen(
+        "moderators = []",
+        "moderators = [\"mod@example.org\"]",
+        1,
+    );
+    let bot = LocalBot::with_config(&config);
+    bot.deliver(
+        "join",
+        &message(
+            "Alice <alice@example.org>",
+            LIST,
+            "[nomic] join Alice",
+            "j1@example.org",
+            "",
+        ),
+        t0(),
+    );
+    bot.deliver(
+        "open",
+        &message(
+            "Mod <mod@example.org>",
+            LIST,
+            "[vote] open Shall we?",
+            "o1@example.org",
+            "",
+        ),
+        t0() + SignedDuration::from_secs(10),
+    );
+    bot.once(t0() + SignedDuration::from_mins(1));
+    // The ballot's announcements on the list, under the moderator's post.
+    let opened: Vec<String> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|mail| mail.is_to(LIST) && mail.in_reply_to.as_deref() == Some("o1@example.org"))
+        .map(|mail| mail.message_id)
+        .collect();
+    assert!(!opened.is_empty());
+    bot.deliver(
+        "vote",
+        &message(
+            "Alice <alice@example.org>",
+            "bot@nomic.example",
+            "[vote] yes",
+            "v1@example.org",
+            "",
+        ),
+        t0() + SignedDuration::from_mins(2),
+    );
+    bot.deliver(
+        "close",
+        &message(
+            "Mod <mod@example.org>",
+            "bot@nomic.example",
+            "[vote] close 1 because we agree",
+            "c1@example.org",
+            "",
+        ),
+        t0() + SignedDuration::from_hours(1),
+    );
+    bot.once(t0() + SignedDuration::from_hours(1) + SignedDuration::from_mins(1));
+    let announcements: Vec<SentMail> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|mail| mail.is_to(LIST) && !opened.contains(&mail.message_id))
+        .filter(|mail| mail.subject.contains("[vote]"))
+        .collect();
+    assert_eq!(announcements.len(), 3, "{announcements:#?}");
+    for mail in &announcements {
+        let parent = mail.in_reply_to.clone().unwrap_or_default();
+        assert!(
+            opened.contains(&parent) || announcements.iter().any(|m| m.message_id == parent),
+            "{}",
+            mail.raw
+        );
+        assert!(
+            mail.references.iter().any(|r| r == "o1@example.org"),
+            "{}",
+            mail.raw
+        );
+        assert!(
+            !mail.references.iter().any(|r| r == "c1@example.org"),
+            "{}",
+            mail.raw
+        );
+    }
+    let closed = "2026-01-05 11:00 UTC";
+    for mail in &announcements[..2] {
+        assert!(
+            mail.body.contains(&format!("closed at {closed}, before")),
+            "{}",
+            mail.body
+        );
+    }
+}
