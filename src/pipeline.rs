@@ -1051,7 +1051,7 @@ impl Bot {
                 }
                 next.retire();
                 let rendered = self
-                    .render_all(&outcome, &cause, Some(&thread), Kind::Reply, now)
+                    .render_caused(&outcome, &cause, &thread, ctx.public, now)
                     .and_then(|mut mail| {
                         let answer = self.answer(
                             &outcome,
@@ -1218,7 +1218,7 @@ impl Bot {
                 "chatter",
                 json!({
                     "tag": message.tag,
-                    "subject_rest": message.subject_rest,
+                    "subject_rest": answered_subject(&parse::subject_of(&row.raw), message),
                     "at": crate::engine::human_time(ctx.now),
                 }),
             );
@@ -1267,7 +1267,7 @@ impl Bot {
             "not_read",
             json!({
                 "tag": message.tag,
-                "subject_rest": message.subject_rest,
+                "subject_rest": answered_subject(&parse::subject_of(&row.raw), message),
                 "at": crate::engine::human_time(ctx.now),
                 "reason": reason,
             }),
@@ -1546,7 +1546,7 @@ impl Bot {
         };
         let mut values = values;
         values["sender"] = json!(actor);
-        values["subject_rest"] = json!(message.subject_rest);
+        values["subject_rest"] = json!(answered_subject(&parse::subject_of(&row.raw), message));
         values["tag"] = json!(message.tag);
         values["at"] = json!(crate::engine::human_time(at));
         values["inbox"] = json!(row.id);
@@ -1723,6 +1723,61 @@ impl Bot {
                 self.render_one(mail, cause, index, thread.unwrap_or(&no_thread), kind, now)
             })
             .collect()
+    }
+
+    /// The mail a player's message caused, each threaded under that message;
+    /// but an announcement caused by a private message (a moderator's close)
+    /// goes under the latest announcement of its game, as the list never saw
+    /// the message itself (`list_thread`).
+    fn render_caused(
+        &self,
+        outcome: &Outcome,
+        cause: &str,
+        thread: &Thread,
+        public: bool,
+        now: Timestamp,
+    ) -> Result<Vec<NewMail>> {
+        outcome
+            .mail
+            .iter()
+            .enumerate()
+            .map(|(index, mail)| {
+                if !public && mail.to == Audience::List {
+                    let own = self.list_thread(&mail.tag)?;
+                    self.render_one(mail, cause, index, &own, Kind::Reply, now)
+                } else {
+                    self.render_one(mail, cause, index, thread, Kind::Reply, now)
+                }
+            })
+            .collect()
+    }
+
+    /// The latest mail the bot sent to the list under `tag` (`[tag] ...` or
+    /// `Re: [tag] ...`), as the thread to join; none yet: a thread of its own.
+    fn list_thread(&self, tag: &str) -> Result<Thread> {
+        let prefix = format!("[{}]", tag.to_lowercase());
+        let mut thread = Thread::default();
+        self.store
+            .each_mail_to(std::slice::from_ref(&self.config.bot.list), |_, raw| {
+                let Some(message) = mail_parser::MessageParser::default().parse_headers(raw) else {
+                    return true;
+                };
+                let subject = message.subject().unwrap_or_default().to_lowercase();
+                let subject = subject.strip_prefix("re:").unwrap_or(&subject).trim_start();
+                if !subject.starts_with(&prefix) {
+                    return true;
+                }
+                thread.message_id = message.message_id().map(str::to_owned);
+                thread.references = match message.references() {
+                    mail_parser::HeaderValue::Text(id) => vec![id.to_string()],
+                    mail_parser::HeaderValue::TextList(ids) => {
+                        ids.iter().map(|id| id.to_string()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                false
+            })?;
+        Ok(thread)
     }
 
     /// The observers of a game (`observe GAME`) get each of its announcements
@@ -1947,7 +2002,7 @@ impl Bot {
             json!({
                 "tag": message.tag,
                 "subject": envelope.subject,
-                "subject_rest": message.subject_rest,
+                "subject_rest": answered_subject(&envelope.subject, message),
                 "lines": lines,
                 "done": summary(Status::Done),
                 "refused": summary(Status::Refused),
@@ -2015,6 +2070,31 @@ fn holds_an_office(officers: &crate::engine::game::Officers, address: &Address) 
             .values()
             .chain(officers.of_games.iter().map(|(_, holders)| holders))
             .any(|holders| holders.contains(address))
+}
+
+/// What an answer's subject repeats after its `Re:` and tag: the rest the
+/// router read, or for a reply (whose subject is no command, so the router read
+/// none) the rest of its subject, its own reply prefixes aside: `AW: [nomic]
+/// rename` is answered `Re: [nomic] rename`, as mail clients expect of an
+/// answer. A passphrase line is never repeated.
+fn answered_subject(subject: &str, message: &Message) -> String {
+    if !message.subject_rest.is_empty() {
+        return message.subject_rest.clone();
+    }
+    parse::subject_tag(subject, &games::known_tags())
+        .filter(|tag| tag.reply && tag.tag == normalize_answer_tag(&message.tag))
+        .map(|tag| tag.rest)
+        .filter(|rest| !crate::mail::auth::is_passphrase_line(rest))
+        .unwrap_or_default()
+}
+
+/// The router's tag as `parse::subject_tag` reports it: lower-cased, inner
+/// whitespace collapsed.
+fn normalize_answer_tag(tag: &str) -> String {
+    tag.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// What the router reads of a tagged message: its tag, the rest of its subject and

@@ -463,6 +463,18 @@ impl SealedBox {
         ))
     }
 
+    /// Marks a commitments or reveal mail of `batch_id` as closed at `now`
+    /// when that is before the batch's deadline (a moderator closed it early):
+    /// the announcement then gives the time it really closed.
+    pub fn mark_closed_at(&self, batch_id: &str, mail: &mut Mail, now: Timestamp) {
+        if self
+            .batch(batch_id)
+            .is_some_and(|batch| now < batch.deadline)
+        {
+            mail.values["closed_at"] = json!(human_time(now));
+        }
+    }
+
     /// The earliest deadline of a batch still open: then its commitments are due.
     pub fn next_deadline(&self) -> Option<Timestamp> {
         self.batches

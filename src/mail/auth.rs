@@ -692,6 +692,12 @@ fn passphrase_rest(line: &str) -> Option<&str> {
     (rest.is_empty() || rest.starts_with([':', ' ', '\t'])).then_some(rest)
 }
 
+/// Whether the line says a passphrase (`passphrase: ...`, `passphrase set ...`):
+/// nothing the bot writes may repeat it.
+pub fn is_passphrase_line(line: &str) -> bool {
+    passphrase_rest(line).is_some()
+}
+
 /// A message with its passphrase lines taken out.
 #[derive(Debug)]
 pub struct Extracted {

@@ -1131,12 +1131,22 @@ fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
         || (lower.starts_with("am ") && lower.contains("schrieb") && lower.ends_with(':'))
         || (lower.starts_with("el ") && lower.ends_with("escribió:"))
         || (lower.starts_with("il ") && lower.ends_with("ha scritto:"))
-        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'));
+        || (lower.starts_with("op ") && lower.contains("schreef") && lower.ends_with(':'))
+        || (lower.starts_with("em ") && lower.ends_with("escreveu:"))
+        || (lower.starts_with("w dniu ")
+            && (lower.contains("napisał") || lower.ends_with("pisze:")))
+        || (lower.starts_with("den ") && lower.contains(" skrev ") && lower.ends_with(':'))
+        || mutt_bracket_attribution(lower);
     if certain {
         return Some(Attribution::Certain);
     }
     if wrapped {
         return None;
+    }
+    // Gmail's Danish and Norwegian begin with the date, so only on one line:
+    // "man. 5. jan. 2026 kl. 10:01 skrev Bob <b@x.org>:".
+    if lower.contains(" skrev ") && lower.ends_with(">:") && lower.contains('@') {
+        return Some(Attribution::Certain);
     }
     // "NAME wrote:" as Thunderbird, s-nail ("%f wrote:"), Gnus ("writes:") and
     // Outlook Express write it, in the same languages.
@@ -1149,6 +1159,16 @@ fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
         "escribió:",
         "ha scritto:",
         "schreef:",
+        // Gmail's Portuguese, Nordic, Polish, Finnish and Czech forms end with
+        // the verb after the author: "... Bob <b@x.org> escreveu:".
+        "escreveu:",
+        "skrev:",
+        "napisał:",
+        "napisał(a):",
+        "napisal(a):",
+        "kirjoitti:",
+        "napsal:",
+        "napsal(a):",
     ]
     .iter()
     .any(|ending| lower.ends_with(ending));
@@ -1165,12 +1185,137 @@ fn attribution(text: &str, wrapped: bool) -> Option<Attribution> {
     }
 }
 
+/// The phrase inside an Outlook-style dashed separator (`-----Original
+/// Message-----`) and its forward form, in the languages of `REPLY_PREFIXES`,
+/// as Outlook, Thunderbird and Yahoo Mail write them. Compared lower-cased.
+const SEPARATOR_PHRASES: &[&str] = &[
+    "original message",
+    "forwarded message",
+    "reply message",
+    // German: Outlook, Thunderbird.
+    "ursprüngliche nachricht",
+    "weitergeleitete nachricht",
+    // French: Outlook, Thunderbird.
+    "message d'origine",
+    "message d’origine",
+    "message original",
+    "message transféré",
+    "message transmis",
+    // Spanish.
+    "mensaje original",
+    "mensaje reenviado",
+    // Italian.
+    "messaggio originale",
+    "messaggio inoltrato",
+    // Dutch.
+    "oorspronkelijk bericht",
+    "doorgestuurd bericht",
+    // Portuguese.
+    "mensagem original",
+    "mensagem encaminhada",
+    "mensagem reencaminhada",
+    // Swedish, Danish, Norwegian.
+    "ursprungligt meddelande",
+    "vidarebefordrat meddelande",
+    "oprindelig meddelelse",
+    "videresendt meddelelse",
+    "opprinnelig melding",
+    "videresendt melding",
+    // Finnish.
+    "alkuperäinen viesti",
+    "edelleenlähetetty viesti",
+    // Polish.
+    "oryginalna wiadomość",
+    "wiadomość oryginalna",
+    "przekazana wiadomość",
+    "wiadomość przesłana dalej",
+    "treść przekazanej wiadomości",
+    // Czech.
+    "původní zpráva",
+    "přeposlaná zpráva",
+];
+
+/// Apple Mail's line above a forwarded message, per language.
+const FORWARD_INTRODUCTIONS: &[&str] = &[
+    "begin forwarded message:",
+    "anfang der weitergeleiteten nachricht:",
+    "début du message réexpédié :",
+    "début du message réexpédié:",
+    "début du message transféré :",
+    "début du message transféré:",
+    "inicio del mensaje reenviado:",
+    "inizio messaggio inoltrato:",
+    "begin doorgestuurd bericht:",
+    "início da mensagem reencaminhada:",
+    "início da mensagem encaminhada:",
+    "vidarebefordrat mejl:",
+    "start på videresendt besked:",
+    "videresendt melding:",
+    "välitetty viesti alkaa:",
+    "początek przekazywanej wiadomości:",
+];
+
+/// The header block Outlook writes above the message it quotes or forwards:
+/// its first field (who wrote it) and the field that must follow (when). One
+/// row per language of `REPLY_PREFIXES`, classic Outlook's name for the time
+/// first, then New Outlook's and Apple Mail's. Compared lower-cased, without the
+/// colon (French puts a space before it: `De :`).
+const QUOTED_HEADER_FIELDS: &[(&str, &[&str])] = &[
+    ("from", &["sent", "date"]),
+    // German: Von / Gesendet (Outlook), Datum (New Outlook, Apple Mail).
+    ("von", &["gesendet", "datum"]),
+    // French, Spanish, Portuguese share "De".
+    (
+        "de",
+        &[
+            "envoyé",
+            "date",
+            "enviado el",
+            "enviado",
+            "enviada em",
+            "enviado em",
+            "enviada",
+            "fecha",
+            "data",
+        ],
+    ),
+    ("da", &["inviato", "data"]),
+    ("van", &["verzonden", "datum"]),
+    ("från", &["skickat", "datum"]),
+    // Danish, Norwegian.
+    ("fra", &["sendt", "dato"]),
+    ("lähettäjä", &["lähetetty", "päivämäärä"]),
+    // Polish, Czech.
+    ("od", &["wysłano", "wysłane", "data", "odesláno", "datum"]),
+];
+
+/// mutt's other common attribution, `set attribution = "* %n <%a> [%d]:"`:
+/// `* Bob <bob@example.org> [2026-01-05 10:01]:`. The address and the date in
+/// brackets tell it from a bullet of a list the player wrote.
+fn mutt_bracket_attribution(lower: &str) -> bool {
+    let Some(rest) = lower.strip_prefix("* ") else {
+        return false;
+    };
+    let Some(inner) = rest.strip_suffix("]:") else {
+        return false;
+    };
+    match (inner.rfind(" ["), inner.find('<'), inner.find('>')) {
+        (Some(date), Some(open), Some(close)) => {
+            open < close && close < date && inner[open..close].contains('@')
+        }
+        _ => false,
+    }
+}
+
 /// Separators after which only quoted or forwarded mail follows.
 fn is_separator(line: &str) -> bool {
     let lower = line.to_lowercase();
-    (lower.starts_with("-----")
-        && (lower.contains("original message") || lower.contains("forwarded message")))
-        || lower == "begin forwarded message:"
+    // Clients vary the number of dashes and the spaces inside them.
+    (lower.starts_with("---")
+        && SEPARATOR_PHRASES
+            .iter()
+            .any(|phrase| lower.contains(phrase)))
+        || FORWARD_INTRODUCTIONS.contains(&lower.as_str())
         || (line.len() >= 10 && line.chars().all(|c| c == '_'))
 }
 
@@ -1189,15 +1334,24 @@ fn is_device_signature(line: &str) -> bool {
     .any(|start| lower.starts_with(start))
 }
 
-/// An Outlook-style quoted header block: `From: ...` directly followed by
-/// `Sent: ...` or `Date: ...`.
+/// The name of a header-like field at the start of a line (`*Von:* x`,
+/// `De : x`, `Enviado el: x`), lower-cased, or None.
+fn field_name(line: &str) -> Option<String> {
+    let line = line.trim_start_matches('*').trim_start();
+    let colon = line.find([':', '：'])?;
+    let name = line[..colon].trim_end_matches('*').trim();
+    (!name.is_empty() && name.chars().count() <= 20).then(|| name.to_lowercase())
+}
+
+/// An Outlook-style quoted header block (`QUOTED_HEADER_FIELDS`): `From: ...`
+/// directly followed by `Sent: ...` or `Date: ...`, in any of its languages.
 fn is_quoted_header_block(line: &str, next_line: Option<&str>) -> bool {
-    let strip_bold = |text: &str| text.trim_matches('*').trim_start().to_lowercase();
-    let line = strip_bold(line);
-    let Some(next_line) = next_line.map(strip_bold) else {
+    let (Some(first), Some(second)) = (field_name(line), next_line.and_then(field_name)) else {
         return false;
     };
-    line.starts_with("from:") && (next_line.starts_with("sent:") || next_line.starts_with("date:"))
+    QUOTED_HEADER_FIELDS
+        .iter()
+        .any(|(from, when)| *from == first && when.contains(&second.as_str()))
 }
 
 /// One line of a body as the reader sees it.
@@ -1609,6 +1763,107 @@ mod tests {
         assert_eq!(
             command_lines("From: here\nvote no"),
             ["From: here", "vote no"]
+        );
+    }
+
+    /// What each language's Outlook writes above the message it quotes: the
+    /// dashed separator of classic Outlook with its header block, or the block
+    /// alone (New Outlook, Outlook on the web after its rule of underscores).
+    const OUTLOOK_BLOCKS: &[&str] = &[
+        "-----Original Message-----\nFrom: Bob <b@x.org>\nSent: Monday, January 5, 2026 10:01 AM\nTo: list@x.org\nSubject: [ping] bob",
+        "-----Ursprüngliche Nachricht-----\nVon: Bob <b@x.org>\nGesendet: Montag, 5. Januar 2026 10:01\nAn: list@x.org\nBetreff: [ping] bob",
+        "Von: Bob <b@x.org>\nDatum: Montag, 5. Januar 2026 um 10:01\nAn: list@x.org\nBetreff: [ping] bob",
+        "-----Message d'origine-----\nDe : Bob <b@x.org>\nEnvoyé : lundi 5 janvier 2026 10:01\nÀ : list@x.org\nObjet : [ping] bob",
+        "De : Bob <b@x.org>\nDate : lundi, 5 janvier 2026 à 10:01\nÀ : list@x.org\nObjet : [ping] bob",
+        "-----Mensaje original-----\nDe: Bob [mailto:b@x.org]\nEnviado el: lunes, 5 de enero de 2026 10:01\nPara: list@x.org\nAsunto: [ping] bob",
+        "De: Bob <b@x.org>\nFecha: lunes, 5 de enero de 2026, 10:01\nPara: list@x.org\nAsunto: [ping] bob",
+        "-----Messaggio originale-----\nDa: Bob <b@x.org>\nInviato: lunedì 5 gennaio 2026 10:01\nA: list@x.org\nOggetto: [ping] bob",
+        "Da: Bob <b@x.org>\nData: lunedì, 5 gennaio 2026 10:01\nA: list@x.org\nOggetto: [ping] bob",
+        "-----Oorspronkelijk bericht-----\nVan: Bob [mailto:b@x.org]\nVerzonden: maandag 5 januari 2026 10:01\nAan: list@x.org\nOnderwerp: [ping] bob",
+        "-----Mensagem original-----\nDe: Bob <b@x.org>\nEnviada em: segunda-feira, 5 de janeiro de 2026 10:01\nPara: list@x.org\nAssunto: [ping] bob",
+        "De: Bob <b@x.org>\nEnviado: segunda-feira, 5 de janeiro de 2026 10:01\nPara: list@x.org\nAssunto: [ping] bob",
+        "-----Ursprungligt meddelande-----\nFrån: Bob <b@x.org>\nSkickat: den 5 januari 2026 10:01\nTill: list@x.org\nÄmne: [ping] bob",
+        "-----Oprindelig meddelelse-----\nFra: Bob <b@x.org>\nSendt: 5. januar 2026 10:01\nTil: list@x.org\nEmne: [ping] bob",
+        "-----Opprinnelig melding-----\nFra: Bob <b@x.org>\nSendt: 5. januar 2026 10:01\nTil: list@x.org\nEmne: [ping] bob",
+        "-----Alkuperäinen viesti-----\nLähettäjä: Bob <b@x.org>\nLähetetty: maanantai 5. tammikuuta 2026 10.01\nVastaanottaja: list@x.org\nAihe: [ping] bob",
+        "-----Oryginalna wiadomość-----\nOd: Bob <b@x.org>\nWysłano: poniedziałek, 5 stycznia 2026 10:01\nDo: list@x.org\nTemat: [ping] bob",
+        "Od: Bob <b@x.org>\nData: poniedziałek, 5 stycznia 2026 10:01\nDo: list@x.org\nTemat: [ping] bob",
+        "________________________________\nVon: Bob <b@x.org>\nGesendet: Montag, 5. Januar 2026 10:01",
+    ];
+
+    #[test]
+    fn outlook_blocks_in_every_language_end_what_is_read() {
+        for block in OUTLOOK_BLOCKS {
+            for newline in ["\n", "\r\n"] {
+                let body =
+                    format!("vote yes\n\n{block}\n\nvote no\nping carol\n").replace('\n', newline);
+                assert_eq!(command_lines(&body), ["vote yes"], "{block}");
+            }
+        }
+        // Bold field names, as Outlook's HTML part renders them.
+        let body = "vote yes\n*Von:* Bob\n*Gesendet:* Montag\nvote no\n";
+        assert_eq!(command_lines(body), ["vote yes"]);
+        // A field alone, or two that are no header block, are the player's words.
+        assert_eq!(command_lines("Von: mir\nvote no"), ["Von: mir", "vote no"]);
+        assert_eq!(
+            command_lines("De : moi\nObjet : rien\nvote no"),
+            ["De : moi", "Objet : rien", "vote no"]
+        );
+    }
+
+    #[test]
+    fn forward_introductions_in_every_language_end_what_is_read() {
+        for marker in [
+            "Anfang der weitergeleiteten Nachricht:",
+            "Début du message réexpédié :",
+            "Inicio del mensaje reenviado:",
+            "Inizio messaggio inoltrato:",
+            "Begin doorgestuurd bericht:",
+            "---------- Weitergeleitete Nachricht ---------",
+            "-------- Message transféré --------",
+            "-------- Messaggio inoltrato --------",
+            "-------- Vidarebefordrat meddelande --------",
+            "--- Treść przekazanej wiadomości ---",
+        ] {
+            let body = format!("vote yes\n{marker}\nvote no\n");
+            assert_eq!(command_lines(&body), ["vote yes"], "{marker}");
+        }
+    }
+
+    #[test]
+    fn attribution_forms_in_other_languages_and_mutts_other_one() {
+        for line in [
+            // mutt, `attribution = "* %n <%a> [%d]:"`.
+            "* Bob Example <bob@x.org> [2026-01-05 10:01]:",
+            "* Bob <bob@x.org> [Mon, 05 Jan 2026 10:01:00 +0000]:",
+            // Gmail.
+            "Am Mo., 5. Jan. 2026 um 10:01 Uhr schrieb Bob <b@x.org>:",
+            "Le lun. 5 janv. 2026 à 10:01, Bob <b@x.org> a écrit :",
+            "El lun, 5 ene 2026 a las 10:01, Bob (<b@x.org>) escribió:",
+            "Il giorno lun 5 gen 2026 alle ore 10:01 Bob <b@x.org> ha scritto:",
+            "Op ma 5 jan 2026 om 10:01 schreef Bob <b@x.org>:",
+            "Em seg., 5 de jan. de 2026 às 10:01, Bob <b@x.org> escreveu:",
+            "Den mån 5 jan. 2026 kl 10:01 skrev Bob <b@x.org>:",
+            "man. 5. jan. 2026 kl. 10:01 skrev Bob <b@x.org>:",
+            "pon., 5 sty 2026 o 10:01 Bob <b@x.org> napisał(a):",
+            "ma 5. tammik. 2026 klo 10.01 Bob (b@x.org) kirjoitti:",
+            "po 5. 1. 2026 v 10:01 odesílatel Bob <b@x.org> napsal:",
+            // Thunderbird.
+            "Am 05.01.26 um 10:01 schrieb Bob:",
+            "Le 05/01/2026 à 10:01, Bob a écrit :",
+            "W dniu 5.01.2026 o 10:01, Bob pisze:",
+            "Den 2026-01-05 kl. 10:01, skrev Bob:",
+            // Apple Mail.
+            "On 5 Jan 2026, at 10:01, Bob <b@x.org> wrote:",
+            "Am 05.01.2026 um 10:01 schrieb Bob <b@x.org>:",
+        ] {
+            let body = format!("vote yes\n{line}\n> vote no\n\nping bob\n");
+            assert_eq!(command_lines(&body), ["vote yes", "ping bob"], "{line}");
+        }
+        // A bullet the player wrote is no attribution.
+        assert_eq!(
+            command_lines("* first [a]:\nvote yes"),
+            ["* first [a]:", "vote yes"]
         );
     }
 

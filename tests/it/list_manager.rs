@@ -753,3 +753,98 @@ async fn held_announcements_vanish_unless_mailman_exempts_the_bot() {
     assert_eq!(relayed.len(), 1, "bob reads the announcement at once");
     assert_eq!(mailman.held(), 1, "only the player's post waits");
 }
+
+/// Issue 29, items 4, 5 and 7 through mlmmj: a German Outlook reply and a
+/// mutt reply with its `* NAME <ADDRESS> [DATE]:` attribution, both quoting
+/// Alice's command post, apply only the replier's own line; neither is answered
+/// "Not understood", and each answer keeps the subject `Re: [nomic] rename`.
+#[tokio::test(flavor = "multi_thread")]
+async fn replies_in_other_languages_through_mlmmj_apply_only_the_repliers_lines() {
+    let bot = ImapBot::new("mlmmj-replies");
+    bot_with_list_id(&bot);
+    let (alice, bob) = (bot.player("alice"), bot.player("bob"));
+    let list = Mlmmj::new(&bot, &[&bot.bot(), &alice, &bob], false);
+    let mut arrived = 0;
+    let mut through_list = |from: &str, name: &str, subject: &str, id: &str, body: &str| {
+        list.receive(
+            from,
+            &bot.list(),
+            post(&format!("{name} <{from}>"), &bot.list(), subject, id, body).as_bytes(),
+        );
+        arrived += 1;
+        arrived
+    };
+    through_list(&alice, "Alice Example", "[nomic] join Alice", "r1", "");
+    let count = through_list(&bob, "Bob Example", "[nomic] join Bob", "r2", "");
+    bot.wait_for(&bot.bot(), count, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 2"), "{out}");
+    let count = through_list(
+        &alice,
+        "Alice Example",
+        "[nomic] rename",
+        "r3",
+        "rename Alicia\n",
+    );
+    bot.wait_for(&bot.bot(), count, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+
+    let outlook = format!(
+        "rename Bobby\n\n-----Ursprüngliche Nachricht-----\nVon: Alice Example <{alice}>\n\
+         Gesendet: Dienstag, 24. November 2026 10:00\nAn: {list_address}\n\
+         Betreff: [game-list] [nomic] rename\n\nrename Alicia\n",
+        list_address = bot.list()
+    );
+    let count = through_list(
+        &bob,
+        "Bob Example",
+        "AW: [game-list] [nomic] rename",
+        "r4",
+        &outlook,
+    );
+    bot.wait_for(&bot.bot(), count, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    let mutt = format!(
+        "* Alice Example <{alice}> [2026-11-24 10:00]:\n> rename Alicia\n\nrename Robert\n"
+    );
+    let count = through_list(
+        &bob,
+        "Bob Example",
+        "Re: [game-list] [nomic] rename",
+        "r5",
+        &mutt,
+    );
+    bot.wait_for(&bot.bot(), count, |_| true).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+
+    let state: serde_json::Value =
+        serde_json::from_str(&bot.cli(&["state", "--json"])).expect("state");
+    let names: Vec<&str> = state["players"]["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .filter_map(|player| player["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Alicia", "Robert"], "{state}");
+    // Bob's private answers to his two replies.
+    let answers = bot
+        .wait_for(&bob, 2, |m| {
+            is_from_bot(m)
+                && !m.contains("List-Id:")
+                && header(m, "Subject").is_some_and(|s| s.contains("rename"))
+        })
+        .await;
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    for answer in &answers {
+        assert_eq!(
+            header(answer, "Subject").as_deref(),
+            Some("Re: [nomic] rename"),
+            "{answer}"
+        );
+        assert!(!answer.contains("Not understood"), "{answer}");
+        assert!(!answer.contains("Alicia"), "{answer}");
+    }
+}

@@ -41,6 +41,7 @@ mod import_rules;
 mod inventory;
 mod list_manager;
 mod list_reading;
+mod lists_replies;
 mod offices;
 mod operator_tools;
 mod party_chess;

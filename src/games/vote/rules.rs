@@ -318,14 +318,17 @@ pub(super) fn resolve(
     if sealed
         .batch(&batch_name)
         .is_some_and(|b| b.stage == Stage::Open)
-        && let Ok((event, mail)) = sealed.commit(&batch_name)
+        && let Ok((event, mut mail)) = sealed.commit(&batch_name)
     {
+        sealed.mark_closed_at(&batch_name, &mut mail, tx.at());
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
     }
     // Only each player's last vote counts: the reveal marks the ones replaced.
     let replaced_by = |vote: &sealed::Sealed| Some(vote.player.to_string());
-    if let Ok((event, mail)) = tx.view().sealed.reveal_replacing(&batch_name, replaced_by) {
+    let sealed = tx.view().sealed;
+    if let Ok((event, mut mail)) = sealed.reveal_replacing(&batch_name, replaced_by) {
+        sealed.mark_closed_at(&batch_name, &mut mail, tx.at());
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
     }

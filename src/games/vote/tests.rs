@@ -476,6 +476,17 @@ fn a_forced_close_commits_before_it_reveals_and_names_the_officer() {
     let text = render(&mail[2]);
     assert!(text.contains(MODERATOR), "{text}");
     assert!(text.contains("the rule was repealed"), "{text}");
+    // Issue 29, item 6: the commitments and the reveal give the time the
+    // ballot really closed, not the deadline it would have had.
+    let closed = crate::engine::human_time(hours(5));
+    for sealed_mail in &mail[..2] {
+        let text = render(sealed_mail);
+        assert!(
+            text.contains(&format!("closed at {closed}, before")),
+            "{text}"
+        );
+        assert!(!text.contains("passed at"), "{text}");
+    }
     // Nothing is left to fire or to remind, up to and past the old deadline.
     assert!(play.table.world.schedule.entries.is_empty());
     let mark = play.table.mail.len();
