@@ -18,8 +18,8 @@ use num_rational::BigRational;
 use super::engine::{Money, Numbers};
 use super::{Params, Space, TEXT};
 use crate::engine::game::{Game, View};
-use crate::engine::ruleset::{Rule, Ruleset};
 use crate::engine::ruleset::bindings::{self, Declared, Mechanic, Parameter, Status};
+use crate::engine::ruleset::{Rule, Ruleset};
 
 /// The text's paragraphs as rules numbered from 0, in order.
 fn paragraphs() -> &'static [Rule] {

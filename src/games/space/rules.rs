@@ -531,7 +531,11 @@ pub fn evaluate_in_phi_order(tx: &mut SpaceTx<'_>) {
 /// The space changes, if due: evaluated, and the list told what happened
 /// when any were stored.
 fn evaluate_space(tx: &mut SpaceTx<'_>) {
-    if let Some(due) = tx.state().next_space_evaluation.filter(|due| *due <= tx.at()) {
+    if let Some(due) = tx
+        .state()
+        .next_space_evaluation
+        .filter(|due| *due <= tx.at())
+    {
         unseal(tx, "space", due);
     }
     let numbers = super::bound::numbers(&tx.view(), tx.params());
