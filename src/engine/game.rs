@@ -231,6 +231,13 @@ pub trait Game: Sized + 'static {
         Vec::new()
     }
 
+    /// Pictures of the public state where people would rather look than read
+    /// (the public record draws them on the game's page). Only what the rules
+    /// have revealed: never a secret.
+    fn pictures(_state: &Self::State, _view: &View<'_>) -> Vec<Picture> {
+        Vec::new()
+    }
+
     /// A short game, played by a script: `check` renders the mail it sends with
     /// the operator's templates, `demo --game NAME` plays it through the real
     /// pipeline, and the tests run it (the secrecy test among them). The players
@@ -267,6 +274,17 @@ pub struct Scores {
     pub name: String,
     /// Each player's score, as the game writes it.
     pub of: Vec<(PlayerId, String)>,
+}
+
+/// A drawing of a game's public state (`Game::pictures`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Picture {
+    /// A short name, unique in the game, that its file is named after.
+    pub name: String,
+    /// An SVG document.
+    pub svg: String,
+    /// The same in words, for those who cannot see it.
+    pub alt: String,
 }
 
 /// One running instance of a game (`Game::running`).

@@ -136,6 +136,15 @@ pub fn render(bot: &Bot, record: &Record) -> Result<Vec<(String, Vec<u8>)>, Site
             ),
         )?,
     ));
+    for game in &mut site.games {
+        // The drawings are files of their own; the page keeps file and words.
+        for picture in game["pictures"].as_array_mut().into_iter().flatten() {
+            let svg = picture["svg"].take();
+            if let (Some(file), Some(svg)) = (picture["file"].as_str(), svg.as_str()) {
+                files.push((file.to_owned(), svg.as_bytes().to_vec()));
+            }
+        }
+    }
     for game in &site.games {
         let name = game["name"].as_str().unwrap_or_default().to_owned();
         let values = site.game(&name);
@@ -291,6 +300,16 @@ impl<'a> Site<'a> {
                         finished.push(tag.clone());
                     }
                 }
+                let pictures: Vec<Value> = G::pictures(&state, &view)
+                    .into_iter()
+                    .map(|picture| {
+                        json!({
+                            "file": format!("game-{}-{}.svg", slug(G::NAME), slug(&picture.name)),
+                            "alt": picture.alt,
+                            "svg": picture.svg,
+                        })
+                    })
+                    .collect();
                 let heard = site
                     .record
                     .announcements
@@ -303,6 +322,7 @@ impl<'a> Site<'a> {
                     "page": game_page(G::NAME),
                     "running": running,
                     "finished": finished,
+                    "pictures": pictures,
                     "announcements": heard,
                 }));
             }

@@ -585,3 +585,26 @@ fn the_site_is_shell_that_names_no_game_and_nothing_inside_imports_it() {
         }
     }
 }
+
+#[test]
+fn a_game_that_draws_its_state_has_its_picture_on_its_page_with_the_same_in_words() {
+    // Issue 28, 3: "the Space graph where the Space Nomic runs ... each with a
+    // text alternative". The Space Nomic's sample buys vertices and moves.
+    let (_dir, stage) = play("space");
+    let site = files(&stage.site);
+    let text = |name: &str| String::from_utf8(site[name].clone()).unwrap();
+    let picture = text("game-space-space.svg");
+    assert!(picture.contains("<svg"), "{picture}");
+    assert!(picture.contains("Alice"), "{picture}");
+    let page = text("game-space.html");
+    assert!(
+        page.contains("<img src=\"game-space-space.svg\" alt=\""),
+        "{page}"
+    );
+    // The words name the vertices the picture draws, with who owns them.
+    let figure = &page[page.find("<figure>").unwrap()..page.find("</figure>").unwrap()];
+    assert!(figure.contains("(0, 0)"), "{figure}");
+    assert!(figure.contains("Alice"), "{figure}");
+    // A game that draws nothing has no picture.
+    assert!(!text("game-vote.html").contains("<figure>"));
+}

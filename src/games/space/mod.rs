@@ -206,6 +206,15 @@ impl Game for Space {
         value
     }
 
+    /// Space as the weekly report draws it: vertices, owners, who stands where.
+    fn pictures(state: &State, _view: &View<'_>) -> Vec<crate::engine::game::Picture> {
+        vec![crate::engine::game::Picture {
+            name: "space".to_owned(),
+            svg: picture::svg(state),
+            alt: picture::text(state),
+        }]
+    }
+
     fn sample(script: &mut dyn crate::engine::game::Script) {
         sample::sample(script);
     }
