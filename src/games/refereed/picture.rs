@@ -137,7 +137,11 @@ pub fn svg(game: &Match, board: &Board, name: &dyn Fn(PlayerId) -> String) -> St
     let legend: Vec<String> = owners
         .iter()
         .map(|(p, seat)| format!("{seat}: {}", name(*p)))
-        .chain(kinds.iter().map(|(letter, kind)| format!("{letter}: {kind}")))
+        .chain(
+            kinds
+                .iter()
+                .map(|(letter, kind)| format!("{letter}: {kind}")),
+        )
         .collect();
     let longest = legend
         .iter()
@@ -145,12 +149,21 @@ pub fn svg(game: &Match, board: &Board, name: &dyn Fn(PlayerId) -> String) -> St
         .max()
         .unwrap_or(0);
     let longest = u32::try_from(longest).unwrap_or(u32::MAX);
-    let width = (side + 2 * MARGIN).max(longest.saturating_mul(CHARACTER).saturating_add(2 * MARGIN + 2 * RADIUS));
+    let width = (side + 2 * MARGIN).max(
+        longest
+            .saturating_mul(CHARACTER)
+            .saturating_add(2 * MARGIN + 2 * RADIUS),
+    );
     let legend_top = side + 2 * MARGIN + LINE / 2;
     let legend_lines = u32::try_from(legend.len()).unwrap_or(u32::MAX);
     let height = legend_top + legend_lines.saturating_mul(LINE) + LINE / 2;
     // Where a square's top-left corner is drawn: rank `size` on top.
-    let corner = |square: Square| (MARGIN + square.file * SQUARE, MARGIN + size.saturating_sub(square.rank) * SQUARE);
+    let corner = |square: Square| {
+        (
+            MARGIN + square.file * SQUARE,
+            MARGIN + size.saturating_sub(square.rank) * SQUARE,
+        )
+    };
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
@@ -347,7 +360,10 @@ mod tests {
         }
         assert!(!doc.contains(">u</text>") && !doc.contains(">21</text>"));
         assert!(doc.contains("<title>k10: knight of Alice</title>"), "{doc}");
-        assert!(doc.contains(">N1</text>") && doc.contains(">D2</text>"), "{doc}");
+        assert!(
+            doc.contains(">N1</text>") && doc.contains(">D2</text>"),
+            "{doc}"
+        );
         assert!(doc.contains(">1: Alice</text>") && doc.contains(">N: knight</text>"));
         assert!(doc.contains("<title>Game 1 of Party Chess, a 20x20 board</title>"));
     }
@@ -357,7 +373,10 @@ mod tests {
         let (doc, words) = drawn(&game(8, &[(7, "rook", "h8")]));
         assert_eq!(doc.matches("<rect x=").count(), 2 + 32, "{doc}");
         assert!(doc.contains(">h</text>") && !doc.contains(">i</text>"));
-        assert!(words.starts_with("Game 1 of Party Chess, a 8x8 board (files a to h, ranks 1 to 8)"), "{words}");
+        assert!(
+            words.starts_with("Game 1 of Party Chess, a 8x8 board (files a to h, ranks 1 to 8)"),
+            "{words}"
+        );
         // h8 is the top right square.
         assert!(doc.contains("<circle cx=\"234\" cy=\"38\""), "{doc}");
     }
@@ -379,7 +398,10 @@ mod tests {
     fn names_and_kinds_are_escaped_and_the_same_board_gives_the_same_bytes() {
         let mut played = game(20, &[(7, "knight", "k10"), (8, "<dragon>", "m11")]);
         let (doc, _) = drawn(&played);
-        assert!(doc.contains("&lt;b&gt;Bob &amp; &quot;Co&quot;&lt;/b&gt;"), "{doc}");
+        assert!(
+            doc.contains("&lt;b&gt;Bob &amp; &quot;Co&quot;&lt;/b&gt;"),
+            "{doc}"
+        );
         assert!(!doc.contains("<b>") && !doc.contains("<dragon>"), "{doc}");
         assert_eq!(drawn(&played).0, doc);
         // A sealed move is not on the public board.
