@@ -57,6 +57,7 @@ mod samples;
 mod scenarios;
 mod secrecy;
 mod site;
+mod site_browser;
 mod space;
 mod space_month;
 mod space_support;

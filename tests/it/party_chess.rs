@@ -703,3 +703,89 @@ fn rule_1230_amended_to_another_board_holds_party_chess_until_a_moderator_sets_i
     let state: serde_json::Value = serde_json::from_str(&shown).expect("JSON");
     assert_eq!(state["matches"][0]["board"], 24, "{shown}");
 }
+
+/// Issue 28, 3: "the Party Chess board where it runs ... with a text
+/// alternative". The public record draws each game in play on its board, at
+/// the size rule 1230 gives, every piece with its owner, and says the same in
+/// words; a sealed move stays off it until its referee publishes it.
+#[test]
+fn the_public_record_draws_the_board_of_a_game_in_play_with_the_same_in_words() {
+    let bot = started(" private");
+    play(
+        &bot,
+        "sealed",
+        at("2026-03-02T12:00:00Z"),
+        &[
+            (ALICE, BOT, "[contest 1] drop knight at k10", ""),
+            (BOB, BOT, "[contest 1] drop dragon at m11", ""),
+        ],
+    );
+    let site = bot.dir.path().join("site");
+    let build = || {
+        bot.cli_ok(&["site", site.to_str().unwrap_or_default()]);
+        let read = |name: &str| std::fs::read_to_string(site.join(name)).unwrap_or_default();
+        (
+            read("game-contests.html"),
+            read("game-contests-board-1.svg"),
+        )
+    };
+    // The moves are sealed: the board is drawn, empty.
+    let (page, picture) = build();
+    assert!(
+        picture.starts_with("<?xml") && picture.contains("<svg"),
+        "{picture}"
+    );
+    let figure = |page: &str| {
+        let start = page.find("<figure>").unwrap_or(0);
+        let end = page.find("</figure>").unwrap_or(0);
+        page.get(start..end).unwrap_or_default().to_owned()
+    };
+    let words = figure(&page);
+    assert!(words.contains("No pieces on the board."), "{page}");
+    for secret in ["k10", "m11", "knight", "dragon"] {
+        assert!(!picture.contains(secret), "{secret} in {picture}");
+        assert!(!words.contains(secret), "{secret} in {words}");
+    }
+    play(
+        &bot,
+        "publish",
+        at("2026-03-02T13:00:00Z"),
+        &[(CAROL, BOT, "[contest 1] publish", "")],
+    );
+    let (page, picture) = build();
+    assert!(
+        picture.contains("<title>Game 1 of Party Chess, a 20x20 board</title>"),
+        "{picture}"
+    );
+    // Files a to t and ranks 1 to 20, on every side.
+    assert!(picture.contains(">t</text>") && picture.contains(">20</text>"));
+    assert!(!picture.contains(">u</text>") && !picture.contains(">21</text>"));
+    assert!(
+        picture.contains("<title>k10: knight of Alice</title>"),
+        "{picture}"
+    );
+    assert!(
+        picture.contains("<title>m11: dragon of Bob</title>"),
+        "{picture}"
+    );
+    assert!(picture.contains(">N1</text>") && picture.contains(">D2</text>"));
+    assert!(picture.contains(">1: Alice</text>") && picture.contains(">2: Bob</text>"));
+    assert!(
+        page.contains(
+            "<img src=\"game-contests-board-1.svg\" alt=\"Game 1 of Party Chess, a 20x20 board (files a to t, ranks 1 to 20); players: 1 Alice, 2 Bob."
+        ),
+        "{page}"
+    );
+    let words = figure(&page);
+    assert!(words.contains("k10: knight of Alice (N1)"), "{words}");
+    assert!(words.contains("m11: dragon of Bob (D2)"), "{words}");
+    // A game that has ended is no longer drawn.
+    play(
+        &bot,
+        "result",
+        at("2026-03-02T14:00:00Z"),
+        &[(CAROL, LIST, "[contest 1] result Alice wins", "")],
+    );
+    let (page, _) = build();
+    assert!(!page.contains("game-contests-board-1.svg"), "{page}");
+}

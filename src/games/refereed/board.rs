@@ -3,7 +3,8 @@
 //! and what a drop or a move does to it. Pure, and it judges no legality of
 //! the game's own rules (the referee does): only what is impossible on a board
 //! (a square off it, a move from an empty square, another player's piece).
-//! Kept as plain data so that a drawing (text now, SVG later) reads it.
+//! Kept as plain data so that a drawing reads it (the text diagram here, the
+//! SVG in picture.rs).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -19,6 +19,7 @@
 pub mod board;
 pub mod bound;
 mod parse;
+mod picture;
 mod rules;
 mod sample;
 
@@ -549,6 +550,29 @@ impl Game for Refereed {
             name: "Contest points".to_owned(),
             of: of.into_iter().map(|(p, n)| (p, n.to_string())).collect(),
         })
+    }
+
+    /// The board of every game in play on one (Party Chess among them), as
+    /// the public sees it: a sealed move shows once its referee publishes it.
+    fn pictures(state: &State, view: &View<'_>) -> Vec<crate::engine::game::Picture> {
+        let name = |id: PlayerId| {
+            view.players
+                .by_id(id)
+                .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+        };
+        state
+            .matches
+            .iter()
+            .filter(|m| m.ended.is_none())
+            .filter_map(|m| {
+                let board = m.board(true)?;
+                Some(crate::engine::game::Picture {
+                    name: format!("board-{}", m.number),
+                    svg: picture::svg(m, &board, &name),
+                    alt: picture::text(m, &board, &name),
+                })
+            })
+            .collect()
     }
 
     fn sample(script: &mut dyn crate::engine::game::Script) {
