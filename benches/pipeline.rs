@@ -384,7 +384,20 @@ fn combine_bot(rounds: Vec<(Side, BotLog)>) -> (Side, BotLog) {
         .iter()
         .filter_map(|log| log.cpu_ms_per_action)
         .collect();
+    let mean = |values: Vec<f64>| {
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
     let log = BotLog {
+        sender_ms_per_mail: mean(
+            logs.iter()
+                .filter_map(|log| log.sender_ms_per_mail)
+                .collect(),
+        ),
+        database_ms_per_mail: mean(
+            logs.iter()
+                .filter_map(|log| log.database_ms_per_mail)
+                .collect(),
+        ),
         content_ms: sorted(logs.iter().flat_map(|log| log.content_ms.iter().copied())),
         journal_ms: sorted(logs.iter().flat_map(|log| log.journal_ms.iter().copied())),
         own_ms: (!own.is_empty()).then(|| sorted(own.into_iter())),
@@ -700,6 +713,10 @@ struct BotLog {
     /// `journal_ms` of its `accepted` lines).
     content_ms: Vec<f64>,
     journal_ms: Vec<f64>,
+    /// The sender's passes (`sending done`): their time over the mails they
+    /// sent, and the part of it spent in the database.
+    sender_ms_per_mail: Option<f64>,
+    database_ms_per_mail: Option<f64>,
 }
 
 /// (b) The bot: the daemon running, its answers seen arriving in the players'
@@ -764,7 +781,23 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
                 .filter_map(|line| field(&without_ansi(line), name)?.parse::<f64>().ok()),
         )
     };
+    let (passes_ms, database_ms, passes_sent) = log
+        .lines()
+        .filter(|line| line.contains("sending done"))
+        .filter_map(|line| {
+            let line = without_ansi(line);
+            Some((
+                field(&line, "ms")?.parse::<f64>().ok()?,
+                field(&line, "database_ms")?.parse::<f64>().ok()?,
+                field(&line, "sent")?.parse::<f64>().ok()?,
+            ))
+        })
+        .fold((0.0, 0.0, 0.0), |(ms, db, sent), (m, d, n)| {
+            (ms + m, db + d, sent + n)
+        });
     let bot_log = BotLog {
+        sender_ms_per_mail: (passes_sent > 0.0).then(|| passes_ms / passes_sent),
+        database_ms_per_mail: (passes_sent > 0.0).then(|| database_ms / passes_sent),
         content_ms: timing("content_ms"),
         journal_ms: timing("journal_ms"),
         own_ms,
@@ -924,6 +957,18 @@ fn report(run: &Run, bare: &Side, relay: &Side, bot: &Side, bot_log: &BotLog) {
         "",
         percentile(&bot_log.journal_ms, 0.5),
     );
+    if let Some(per_mail) = bot_log.sender_ms_per_mail {
+        println!(
+            "{:<28}{:>10}{:>10}{per_mail:>10.2}   its passes' time over the mails they sent",
+            "bot's sender per mail (ms)", "", "",
+        );
+    }
+    if let Some(per_mail) = bot_log.database_ms_per_mail {
+        println!(
+            "{:<28}{:>10}{:>10}{per_mail:>10.2}   of which reading the outbox and folding the journal",
+            "bot's sender database (ms)", "", "",
+        );
+    }
     match &bot_log.own_ms {
         Some(own_ms) => {
             let median = percentile(own_ms, 0.5);

@@ -297,6 +297,9 @@ pub struct Sender {
     journal: Option<SentJournal>,
     /// Shown by `once` at a terminal (see [`Transport::show_progress`]).
     progress: indicatif::ProgressBar,
+    /// Time spent since the last report folding the journal into the outbox
+    /// and reading the outbox: the sender's database share of its pace.
+    database_time: Duration,
 }
 
 impl Sender {
@@ -307,6 +310,7 @@ impl Sender {
             arrivals,
             journal: None,
             progress: indicatif::ProgressBar::hidden(),
+            database_time: Duration::ZERO,
         }
     }
 
@@ -343,7 +347,9 @@ impl Sender {
     ) -> Result<(usize, usize, usize), RunError> {
         // What an earlier pass recorded but did not fold (it crashed, or its
         // database was busy) is marked sent before the outbox is read.
+        let began = Instant::now();
         journal.fold(store)?;
+        self.database_time += began.elapsed();
         let mut tally = Tally {
             now,
             retry_max: self.retry_max(),
@@ -354,7 +360,9 @@ impl Sender {
         };
         let mut after = 0;
         loop {
+            let began = Instant::now();
             let page = store.due_outbox_page(now, after, OUTBOX_PAGE)?;
+            self.database_time += began.elapsed();
             let Some(last) = page.last() else { break };
             if after == 0 {
                 failpoint("before-send");
@@ -366,7 +374,9 @@ impl Sender {
                 tally.sent,
                 tally.failed + tally.refused
             ));
+            let began = Instant::now();
             journal.fold(store)?;
+            self.database_time += began.elapsed();
             delivered?;
             if let Some((id, error, retry_at)) = tally.server_trouble.take() {
                 // The server is down or refusing: the rest would fail the same way.
@@ -508,8 +518,10 @@ impl Sender {
                             failed,
                             refused,
                             ms = started.elapsed().as_secs_f64() * 1000.0,
+                            database_ms = self.database_time.as_secs_f64() * 1000.0,
                             "sending done"
                         );
+                        self.database_time = Duration::ZERO;
                     }
                     match store.next_retry() {
                         Ok(Some(at)) => Duration::try_from(at.duration_since(Timestamp::now()))
