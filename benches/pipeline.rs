@@ -8,11 +8,21 @@
 //!   visible in the player's mailbox and its announcement in the list's; a
 //!   message is done when both are.
 //!
-//! For 1 and 8 senders it prints throughput, latency (median, p90) from each
-//! acceptance to the moment a watcher saw the mail, the ratio bot/bare, and the
-//! bot's own share of the latency read from its log. Goals are printed, never
-//! asserted; it asserts only that every message made it and that the daemon
-//! stopped cleanly.
+//! - The bare relay: the bare servers carrying the bot's own envelopes. A task
+//!   with no logic, one SMTP client like the daemon's sender, watches the bot's
+//!   mailbox through IDLE and answers each message with the two mails the bot
+//!   sends (to the player, to the list), seen where the bot's are seen. The
+//!   ratio bot/relay is what the bot adds to the mail it must send anyway.
+//!
+//! For 1 and 8 senders sending as fast as the server takes them it prints
+//! throughput, latency (median, p90) from each acceptance to the moment a
+//! watcher saw the mail, and the ratios. The latency run sends one message at a
+//! time and waits until every watcher has seen its mail before the next, so no
+//! message queues behind another: it prints latencies and no throughput. From
+//! the daemon's log: its own share of the latency, its CPU per action, and where
+//! its sender's time goes per mail (the server's content-to-250, the journal).
+//! Goals are printed, never asserted; it asserts only that every message made it
+//! and that the daemon stopped cleanly.
 //!
 //! Run: `eval "$(../shared/mailtest/start)"; cargo bench --bench pipeline`
 //! (`BENCH_MESSAGES=N` for the messages of each run, default 200).
@@ -27,16 +37,15 @@ use nomicbot::config::{ImapConfig, SmtpConfig, Tls};
 use nomicbot::mail::imap::{Inbound, Wake};
 use nomicbot::mail::smtp::Outbound;
 
-/// Messages per run when `BENCH_MESSAGES` is unset: the four runs (two sides, two
-/// sender counts) take about 15 s on an idle 2-core machine, well under a minute
-/// and a half on a shared one.
+/// Messages per run when `BENCH_MESSAGES` is unset: the whole bench, three
+/// sides in three rounds, takes about a minute on a 2-core machine.
 const DEFAULT_MESSAGES: usize = 200;
 const SENDER_COUNTS: [usize; 2] = [1, 8];
 /// Each comparison is run this many times, the sides taking turns.
 const DEFAULT_ROUNDS: usize = 3;
-/// The latency run: one sender, this many messages, one every `PACE`.
-const PACED_MESSAGES: usize = 30;
-const PACE: Duration = Duration::from_millis(100);
+/// The latency run: one sender, this many messages a round, each sent once the
+/// one before it has been seen by every watcher.
+const LOCKSTEP_MESSAGES: usize = 10;
 /// Every mail of a run must be visible this long after the last acceptance.
 const ARRIVAL_LIMIT: Duration = Duration::from_secs(60);
 /// A watcher re-checks its mailbox this often even without news from IDLE, in
@@ -101,10 +110,10 @@ struct Run {
     domain: String,
     messages: usize,
     senders: usize,
-    /// Each sender's pause between two messages: zero is as fast as the server
-    /// takes them (throughput, with the queueing it causes); a pause longer than
-    /// either side needs for a message leaves nothing to queue (latency alone).
-    pause: Duration,
+    /// One message at a time, each waiting until its mail has been seen (the
+    /// latency of one message alone), rather than as fast as the server takes
+    /// them (throughput, with the queueing it causes).
+    lockstep: bool,
 }
 
 impl Run {
@@ -155,12 +164,42 @@ struct Sent {
     accepted: BTreeMap<usize, Instant>,
 }
 
+/// What the watchers of a lockstep run say: each Message-ID as a watcher sees
+/// it, so the sender knows when every watcher has seen a message's mail.
+struct Lockstep {
+    news: tokio::sync::mpsc::UnboundedReceiver<String>,
+    watchers: usize,
+}
+
 /// `run.senders` tasks, each with its own SMTP client, send the run's messages
 /// between them, to the bot and the list at once (as a list's member does).
-async fn send_all(s: &Servers, run: &Run) -> Sent {
+/// In a lockstep run one client sends each message once the one before it has
+/// been seen by every watcher.
+async fn send_all(s: &Servers, run: &Run, lockstep: Option<Lockstep>) -> Sent {
     let recipients = vec![run.address(&run.bot_user()), run.address(&run.list_user())];
-    let mut jobs = Vec::new();
     let start = Instant::now();
+    if let Some(Lockstep { mut news, watchers }) = lockstep {
+        let client = outbound(s);
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut accepted = BTreeMap::new();
+        for index in 1..=run.messages {
+            client
+                .send(&run.player(index), &recipients, &run.player_mail(index))
+                .await
+                .unwrap_or_else(|error| panic!("sending message {index}: {error}"));
+            accepted.insert(index, Instant::now());
+            let id = run.message_id(index);
+            while seen.get(&id).copied().unwrap_or(0) < watchers {
+                // A message that never shows is named by `measure`.
+                match tokio::time::timeout(ARRIVAL_LIMIT, news.recv()).await {
+                    Ok(Some(seen_id)) => *seen.entry(seen_id).or_insert(0) += 1,
+                    Ok(None) | Err(_) => return Sent { start, accepted },
+                }
+            }
+        }
+        return Sent { start, accepted };
+    }
+    let mut jobs = Vec::new();
     for sender in 0..run.senders {
         let client = outbound(s);
         let mails: Vec<(usize, String, Vec<u8>)> = (1..=run.messages)
@@ -168,7 +207,6 @@ async fn send_all(s: &Servers, run: &Run) -> Sent {
             .map(|index| (index, run.player(index), run.player_mail(index)))
             .collect();
         let recipients = recipients.clone();
-        let pause = run.pause;
         jobs.push(tokio::spawn(async move {
             let mut accepted = Vec::with_capacity(mails.len());
             for (index, from, raw) in mails {
@@ -177,9 +215,6 @@ async fn send_all(s: &Servers, run: &Run) -> Sent {
                     .await
                     .unwrap_or_else(|error| panic!("sending message {index}: {error}"));
                 accepted.push((index, Instant::now()));
-                if !pause.is_zero() {
-                    tokio::time::sleep(pause).await;
-                }
             }
             accepted
         }));
@@ -226,7 +261,14 @@ struct Watcher {
 }
 
 impl Watcher {
-    async fn start(s: &Servers, user: &str, key: Key, expected: Vec<String>) -> Watcher {
+    /// Each expected mail seen is also told to `news`, when given.
+    async fn start(
+        s: &Servers,
+        user: &str,
+        key: Key,
+        expected: Vec<String>,
+        news: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    ) -> Watcher {
         let cfg = imap_config(s, user);
         let mut inbound = Inbound::connect(&cfg, &s.password)
             .await
@@ -263,8 +305,13 @@ impl Watcher {
                 }
                 for mail in fetched {
                     last_uid = last_uid.max(mail.uid);
-                    if let Some(id) = key.of(&mail.raw).filter(|id| expected.contains(id)) {
-                        seen.at.entry(id).or_insert(now);
+                    if let Some(id) = key.of(&mail.raw).filter(|id| expected.contains(id))
+                        && !seen.at.contains_key(&id)
+                    {
+                        if let Some(news) = &news {
+                            let _ = news.send(id.clone());
+                        }
+                        seen.at.insert(id, now);
                     }
                 }
                 if seen.at.len() == expected.len() || now >= give_up {
@@ -303,6 +350,8 @@ struct Side {
     /// Per message, SMTP acceptance to visible, in milliseconds.
     latency_ms: Vec<f64>,
     late_wakes: usize,
+    /// The relay's SMTP time per mail, envelope to 250 (empty on other sides).
+    smtp_ms: Vec<f64>,
 }
 
 impl Side {
@@ -318,6 +367,7 @@ impl Side {
                     .flat_map(|side| side.latency_ms.iter().copied()),
             ),
             late_wakes: rounds.iter().map(|side| side.late_wakes).sum(),
+            smtp_ms: sorted(rounds.iter().flat_map(|side| side.smtp_ms.iter().copied())),
         }
     }
 }
@@ -334,7 +384,22 @@ fn combine_bot(rounds: Vec<(Side, BotLog)>) -> (Side, BotLog) {
         .iter()
         .filter_map(|log| log.cpu_ms_per_action)
         .collect();
+    let mean = |values: Vec<f64>| {
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
     let log = BotLog {
+        sender_ms_per_mail: mean(
+            logs.iter()
+                .filter_map(|log| log.sender_ms_per_mail)
+                .collect(),
+        ),
+        database_ms_per_mail: mean(
+            logs.iter()
+                .filter_map(|log| log.database_ms_per_mail)
+                .collect(),
+        ),
+        content_ms: sorted(logs.iter().flat_map(|log| log.content_ms.iter().copied())),
+        journal_ms: sorted(logs.iter().flat_map(|log| log.journal_ms.iter().copied())),
         own_ms: (!own.is_empty()).then(|| sorted(own.into_iter())),
         mails_per_action: logs.iter().map(|log| log.mails_per_action).sum::<f64>() / n,
         cpu_ms_per_action: (!cpu.is_empty()).then(|| cpu.iter().sum::<f64>() / cpu.len() as f64),
@@ -397,6 +462,7 @@ fn measure(run: &Run, sent: &Sent, seen: &[Seen], log: Option<&Path>) -> Side {
         throughput: run.messages as f64 / (last - sent.start).as_secs_f64(),
         latency_ms,
         late_wakes: seen.iter().map(|w| w.late_wakes).sum(),
+        smtp_ms: Vec::new(),
     }
 }
 
@@ -404,10 +470,148 @@ fn measure(run: &Run, sent: &Sent, seen: &[Seen], log: Option<&Path>) -> Side {
 /// mailbox, with no bot running.
 async fn bare(s: &Servers, run: &Run) -> Side {
     let expected: Vec<String> = (1..=run.messages).map(|i| run.message_id(i)).collect();
-    let watcher = Watcher::start(s, &run.bot_user(), Key::MessageId, expected).await;
-    let sent = send_all(s, run).await;
+    let (news, lockstep) = lockstep(run, 1);
+    let watcher = Watcher::start(s, &run.bot_user(), Key::MessageId, expected, news).await;
+    let sent = send_all(s, run, lockstep).await;
     let seen = watcher.finish().await;
     measure(run, &sent, &[seen], None)
+}
+
+/// The channel between a lockstep run's watchers and its sender; none otherwise.
+fn lockstep(
+    run: &Run,
+    watchers: usize,
+) -> (
+    Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    Option<Lockstep>,
+) {
+    if !run.lockstep {
+        return (None, None);
+    }
+    let (tx, news) = tokio::sync::mpsc::unbounded_channel();
+    (Some(tx), Some(Lockstep { news, watchers }))
+}
+
+/// (c) The bare relay: the bare servers carrying the bot's envelopes. One SMTP
+/// client, as the daemon's sender has, answers each message in the bot's
+/// mailbox with an answer to the player and an announcement to the list, one
+/// after the other, with no logic and no record between them.
+async fn relay(s: &Servers, run: &Run) -> Side {
+    let expected: Vec<String> = (1..=run.messages).map(|i| run.message_id(i)).collect();
+    let (news, lockstep) = lockstep(run, 2);
+    let answers = Watcher::start(
+        s,
+        &run.players_user(),
+        Key::InReplyTo,
+        expected.clone(),
+        news.clone(),
+    )
+    .await;
+    let announcements = Watcher::start(s, &run.list_user(), Key::InReplyTo, expected, news).await;
+    let relaying = Relay::start(s, run).await;
+    let sent = send_all(s, run, lockstep).await;
+    let seen = [answers.finish().await, announcements.finish().await];
+    let smtp_ms = relaying.finish().await;
+    let mut side = measure(run, &sent, &seen, None);
+    side.smtp_ms = sorted(smtp_ms.into_iter());
+    side
+}
+
+/// The relay's task: logged in and looked once before `start` returns.
+struct Relay {
+    job: tokio::task::JoinHandle<Vec<f64>>,
+}
+
+impl Relay {
+    async fn start(s: &Servers, run: &Run) -> Relay {
+        let user = run.bot_user();
+        let mut inbound = Inbound::connect(&imap_config(s, &user), &s.password)
+            .await
+            .unwrap_or_else(|error| panic!("relaying from {user}: {error}"));
+        let mut last_uid = inbound
+            .fetch_after(0)
+            .await
+            .expect("first look")
+            .iter()
+            .map(|f| f.uid)
+            .max()
+            .unwrap_or(0);
+        let client = outbound(s);
+        let bot = run.address(&run.bot_user());
+        let list = run.address(&run.list_user());
+        let messages = run.messages;
+        let job = tokio::spawn(async move {
+            let mut smtp_ms = Vec::with_capacity(messages * 2);
+            let give_up = Instant::now() + ARRIVAL_LIMIT * 4;
+            while smtp_ms.len() < messages * 2 && Instant::now() < give_up {
+                let fetched = inbound
+                    .fetch_after(last_uid)
+                    .await
+                    .unwrap_or_else(|error| panic!("relay fetching: {error}"));
+                for mail in fetched {
+                    last_uid = last_uid.max(mail.uid);
+                    let Some(parsed) =
+                        mail_parser::MessageParser::default().parse_headers(&mail.raw)
+                    else {
+                        continue;
+                    };
+                    let (Some(id), Some(player)) = (
+                        parsed.message_id().map(str::to_owned),
+                        parsed
+                            .from()
+                            .and_then(|from| from.first())
+                            .and_then(|from| from.address())
+                            .map(str::to_owned),
+                    ) else {
+                        continue;
+                    };
+                    for to in [player, list.clone()] {
+                        let raw = relayed_mail(&bot, &to, &id, smtp_ms.len());
+                        let began = Instant::now();
+                        client
+                            .send(&bot, std::slice::from_ref(&to), &raw)
+                            .await
+                            .unwrap_or_else(|error| panic!("relaying {id}: {error}"));
+                        smtp_ms.push(began.elapsed().as_secs_f64() * 1e3);
+                    }
+                }
+                if smtp_ms.len() >= messages * 2 {
+                    break;
+                }
+                if !inbound
+                    .has_after(last_uid)
+                    .await
+                    .unwrap_or_else(|error| panic!("relay searching: {error}"))
+                {
+                    let (back, _) = inbound
+                        .wait(WATCH_TICK)
+                        .await
+                        .unwrap_or_else(|error| panic!("relay idling: {error}"));
+                    inbound = back;
+                }
+            }
+            inbound.logout().await;
+            smtp_ms
+        });
+        Relay { job }
+    }
+
+    /// Each mail's SMTP time, envelope to 250, in milliseconds.
+    async fn finish(self) -> Vec<f64> {
+        self.job.await.expect("relay task")
+    }
+}
+
+/// A mail of about the size of the bot's answers, in reply to `id`.
+fn relayed_mail(from: &str, to: &str, id: &str, seq: usize) -> Vec<u8> {
+    let body = "Welcome to the game. This line stands for the bot's sentence.\r\n".repeat(12);
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: Re: [nomic] join\r\n\
+         Message-ID: <relay-{seq}-{id}>\r\nIn-Reply-To: <{id}>\r\nReferences: <{id}>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}",
+        id = id.trim_matches(['<', '>']),
+    )
+    .into_bytes()
 }
 
 /// The daemon as a child process. Dropping it stops it, so a failed run leaves
@@ -504,6 +708,15 @@ struct BotLog {
     mails_per_action: f64,
     /// The daemon's processor time (user and system), per player message.
     cpu_ms_per_action: Option<f64>,
+    /// Per mail the bot sent: the server's time from the content to its 250,
+    /// and the time to put the acceptance in the journal (`content_ms`,
+    /// `journal_ms` of its `accepted` lines).
+    content_ms: Vec<f64>,
+    journal_ms: Vec<f64>,
+    /// The sender's passes (`sending done`): their time over the mails they
+    /// sent, and the part of it spent in the database.
+    sender_ms_per_mail: Option<f64>,
+    database_ms_per_mail: Option<f64>,
 }
 
 /// (b) The bot: the daemon running, its answers seen arriving in the players'
@@ -530,10 +743,18 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
     nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
 
     let expected: Vec<String> = (1..=run.messages).map(|i| run.message_id(i)).collect();
-    let answers = Watcher::start(s, &run.players_user(), Key::InReplyTo, expected.clone()).await;
-    let announcements = Watcher::start(s, &run.list_user(), Key::InReplyTo, expected).await;
+    let (news, lockstep) = lockstep(run, 2);
+    let answers = Watcher::start(
+        s,
+        &run.players_user(),
+        Key::InReplyTo,
+        expected.clone(),
+        news.clone(),
+    )
+    .await;
+    let announcements = Watcher::start(s, &run.list_user(), Key::InReplyTo, expected, news).await;
     let daemon = Daemon::start(dir.path());
-    let sent = send_all(s, run).await;
+    let sent = send_all(s, run, lockstep).await;
     let seen = [answers.finish().await, announcements.finish().await];
     // Every message is checked before the daemon is: a missing one says more.
     let side = measure(run, &sent, &seen, Some(&daemon.log));
@@ -553,7 +774,32 @@ async fn bot(s: &Servers, run: &Run) -> (Side, BotLog) {
         .filter(|line| line.contains("sending done"))
         .filter_map(|line| field(line, "sent")?.parse::<usize>().ok())
         .sum();
+    let timing = |name: &str| {
+        sorted(
+            log.lines()
+                .filter(|line| line.contains("accepted"))
+                .filter_map(|line| field(&without_ansi(line), name)?.parse::<f64>().ok()),
+        )
+    };
+    let (passes_ms, database_ms, passes_sent) = log
+        .lines()
+        .filter(|line| line.contains("sending done"))
+        .filter_map(|line| {
+            let line = without_ansi(line);
+            Some((
+                field(&line, "ms")?.parse::<f64>().ok()?,
+                field(&line, "database_ms")?.parse::<f64>().ok()?,
+                field(&line, "sent")?.parse::<f64>().ok()?,
+            ))
+        })
+        .fold((0.0, 0.0, 0.0), |(ms, db, sent), (m, d, n)| {
+            (ms + m, db + d, sent + n)
+        });
     let bot_log = BotLog {
+        sender_ms_per_mail: (passes_sent > 0.0).then(|| passes_ms / passes_sent),
+        database_ms_per_mail: (passes_sent > 0.0).then(|| database_ms / passes_sent),
+        content_ms: timing("content_ms"),
+        journal_ms: timing("journal_ms"),
         own_ms,
         mails_per_action: sent_by_bot as f64 / run.messages as f64,
         cpu_ms_per_action: cpu.map(|cpu| cpu.as_secs_f64() * 1e3 / run.messages as f64),
@@ -652,14 +898,13 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "not met" }
 }
 
-fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
-    let ratio = bot.throughput / bare.throughput;
+fn report(run: &Run, bare: &Side, relay: &Side, bot: &Side, bot_log: &BotLog) {
     println!();
-    if !run.pause.is_zero() {
+    if run.lockstep {
         println!(
-            "== {} messages, one every {} ms (the latency of one message, with no queue)",
-            run.messages,
-            run.pause.as_millis()
+            "== {} messages, one at a time, each sent once the one before it was seen \
+             (the latency of one message, with no queue; no throughput)",
+            run.messages
         );
     } else {
         println!(
@@ -670,37 +915,76 @@ fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
         );
     }
     println!(
-        "{:<26}{:>12}{:>12}{:>10}   goal",
-        "", "bare", "bot", "bot/bare"
+        "{:<28}{:>10}{:>10}{:>10}{:>10}{:>10}   goal",
+        "", "bare", "relay", "bot", "bot/bare", "bot/relay"
     );
-    println!(
-        "{:<26}{:>12.1}{:>12.1}{:>10.2}   ≥ {THROUGHPUT_GOAL:.2} ({})",
-        "throughput (msg/s)",
-        bare.throughput,
-        bot.throughput,
-        ratio,
-        verdict(ratio >= THROUGHPUT_GOAL)
-    );
+    if !run.lockstep {
+        let ratio = bot.throughput / bare.throughput;
+        println!(
+            "{:<28}{:>10.1}{:>10.1}{:>10.1}{:>10.2}{:>10.2}   bot/bare ≥ {THROUGHPUT_GOAL:.2} ({})",
+            "throughput (msg/s)",
+            bare.throughput,
+            relay.throughput,
+            bot.throughput,
+            ratio,
+            bot.throughput / relay.throughput,
+            verdict(ratio >= THROUGHPUT_GOAL)
+        );
+    }
     for (name, fraction) in [("latency median (ms)", 0.5), ("latency p90 (ms)", 0.9)] {
-        let (a, b) = (
+        let (a, r, b) = (
             percentile(&bare.latency_ms, fraction),
+            percentile(&relay.latency_ms, fraction),
             percentile(&bot.latency_ms, fraction),
         );
-        println!("{name:<26}{a:>12.1}{b:>12.1}{:>10.2}", b / a);
+        println!(
+            "{name:<28}{a:>10.1}{r:>10.1}{b:>10.1}{:>10.2}{:>10.2}",
+            b / a,
+            b / r
+        );
+    }
+    println!(
+        "{:<28}{:>10}{:>10.2}{:>10.2}   relay: envelope to 250; bot: content to 250",
+        "SMTP per mail median (ms)",
+        "",
+        percentile(&relay.smtp_ms, 0.5),
+        percentile(&bot_log.content_ms, 0.5),
+    );
+    println!(
+        "{:<28}{:>10}{:>10}{:>10.2}   one fdatasync per acceptance",
+        "bot's journal per mail (ms)",
+        "",
+        "",
+        percentile(&bot_log.journal_ms, 0.5),
+    );
+    if let Some(per_mail) = bot_log.sender_ms_per_mail {
+        println!(
+            "{:<28}{:>10}{:>10}{per_mail:>10.2}   its passes' time over the mails they sent",
+            "bot's sender per mail (ms)", "", "",
+        );
+    }
+    if let Some(per_mail) = bot_log.database_ms_per_mail {
+        println!(
+            "{:<28}{:>10}{:>10}{per_mail:>10.2}   of which reading the outbox and folding the journal",
+            "bot's sender database (ms)", "", "",
+        );
     }
     match &bot_log.own_ms {
         Some(own_ms) => {
             let median = percentile(own_ms, 0.5);
             println!(
-                "{:<26}{:>12}{median:>12.1}{:>10}   ≤ {OWN_SHARE_GOAL_MS:.0} ms ({})",
+                "{:<28}{:>10}{:>10}{median:>10.1}{:>10}{:>10}   ≤ {OWN_SHARE_GOAL_MS:.0} ms ({})",
                 "bot's own share median",
+                "",
+                "",
                 "",
                 "",
                 verdict(median <= OWN_SHARE_GOAL_MS)
             );
             println!(
-                "{:<26}{:>12}{:>12.1}",
+                "{:<28}{:>10}{:>10}{:>10.1}",
                 "bot's own share p90",
+                "",
                 "",
                 percentile(own_ms, 0.9)
             );
@@ -713,22 +997,27 @@ fn report(run: &Run, bare: &Side, bot: &Side, bot_log: &BotLog) {
             }
         }
         None => println!(
-            "{:<26}n/a (the log has no own_ms)   goal: median ≤ {OWN_SHARE_GOAL_MS:.0} ms",
+            "{:<28}n/a (the log has no own_ms)   goal: median ≤ {OWN_SHARE_GOAL_MS:.0} ms",
             "bot's own share"
         ),
     }
     println!(
-        "{:<26}{:>12}{:>12.1}",
-        "bot's mails per action", "", bot_log.mails_per_action
+        "{:<28}{:>10}{:>10}{:>10.1}",
+        "bot's mails per action", "", "", bot_log.mails_per_action
     );
     if let Some(cpu) = bot_log.cpu_ms_per_action {
-        println!("{:<26}{:>12}{cpu:>12.2}", "bot's CPU per action (ms)", "");
-    }
-    if bare.late_wakes + bot.late_wakes > 0 {
         println!(
-            "  (mail found by the watchers' {}s re-check, not announced by IDLE: bare {}, bot {})",
+            "{:<28}{:>10}{:>10}{cpu:>10.2}",
+            "bot's CPU per action (ms)", "", ""
+        );
+    }
+    if bare.late_wakes + relay.late_wakes + bot.late_wakes > 0 {
+        println!(
+            "  (mail found by the watchers' {}s re-check, not announced by IDLE: bare {}, \
+             relay {}, bot {})",
             WATCH_TICK.as_secs(),
             bare.late_wakes,
+            relay.late_wakes,
             bot.late_wakes
         );
     }
@@ -752,46 +1041,60 @@ fn main() {
         .build()
         .expect("runtime");
     println!(
-        "pipeline: SMTP 250 → visible through IMAP IDLE; bare servers (a) beside the bot (b), \
-         same messages, same senders"
+        "pipeline: SMTP 250 → visible through IMAP IDLE; the bare servers, the bare relay \
+         (the bot's envelopes, no logic) and the bot, same messages, same senders"
     );
     let began = Instant::now();
     runtime.block_on(async {
-        let paced = (PACED_MESSAGES, 1, PACE);
-        let flat_out = SENDER_COUNTS.map(|senders| (messages, senders, Duration::ZERO));
-        for (messages, senders, pause) in flat_out.into_iter().chain([paced]) {
+        let lockstep = (LOCKSTEP_MESSAGES, 1, true);
+        let flat_out = SENDER_COUNTS.map(|senders| (messages, senders, false));
+        for (messages, senders, lockstep) in flat_out.into_iter().chain([lockstep]) {
             let run = |side: &str, round: usize| Run {
-                id: format!("{stamp}{side}{senders}p{}r{round}", pause.as_millis()),
+                id: format!(
+                    "{stamp}{side}{senders}{}r{round}",
+                    if lockstep { "l" } else { "f" }
+                ),
                 domain: s.domain.clone(),
                 messages,
                 senders,
-                pause,
+                lockstep,
             };
             // The sides take turns, round after round, so a slow moment of the
-            // machine falls on both; each figure is the median of the rounds.
-            let (mut bares, mut bots) = (Vec::new(), Vec::new());
+            // machine falls on each; each figure is the median of the rounds.
+            let (mut bares, mut relays, mut bots) = (Vec::new(), Vec::new(), Vec::new());
             for round in 0..rounds {
                 bares.push(bare(&s, &run("a", round)).await);
+                relays.push(relay(&s, &run("c", round)).await);
                 bots.push(bot(&s, &run("b", round)).await);
             }
             let per_round: Vec<String> = bares
                 .iter()
+                .zip(&relays)
                 .zip(&bots)
-                .map(|(bare, (bot, _))| format!("{:.2}", bot.throughput / bare.throughput))
+                .map(|((bare, relay), (bot, _))| {
+                    format!(
+                        "{:.2}/{:.2}",
+                        bot.throughput / bare.throughput,
+                        bot.throughput / relay.throughput
+                    )
+                })
                 .collect();
             let bare_side = Side::combine(bares);
+            let relay_side = Side::combine(relays);
             let (bot_side, bot_log) = combine_bot(bots);
-            report(&run("b", 0), &bare_side, &bot_side, &bot_log);
-            println!(
-                "  bot/bare throughput in each round: {}",
-                per_round.join(", ")
-            );
+            report(&run("b", 0), &bare_side, &relay_side, &bot_side, &bot_log);
+            if !lockstep {
+                println!(
+                    "  bot/bare and bot/relay throughput in each round: {}",
+                    per_round.join(", ")
+                );
+            }
         }
     });
     println!();
     println!(
-        "(bare: the player's message in the bot's mailbox; bot: its answer in the player's \
-         and its announcement in the list's, the later of the two; {:.0} s in all)",
+        "(bare: the player's message in the bot's mailbox; relay and bot: the answer in the \
+         player's mailbox and the announcement in the list's, the later of the two; {:.0} s in all)",
         began.elapsed().as_secs_f64()
     );
 }
