@@ -424,6 +424,12 @@ pub struct ListConfig {
     /// (surrounding whitespace aside) ends what the bot reads.
     #[serde(default = "default_footer_markers")]
     pub footer_markers: Vec<String>,
+    /// The address the list writes in Reply-To of every post, if it writes one
+    /// (Mailman's `reply_goes_to_list`: `point_to_list` writes the list's own
+    /// address, `explicit_header` its `reply_to_address`). Mailman then puts a
+    /// munged post's author in Cc instead of Reply-To; unset: the list writes no
+    /// Reply-To, and the author is in Reply-To.
+    pub reply_to: Option<String>,
 }
 
 /// `[site]`: the public record as a static web site.
@@ -453,6 +459,7 @@ impl Default for ListConfig {
     fn default() -> Self {
         ListConfig {
             footer_markers: default_footer_markers(),
+            reply_to: None,
         }
     }
 }
@@ -711,6 +718,13 @@ impl Config {
                 )));
             }
         }
+        if let Some(reply_to) = &self.list.reply_to
+            && !reply_to.contains('@')
+        {
+            return Err(invalid(format!(
+                "list.reply_to = {reply_to:?} is not an e-mail address"
+            )));
+        }
         if self.identity.auth == AuthMode::Dmarc
             && self
                 .identity
@@ -744,6 +758,41 @@ impl Config {
         (self.identity.auth == AuthMode::None).then_some(
             "[identity] auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use auth = \"dkim\" (the default) or \"dmarc\"",
         )
+    }
+
+    /// What in the list's settings looks wrong, for `nomicbot check`: each
+    /// warning says what to set.
+    pub fn list_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let Some(reply_to) = self.list.reply_to.as_deref().map(str::trim) else {
+            return warnings;
+        };
+        if reply_to.eq_ignore_ascii_case(self.bot.address.trim()) {
+            warnings.push(format!(
+                "[list] reply_to = {reply_to:?} is the bot's own address: replies to every post would come to the bot alone, not to the list; set the address the list writes in Reply-To (Mailman: reply_to_address), or leave it unset if the list writes none"
+            ));
+        }
+        if self
+            .bot
+            .moderators
+            .iter()
+            .any(|m| m.trim().eq_ignore_ascii_case(reply_to))
+        {
+            warnings.push(format!(
+                "[list] reply_to = {reply_to:?} is a moderator's address: set the address the list writes in Reply-To of every post, not a person's"
+            ));
+        }
+        if !self
+            .identity
+            .recover_from
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case("cc"))
+        {
+            warnings.push(format!(
+                "[list] reply_to is set, and identity.recover_from leaves out cc, where Mailman puts a munged post's author when the list writes its own Reply-To: add \"cc\" or no munged post is credited"
+            ));
+        }
+        warnings
     }
 
     /// A path from the config, taken relative to the config file's folder.
