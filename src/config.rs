@@ -788,9 +788,10 @@ impl Config {
             .iter()
             .any(|h| h.eq_ignore_ascii_case("cc"))
         {
-            warnings.push(format!(
+            warnings.push(
                 "[list] reply_to is set, and identity.recover_from leaves out cc, where Mailman puts a munged post's author when the list writes its own Reply-To: add \"cc\" or no munged post is credited"
-            ));
+                    .to_owned(),
+            );
         }
         warnings
     }
@@ -983,6 +984,41 @@ pub fn believing_from(config_text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 29 item 3: `[list] reply_to` is read, refused when it is no
+    /// address, and `check` warns when it looks wrong.
+    #[test]
+    fn the_lists_reply_to_is_checked() {
+        let with = |reply_to: &str| {
+            Config::parse(
+                &DEFAULT_CONFIG.replacen(
+                    "[list]\n",
+                    &format!("[list]\nreply_to = \"{reply_to}\"\n"),
+                    1,
+                ),
+                PathBuf::from("."),
+            )
+        };
+        let shipped = Config::parse(DEFAULT_CONFIG, PathBuf::from(".")).expect("bot.toml");
+        assert_eq!(shipped.list.reply_to, None);
+        assert!(shipped.list_warnings().is_empty());
+        let discuss = with("discuss@nomic.example").expect("an address");
+        assert_eq!(
+            discuss.list.reply_to.as_deref(),
+            Some("discuss@nomic.example")
+        );
+        assert!(
+            discuss.list_warnings().is_empty(),
+            "{:?}",
+            discuss.list_warnings()
+        );
+        assert!(with("discuss").is_err());
+        let bot = with(&shipped.bot.address).expect("an address");
+        assert!(bot.list_warnings()[0].contains("the bot's own address"));
+        let mut no_cc = with("discuss@nomic.example").expect("an address");
+        no_cc.identity.recover_from = vec!["reply-to".into()];
+        assert!(no_cc.list_warnings()[0].contains("leaves out cc"));
+    }
 
     /// The shipped bot.toml writes out the defaults of the reading keys, so an
     /// operator who deletes a line gets what the file said.

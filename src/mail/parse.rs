@@ -2537,6 +2537,56 @@ mod tests {
         );
     }
 
+    /// Issue 29 item 1: Mailman's `wrap_message` without a footer or a text of
+    /// its own: the whole body is the post. Its author, Message-ID, threading
+    /// and body are the post's; a player's own forward is no wrapper.
+    #[test]
+    fn a_post_the_list_wrapped_is_read_from_inside() {
+        let inner = "From: Alice <alice@example.com>\r\nTo: list@example.org\r\n\
+             Message-ID: <inner@example.com>\r\nIn-Reply-To: <parent@example.com>\r\n\
+             Subject: [ping] bob\r\n\r\nping bob\r\n";
+        let wrapped = format!(
+            "To: list@example.org\r\nSubject: [game-list] [ping] bob\r\n\
+             List-Post: <mailto:list@example.org>\r\nMIME-Version: 1.0\r\n\
+             Message-ID: <outer@list.example.org>\r\n\
+             From: Alice via Game <list@example.org>\r\nReply-To: Alice <alice@example.com>\r\n\
+             Content-Type: message/rfc822\r\nContent-Disposition: inline\r\n\r\n{inner}"
+        );
+        let envelope = parse(wrapped.as_bytes(), &options());
+        assert!(envelope.wrapped);
+        assert_eq!(
+            envelope.sender.map(|m| m.address).as_deref(),
+            Some("alice@example.com")
+        );
+        assert_eq!(
+            envelope.from.map(|m| m.address).as_deref(),
+            Some("list@example.org")
+        );
+        assert_eq!(envelope.message_id.as_deref(), Some("inner@example.com"));
+        assert_eq!(envelope.in_reply_to, ["parent@example.com"]);
+        assert_eq!(envelope.command_lines, ["ping bob"]);
+        assert_eq!(
+            dedup_message_id(wrapped.as_bytes()).as_deref(),
+            Some("inner@example.com")
+        );
+        // Alice forwarding a post as an attachment: her own message.
+        let forward = format!(
+            "From: Alice <alice@example.com>\r\nTo: bot@example.org\r\nSubject: [ping] fwd\r\n\
+             Message-ID: <forward@example.com>\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\
+             Content-Type: text/plain\r\n\r\nping carol\r\n--b\r\n\
+             Content-Type: message/rfc822\r\n\r\n{inner}\r\n--b--\r\n"
+        );
+        let envelope = parse(forward.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(envelope.message_id.as_deref(), Some("forward@example.com"));
+        assert_eq!(envelope.command_lines, ["ping carol"]);
+        assert_eq!(
+            dedup_message_id(forward.as_bytes()).as_deref(),
+            Some("forward@example.com")
+        );
+    }
+
     /// A message mailed to the bot itself, not through the list.
     fn automatic_of(headers: &str) -> Option<Automatic> {
         let raw = String::from_utf8(plain(headers, "ping bob\r\n"))

@@ -517,6 +517,39 @@ impl Mailman {
             .unwrap_or(0)
     }
 
+    /// Changes the list's settings as its owner would: `body` is the Python of a
+    /// function of the list, `mlist`, run by `mailman withlist`.
+    fn settle(&self, name: &str, body: &str) {
+        std::fs::write(
+            self.dir.path().join(format!("{name}.py")),
+            format!(
+                "from mailman.interfaces.mailinglist import DMARCMitigateAction, ReplyToMunging\n\
+                 def apply(mlist):\n{}",
+                body.lines()
+                    .map(|line| format!("    {line}\n"))
+                    .collect::<String>()
+            ),
+        )
+        .expect("settings");
+        self.run(&["withlist", "-r", &format!("{name}.apply"), "-l", &self.list]);
+    }
+
+    /// Hands every announcement of the bot that reached the list's mailbox to
+    /// Mailman, once (`relayed`: the Message-IDs handed so far).
+    async fn relay(&self, bot: &ImapBot, relayed: &mut Vec<String>) -> usize {
+        let mut handed = 0;
+        for message in bot.mailbox_of(&bot.list()).await {
+            let id = header(&message, "Message-ID").unwrap_or_default();
+            if !is_from_bot(&message) || relayed.contains(&id) {
+                continue;
+            }
+            relayed.push(id);
+            self.post(&as_posted(&message));
+            handed += 1;
+        }
+        handed
+    }
+
     /// What Postfix's LMTP delivery to Mailman does: the post enters the list's
     /// incoming queue.
     fn post(&self, raw: &str) {
@@ -732,7 +765,191 @@ async fn posts_through_mailman_are_credited_as_its_dmarc_mitigation_places_the_a
     assert!(out.contains("applied 1"), "{out}");
     assert_eq!(names(), ["Davy", "Bob"], "credited to Dave, not to Bob");
     assert_eq!(notices_to(moderator.clone()).await, 1, "no new notice");
-    // ITEMS_3_1
+
+    // Item 6 through the list: a moderator opens a ballot and closes it early,
+    // both in private; the members read the announcements through Mailman.
+    let mut relayed = Vec::new();
+    bot.send(&moderator, false, "[vote] open Shall we?", "mm-open", "")
+        .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-open")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    bot.wait_for(&bot.list(), 1, |m| is_from_bot(m) && m.contains("[vote]"))
+        .await;
+    let opened: Vec<String> = bot
+        .mailbox_of(&bot.list())
+        .await
+        .iter()
+        .filter(|m| is_from_bot(m) && m.contains("[vote]"))
+        .filter_map(|m| header(m, "Message-ID"))
+        .collect();
+    assert!(!opened.is_empty());
+    mailman.relay(&bot, &mut relayed).await;
+    bot.send(&dave, false, "[vote] yes", "mm-vote", "").await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-vote")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    bot.send(
+        &moderator,
+        false,
+        "[vote] close 1 because we agree",
+        "mm-close",
+        "",
+    )
+    .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-close"))
+        .await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    let closing = bot
+        .wait_for(&bot.list(), opened.len() + 3, |m| {
+            is_from_bot(m) && m.contains("[vote]")
+        })
+        .await;
+    assert_eq!(
+        closing.len(),
+        opened.len() + 3,
+        "commitments, reveal and result"
+    );
+    mailman.relay(&bot, &mut relayed).await;
+    let read_by_bob: Vec<String> = bot
+        .wait_for(&bob, opened.len() + 3, |m| {
+            is_from_bot(m) && m.contains("List-Id:") && m.contains("[vote]")
+        })
+        .await
+        .into_iter()
+        .filter(|m| !header(m, "Message-ID").is_some_and(|id| opened.contains(&id)))
+        .collect();
+    assert_eq!(read_by_bob.len(), 3, "{read_by_bob:?}");
+    let close_id = format!("<mm-close-{}@players.test>", bot.name);
+    for mail in &read_by_bob {
+        let unfolded = mail.replace("\r\n ", " ").replace("\r\n\t", " ");
+        let references = header(&unfolded, "References").unwrap_or_default();
+        assert!(
+            opened.iter().any(|id| references.contains(id.as_str()))
+                && !references.contains(&close_id),
+            "under the ballot's thread, not the moderator's private mail: {mail}"
+        );
+    }
+    for mail in &read_by_bob[..2] {
+        assert!(
+            mail.contains("closed at ") && mail.contains(", before"),
+            "{mail}"
+        );
+    }
+
+    // Item 3: the list writes its own Reply-To (a discussion list), and the
+    // bot is told so; Mailman puts the author in Cc.
+    mailman.settle(
+        "explicit",
+        &format!(
+            "mlist.reply_goes_to_list = ReplyToMunging.explicit_header\nmlist.reply_to_address = '{discuss}'"
+        ),
+    );
+    bot_list_reply_to(&bot, Some(&discuss));
+    mailman.post(&post(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        "[nomic] rename Dave",
+        "mm-explicit",
+        "",
+    ));
+    let arrived = arrived_to_bot("mm-explicit").await;
+    assert!(
+        arrived.contains(&format!("Reply-To: {discuss}"))
+            && arrived
+                .to_lowercase()
+                .contains(&format!("\r\ncc: dave <{dave}>")),
+        "{arrived}"
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert_eq!(names(), ["Dave", "Bob"]);
+    // A reply-all: Cc Bob, then Dave, whom Mailman added. Bob posting with
+    // `Cc: Bob, Dave` would read the same, so nobody is credited.
+    mailman.post(&reply_all(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        &format!("Bob <{bob}>"),
+        "Re: [game-list] [nomic] join Bob",
+        "mm-explicit-all",
+        &format!("mm-bob-{}@players.test", bot.name),
+        "rename Bobby\n",
+    ));
+    arrived_to_bot("mm-explicit-all").await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    assert_eq!(names(), ["Dave", "Bob"]);
+    let told = bot
+        .wait_for(&moderator, 2, |m| {
+            is_from_bot(m) && m.contains("possible authors")
+        })
+        .await;
+    assert_eq!(told.len(), 2, "the moderator is told again");
+    assert_eq!(notices_to(bob.clone()).await, 0);
+    assert_eq!(notices_to(dave.clone()).await, 0);
+
+    // Item 1: Mailman wraps every post in a message of its own.
+    mailman.settle(
+        "wrap",
+        "mlist.reply_goes_to_list = ReplyToMunging.no_munging\nmlist.dmarc_mitigate_action = DMARCMitigateAction.wrap_message",
+    );
+    bot_list_reply_to(&bot, None);
+    let wrapped_post = reply_all(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        &format!("Bob <{bob}>"),
+        "Re: [game-list] [nomic] join Bob",
+        "mm-wrap",
+        &format!("mm-bob-{}@players.test", bot.name),
+        "rename Davide\n\nOn 24/11/2026 10:00, Bob wrote:\n> join Bob\n",
+    );
+    mailman.post(&wrapped_post);
+    let arrived = arrived_to_bot("mm-wrap").await;
+    assert!(
+        arrived.contains("Content-Type: message/rfc822")
+            && !header(&arrived, "Message-ID")
+                .unwrap_or_default()
+                .contains("mm-wrap"),
+        "Mailman's wrapper: {arrived}"
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert_eq!(names(), ["Davide", "Bob"]);
+    let answers = bot
+        .wait_for(&dave, 1, |m| {
+            is_from_bot(m) && m.contains("Davide") && !m.contains("List-Id:")
+        })
+        .await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        header(&answers[0], "In-Reply-To").as_deref(),
+        Some("<mm-wrap@players.test>")
+    );
+    // The same post, sent to the bot directly too: the same message.
+    bot.smtp()
+        .send(&dave, &[bot.bot()], wrapped_post.as_bytes())
+        .await
+        .expect("smtp");
+    bot.wait_for(&bot.bot(), 2, |m| m.contains("mm-wrap")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    let duplicates = bot.cli(&["inbox", "--status", "duplicate"]);
+    assert!(
+        duplicates.contains("<mm-wrap@players.test>"),
+        "{duplicates}"
+    );
+    // The bot's announcement of the rename comes back wrapped: its own.
+    assert!(mailman.relay(&bot, &mut relayed).await >= 1);
+    let back = bot
+        .wait_for(&bot.bot(), 1, |m| {
+            m.contains("Content-Type: message/rfc822") && is_from_bot(m)
+        })
+        .await;
+    assert_eq!(back.len(), 1, "the announcement came back wrapped");
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    assert_eq!(names(), ["Davide", "Bob"]);
 }
 
 /// The corpus of real list mail under `tests/corpus/lists/`: what Mailman 3 and
@@ -816,6 +1033,85 @@ fn a_munged_post_is_credited_to_another_player_no_more() {
     );
     let aside = bot.inbox_with_status("aside");
     assert!(aside.contains("cannot be told"), "{aside}");
+}
+
+/// Issue 29 item 1, from Mailman 3's own output with `wrap_message` (and its
+/// footer, which makes the wrapper multipart/mixed): Dave's reply-all inside
+/// is read, credited to him and answered under its own Message-ID; the same
+/// post sent to the bot directly is the same message; the bot's announcement
+/// coming back wrapped is its own.
+#[test]
+fn a_wrapped_post_is_read_from_the_post_inside() {
+    let bot = shipped_bot();
+    let t0 = crate::support::at("2026-11-24T10:00:00Z");
+    bot.deliver("join-dave", &list_corpus("mailman3-munged.eml"), t0);
+    bot.deliver(
+        "join-bob",
+        &crate::support::message(
+            "bob@nomic.example",
+            "game-list@nomic.example",
+            "[nomic] join Bob",
+            "join-bob@players.test",
+            "",
+        ),
+        t0 + jiff::SignedDuration::from_mins(1),
+    );
+    let wrapped = list_corpus("mailman3-wrapped.eml");
+    assert!(wrapped.contains("Content-Type: message/rfc822"));
+    bot.deliver("wrapped", &wrapped, t0 + jiff::SignedDuration::from_mins(2));
+    // What Dave's client sent to the bot itself: the post inside.
+    let inside = wrapped
+        .split("Content-Disposition: inline\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n--=").next())
+        .expect("the post inside");
+    assert!(
+        inside.starts_with("From: Dave <dave@nomic.example>"),
+        "{inside}"
+    );
+    bot.deliver("direct", inside, t0 + jiff::SignedDuration::from_mins(3));
+    bot.deliver(
+        "own",
+        &list_corpus("mailman3-wrapped-own.eml"),
+        t0 + jiff::SignedDuration::from_mins(4),
+    );
+    bot.once(t0 + jiff::SignedDuration::from_mins(5));
+    let state = bot.state_json();
+    assert!(
+        state["players"].to_string().contains("Davide"),
+        "Dave renamed himself: {state}"
+    );
+    let answers: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("dave@nomic.example") && m.body.contains("Davide"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert_eq!(
+        answers[0].in_reply_to.as_deref(),
+        Some("mm-wrap@players.test")
+    );
+    assert!(
+        answers[0]
+            .references
+            .iter()
+            .any(|r| r == "join-bob@players.test"),
+        "{}",
+        answers[0].raw
+    );
+    let duplicates = bot.inbox_with_status("duplicate");
+    assert!(
+        duplicates.contains("<mm-wrap@players.test>"),
+        "{duplicates}"
+    );
+    let aside = bot.inbox_with_status("aside");
+    assert!(aside.contains("the bot's own mail"), "{aside}");
+    assert!(
+        bot.sent_mail()
+            .iter()
+            .all(|m| !m.is_to("bot@nomic.example")),
+        "nothing answers the bot"
+    );
 }
 
 /// Issue 11 item 2, from mlmmj's own output (`Precedence: bulk` in its
