@@ -1114,6 +1114,27 @@ fn a_wrapped_post_is_read_from_the_post_inside() {
     );
 }
 
+/// Issue 29 item 3: `nomicbot check` warns when `[list] reply_to` looks
+/// wrong (here: the bot's own address), and is quiet when it looks right.
+#[test]
+fn check_warns_when_the_lists_reply_to_looks_wrong() {
+    let with = |reply_to: &str| {
+        crate::support::LocalBot::with_config(&crate::support::trusting().replacen(
+            "[list]\n",
+            &format!("[list]\nreply_to = \"{reply_to}\"\n"),
+            1,
+        ))
+        .cli_ok(&["check"])
+    };
+    let wrong = with("bot@nomic.example");
+    assert!(
+        wrong.contains("WARNING: [list] reply_to = \"bot@nomic.example\" is the bot's own address"),
+        "{wrong}"
+    );
+    let right = with("discuss@nomic.example");
+    assert!(!right.contains("reply_to"), "{right}");
+}
+
 /// Issue 11 item 2, from mlmmj's own output (`Precedence: bulk` in its
 /// customheaders, the prefix, the footer): the post is read and applied.
 #[test]
