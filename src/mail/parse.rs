@@ -179,18 +179,55 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
     let from = mailboxes(message.header_values(HeaderName::From))
         .into_iter()
         .next();
+    if from.is_none() {
+        defects.push("no From address".to_string());
+    }
+    let mut sender_doubt = None;
+    let recovered = from
+        .as_ref()
+        .filter(|from| is_list_address(&from.address, options))
+        .map(|_| recover_sender(&message, options));
     // Mailman's `wrap_message`: the list's own message, From the list, with the
     // post inside as it was sent. The post is what is read: its author, body,
     // Message-ID and threading; the list's headers (subject prefix, List-Id,
-    // To) stay the outer message's.
-    let original = from
-        .as_ref()
-        .filter(|from| is_list_address(&from.address, options))
-        .and_then(|_| wrapped_original(&message));
+    // To) stay the outer message's. Its From is believed only when it is the
+    // author the list placed in the outer headers, as for a munged post: under
+    // `munge_from` a poster's own message/rfc822 body is no wrapper, and its
+    // From is anyone's to write.
+    let original = match &recovered {
+        Some(Recovery::Found(author)) => wrapped_original(&message).filter(|post| {
+            mailboxes(post.header_values(HeaderName::From))
+                .first()
+                .is_some_and(|inside| inside.address == author.address)
+        }),
+        _ => None,
+    };
     let post = original.unwrap_or(&message);
     if original.is_some() {
         defects.push("wrapped by the list (DMARC mitigation): the post inside is read".to_string());
     }
+    let sender = match (&from, recovered) {
+        (_, Some(Recovery::Found(author))) => original
+            .and_then(|post| {
+                mailboxes(post.header_values(HeaderName::From))
+                    .into_iter()
+                    .next()
+            })
+            .or(Some(author)),
+        (_, Some(Recovery::Doubt(doubt))) => {
+            defects.push(doubt.reason.clone());
+            sender_doubt = Some(doubt);
+            None
+        }
+        (Some(from), Some(Recovery::Nobody)) => {
+            defects.push(format!(
+                "From is the list address {} and no recovery header names the sender",
+                from.address
+            ));
+            None
+        }
+        (other, _) => other.clone(),
+    };
 
     let message_id = post
         .message_id()
@@ -202,41 +239,6 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         // Dedup falls back to the IMAP UID alone, so the record should say why.
         defects.push("no Message-ID".to_string());
     }
-
-    if from.is_none() {
-        defects.push("no From address".to_string());
-    }
-    // The wrapped post's own From is its author as much as an unmunged post's
-    // From is: Mailman took the address it adds to Reply-To or Cc from there.
-    let wrapped_author = original
-        .and_then(|post| {
-            mailboxes(post.header_values(HeaderName::From))
-                .into_iter()
-                .next()
-        })
-        .filter(|author| !is_list_address(&author.address, options));
-    let mut sender_doubt = None;
-    let sender = match (&from, wrapped_author) {
-        (_, Some(author)) => Some(author),
-        (Some(from), None) if is_list_address(&from.address, options) => {
-            match recover_sender(&message, options) {
-                Recovery::Found(author) => Some(author),
-                Recovery::Doubt(doubt) => {
-                    defects.push(doubt.reason.clone());
-                    sender_doubt = Some(doubt);
-                    None
-                }
-                Recovery::Nobody => {
-                    defects.push(format!(
-                        "From is the list address {} and no recovery header names the sender",
-                        from.address
-                    ));
-                    None
-                }
-            }
-        }
-        (other, None) => other.clone(),
-    };
 
     let subject = subject(&message, &mut defects);
     let tag = subject_tag(&subject, &options.known_tags);
@@ -330,13 +332,21 @@ pub fn dedup_message_id(raw: &[u8]) -> Option<String> {
         .as_ref()
         .is_some_and(|from| names_address(&list_post.replace("mailto:", " "), &from.address));
     if wrapper {
-        let options = ParseOptions {
-            list_addresses: head.from.iter().map(|from| from.address.clone()).collect(),
-            ..ParseOptions::default()
-        };
-        let whole = parse(raw, &options);
-        if whole.wrapped {
-            return whole.message_id;
+        // At worst a poster's own message/rfc822 body makes the post a
+        // duplicate of one already received: it is then not applied, which
+        // credits nobody.
+        let inside = catch_unwind(AssertUnwindSafe(|| {
+            let message = MessageParser::default().parse(raw)?;
+            let post = wrapped_original(&message)?;
+            post.message_id()
+                .map(str::trim)
+                .filter(|id| {
+                    !id.is_empty() && !id.contains(|c: char| c.is_whitespace() || c.is_control())
+                })
+                .map(str::to_string)
+        }));
+        if let Ok(Some(id)) = inside {
+            return Some(id);
         }
     }
     head.message_id
@@ -2569,6 +2579,33 @@ mod tests {
             dedup_message_id(wrapped.as_bytes()).as_deref(),
             Some("inner@example.com")
         );
+        // Under munge_from, Bob's own post whose body is a message From Alice:
+        // Mailman named Bob as the author, and the body is no wrapper.
+        let forged = wrapped
+            .replace(
+                "Reply-To: Alice <alice@example.com>",
+                "Reply-To: Bob <bob@example.com>",
+            )
+            .replace(
+                "Message-ID: <outer@list.example.org>",
+                "Message-ID: <bobs@example.com>",
+            );
+        let envelope = parse(forged.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(
+            envelope.sender.map(|m| m.address).as_deref(),
+            Some("bob@example.com")
+        );
+        assert_eq!(envelope.message_id.as_deref(), Some("bobs@example.com"));
+        // With his own Reply-To naming Alice too: nobody.
+        let forged = forged.replace(
+            "Reply-To: Bob <bob@example.com>",
+            "Reply-To: alice@example.com, Bob <bob@example.com>",
+        );
+        let envelope = parse(forged.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(envelope.sender, None);
+        assert!(envelope.sender_doubt.is_some());
         // Alice forwarding a post as an attachment: her own message.
         let forward = format!(
             "From: Alice <alice@example.com>\r\nTo: bot@example.org\r\nSubject: [ping] fwd\r\n\
