@@ -999,9 +999,14 @@ pub fn check(config: Config) -> Result<String> {
         ),
         crate::config::AuthMode::None => "senders: WARNING: identity.auth = \"none\" believes From, so anyone who writes a moderator's address acts as the moderator".to_owned(),
     };
+    let list = config
+        .list_warnings()
+        .into_iter()
+        .map(|warning| format!("; WARNING: {warning}"))
+        .collect::<String>();
     Ok(format!(
         "config ok (transport {:?}, bot {}, list {}); {n_templates} template(s) ok; \
-         every game's sample rendered (its own mail: {rendered}); official dictionary: {words} words; {senders}",
+         every game's sample rendered (its own mail: {rendered}); official dictionary: {words} words; {senders}{list}",
         config.transport, config.bot.address, config.bot.list
     ))
 }

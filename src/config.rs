@@ -424,6 +424,12 @@ pub struct ListConfig {
     /// (surrounding whitespace aside) ends what the bot reads.
     #[serde(default = "default_footer_markers")]
     pub footer_markers: Vec<String>,
+    /// The address the list writes in Reply-To of every post, if it writes one
+    /// (Mailman's `reply_goes_to_list`: `point_to_list` writes the list's own
+    /// address, `explicit_header` its `reply_to_address`). Mailman then puts a
+    /// munged post's author in Cc instead of Reply-To; unset: the list writes no
+    /// Reply-To, and the author is in Reply-To.
+    pub reply_to: Option<String>,
 }
 
 /// `[site]`: the public record as a static web site.
@@ -453,6 +459,7 @@ impl Default for ListConfig {
     fn default() -> Self {
         ListConfig {
             footer_markers: default_footer_markers(),
+            reply_to: None,
         }
     }
 }
@@ -711,6 +718,13 @@ impl Config {
                 )));
             }
         }
+        if let Some(reply_to) = &self.list.reply_to
+            && !reply_to.contains('@')
+        {
+            return Err(invalid(format!(
+                "list.reply_to = {reply_to:?} is not an e-mail address"
+            )));
+        }
         if self.identity.auth == AuthMode::Dmarc
             && self
                 .identity
@@ -744,6 +758,42 @@ impl Config {
         (self.identity.auth == AuthMode::None).then_some(
             "[identity] auth = \"none\": anyone who writes a moderator's or an officer's address in From acts as them; on an open list use auth = \"dkim\" (the default) or \"dmarc\"",
         )
+    }
+
+    /// What in the list's settings looks wrong, for `nomicbot check`: each
+    /// warning says what to set.
+    pub fn list_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let Some(reply_to) = self.list.reply_to.as_deref().map(str::trim) else {
+            return warnings;
+        };
+        if reply_to.eq_ignore_ascii_case(self.bot.address.trim()) {
+            warnings.push(format!(
+                "[list] reply_to = {reply_to:?} is the bot's own address: replies to every post would come to the bot alone, not to the list; set the address the list writes in Reply-To (Mailman: reply_to_address), or leave it unset if the list writes none"
+            ));
+        }
+        if self
+            .bot
+            .moderators
+            .iter()
+            .any(|m| m.trim().eq_ignore_ascii_case(reply_to))
+        {
+            warnings.push(format!(
+                "[list] reply_to = {reply_to:?} is a moderator's address: set the address the list writes in Reply-To of every post, not a person's"
+            ));
+        }
+        if !self
+            .identity
+            .recover_from
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case("cc"))
+        {
+            warnings.push(
+                "[list] reply_to is set, and identity.recover_from leaves out cc, where Mailman puts a munged post's author when the list writes its own Reply-To: add \"cc\" or no munged post is credited"
+                    .to_owned(),
+            );
+        }
+        warnings
     }
 
     /// A path from the config, taken relative to the config file's folder.
@@ -934,6 +984,41 @@ pub fn believing_from(config_text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 29 item 3: `[list] reply_to` is read, refused when it is no
+    /// address, and `check` warns when it looks wrong.
+    #[test]
+    fn the_lists_reply_to_is_checked() {
+        let with = |reply_to: &str| {
+            Config::parse(
+                &DEFAULT_CONFIG.replacen(
+                    "[list]\n",
+                    &format!("[list]\nreply_to = \"{reply_to}\"\n"),
+                    1,
+                ),
+                PathBuf::from("."),
+            )
+        };
+        let shipped = Config::parse(DEFAULT_CONFIG, PathBuf::from(".")).expect("bot.toml");
+        assert_eq!(shipped.list.reply_to, None);
+        assert!(shipped.list_warnings().is_empty());
+        let discuss = with("discuss@nomic.example").expect("an address");
+        assert_eq!(
+            discuss.list.reply_to.as_deref(),
+            Some("discuss@nomic.example")
+        );
+        assert!(
+            discuss.list_warnings().is_empty(),
+            "{:?}",
+            discuss.list_warnings()
+        );
+        assert!(with("discuss").is_err());
+        let bot = with(&shipped.bot.address).expect("an address");
+        assert!(bot.list_warnings()[0].contains("the bot's own address"));
+        let mut no_cc = with("discuss@nomic.example").expect("an address");
+        no_cc.identity.recover_from = vec!["reply-to".into()];
+        assert!(no_cc.list_warnings()[0].contains("leaves out cc"));
+    }
 
     /// The shipped bot.toml writes out the defaults of the reading keys, so an
     /// operator who deletes a line gets what the file said.

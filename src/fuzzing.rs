@@ -37,6 +37,7 @@ fn parse_options() -> ParseOptions {
         list_id: Some("game-list.nomic.example".to_owned()),
         footer_markers: crate::config::ListConfig::default().footer_markers,
         bot_address: "bot@nomic.example".to_owned(),
+        list_reply_to: None,
     }
 }
 

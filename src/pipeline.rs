@@ -208,6 +208,11 @@ impl Bot {
             list_id: config.bot.list_id.as_ref().map(|id| id.to_lowercase()),
             footer_markers: config.list.footer_markers.clone(),
             bot_address: config.bot.address.to_lowercase(),
+            list_reply_to: config
+                .list
+                .reply_to
+                .as_ref()
+                .map(|address| address.trim().to_lowercase()),
         };
         let auth = auth::Policy::new(
             &config.identity,
@@ -592,9 +597,9 @@ impl Bot {
 
     /// The key that makes a message "the same message" however it reached us.
     pub fn dedup_key(raw: &[u8]) -> String {
-        // The Message-ID is a header: the body, however large, is not read.
-        let envelope = parse::parse(parse::header_block(raw), &ParseOptions::default());
-        match envelope.message_id {
+        // The Message-ID is a header: the body, however large, is not read,
+        // but for the post a list wrapped (`parse::dedup_message_id`).
+        match parse::dedup_message_id(raw) {
             Some(id) if !id.trim().is_empty() => format!("<{}>", id.trim()),
             _ => {
                 let digest = Sha256::digest(raw);
@@ -839,19 +844,11 @@ impl Bot {
         match self.classify(&envelope)? {
             Err(reason) => match &envelope.sender_doubt {
                 // The list named several possible authors: none is credited, and
-                // the one it names last (where Mailman puts the author) is told.
+                // only the moderators are told. Any of the addresses may be a
+                // third player's that the poster wrote, who must not receive
+                // the post's lines as if they were theirs.
                 Some(doubt) if envelope.sender.is_none() && envelope.automatic.is_none() => {
-                    let refused = auth::Refused {
-                        why: "recovered_uncertain",
-                        reason: doubt.reason.clone(),
-                        tell: doubt
-                            .candidates
-                            .last()
-                            .map(|author| Address::new(&author.address)),
-                        trust: "none: the author is not known".to_owned(),
-                    };
-                    let lines = envelope.command_lines.clone();
-                    self.refuse_sender(row, at, &cause, &envelope, refused, &lines, now)
+                    self.uncredited(row, at, &cause, &envelope, doubt, now)
                 }
                 _ => self.keep_aside(row, at, &cause, reason, now),
             },
@@ -1180,6 +1177,79 @@ impl Bot {
                 Vec::new()
             }
         };
+        tracing::info!(inbox = row.id, %reason, "kept aside");
+        let queued = mail.len();
+        self.store.commit(Step {
+            inbox: Some((row.id, InboxStatus::Aside, Some(reason))),
+            cause: cause.to_owned(),
+            at,
+            events: Vec::new(),
+            world: &self.world,
+            mail,
+            now,
+        })?;
+        self.clock = Some(at);
+        Ok((false, queued))
+    }
+
+    /// A post through the list whose author cannot be told (`SenderDoubt`):
+    /// kept aside, and each moderator told with the possible authors and its
+    /// lines; none of those named is.
+    fn uncredited(
+        &mut self,
+        row: &InboxRow,
+        at: Timestamp,
+        cause: &str,
+        envelope: &Envelope,
+        doubt: &parse::SenderDoubt,
+        now: Timestamp,
+    ) -> Result<(bool, usize)> {
+        let reason = format!("sender not believed: {}", doubt.reason);
+        let refused = auth::Refused {
+            why: "recovered_uncertain",
+            reason: doubt.reason.clone(),
+            tell: None,
+            trust: "none: the author is not known".to_owned(),
+        };
+        let thread = Thread {
+            message_id: envelope.message_id.clone(),
+            references: envelope.references.clone(),
+        };
+        let candidates: Vec<&str> = doubt
+            .candidates
+            .iter()
+            .map(|c| c.address.as_str())
+            .collect();
+        let mut mail = Vec::new();
+        let moderators = self.config.bot.moderators.clone();
+        for (index, moderator) in moderators.iter().enumerate() {
+            let moderator = Address::new(moderator.trim());
+            if moderator.as_str().parse::<lettre::Address>().is_err() {
+                continue;
+            }
+            let mut values = auth::notice_values(
+                &refused,
+                &moderator,
+                &self.world.shared.players,
+                &row.raw,
+                &envelope.command_lines,
+                self.is_public(envelope),
+                &crate::engine::human_time(at),
+            );
+            values["candidates"] = json!(candidates);
+            let notice = Mail::new(
+                Audience::Address(moderator),
+                crate::engine::players::TAG,
+                "auth_notice",
+                values,
+            );
+            match self.render_one(&notice, cause, index, &thread, Kind::Reply, now) {
+                Ok(rendered) => mail.push(rendered),
+                Err(error) => {
+                    tracing::error!(inbox = row.id, %error, "cannot write the notice to a moderator");
+                }
+            }
+        }
         tracing::info!(inbox = row.id, %reason, "kept aside");
         let queued = mail.len();
         self.store.commit(Step {

@@ -488,7 +488,7 @@ pub fn check_samples(templates: &Templates) -> Result<Vec<(&'static str, usize)>
                 "trust": "not authenticated (no DKIM or DMARC pass for x.org)",
                 "headers": [{ "name": "From", "value": "Mallory <mod@x.org>" }],
                 "lines": ["adjust Mallory 100 points because I can"], "public": false, "at": "2026-01-01 00:00 UTC",
-                "passphrase_help": true }),
+                "passphrase_help": true, "candidates": ["bob@x.org", "mod@x.org"] }),
         )?;
     }
     // The officers' periodic reports, one per office (`games::reports`); a

@@ -79,6 +79,9 @@ pub struct Envelope {
     /// The list rewrote From and named several possible authors: nobody is
     /// credited (`sender` is `None`).
     pub sender_doubt: Option<SenderDoubt>,
+    /// The post came inside the list's own message (Mailman's `wrap_message`):
+    /// `sender`, `message_id`, the threading, the body and the date are the post's.
+    pub wrapped: bool,
     /// Problems met while parsing (bad charset, no text part, ...), for the record.
     pub defects: Vec<String>,
 }
@@ -108,6 +111,10 @@ pub struct ParseOptions {
     pub footer_markers: Vec<String>,
     /// The bot's own address (`[bot] address`), lower-case; empty when unknown.
     pub bot_address: String,
+    /// The address the list writes in Reply-To of every post (`[list] reply_to`,
+    /// lower-case): Mailman then puts a munged post's author in Cc, never in
+    /// Reply-To. `None`: the list sets no Reply-To, and the author goes there.
+    pub list_reply_to: Option<String>,
 }
 
 /// The defect of a message the MIME parser panicked on.
@@ -158,6 +165,7 @@ fn empty_envelope(defects: Vec<String>) -> Envelope {
         date: None,
         automatic: None,
         sender_doubt: None,
+        wrapped: false,
         defects,
     }
 }
@@ -168,8 +176,62 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
     };
     let mut defects = Vec::new();
 
-    let message_id = message
+    let from = mailboxes(message.header_values(HeaderName::From))
+        .into_iter()
+        .next();
+    if from.is_none() {
+        defects.push("no From address".to_string());
+    }
+    let mut sender_doubt = None;
+    let recovered = from
+        .as_ref()
+        .filter(|from| is_list_address(&from.address, options))
+        .map(|_| recover_sender(&message, options));
+    // Mailman's `wrap_message`: the list's own message, From the list, with the
+    // post inside as it was sent. The post is what is read: its author, body,
+    // Message-ID and threading; the list's headers (subject prefix, List-Id,
+    // To) stay the outer message's. Its From is believed only when it is the
+    // author the list placed in the outer headers, as for a munged post: under
+    // `munge_from` a poster's own message/rfc822 body is no wrapper, and its
+    // From is anyone's to write.
+    let original = match &recovered {
+        Some(Recovery::Found(author)) => wrapped_original(&message).filter(|post| {
+            mailboxes(post.header_values(HeaderName::From))
+                .first()
+                .is_some_and(|inside| inside.address == author.address)
+        }),
+        _ => None,
+    };
+    let post = original.unwrap_or(&message);
+    if original.is_some() {
+        defects.push("wrapped by the list (DMARC mitigation): the post inside is read".to_string());
+    }
+    let sender = match (&from, recovered) {
+        (_, Some(Recovery::Found(author))) => original
+            .and_then(|post| {
+                mailboxes(post.header_values(HeaderName::From))
+                    .into_iter()
+                    .next()
+            })
+            .or(Some(author)),
+        (_, Some(Recovery::Doubt(doubt))) => {
+            defects.push(doubt.reason.clone());
+            sender_doubt = Some(doubt);
+            None
+        }
+        (Some(from), Some(Recovery::Nobody)) => {
+            defects.push(format!(
+                "From is the list address {} and no recovery header names the sender",
+                from.address
+            ));
+            None
+        }
+        (other, _) => other.clone(),
+    };
+
+    let message_id = post
         .message_id()
+        .or_else(|| message.message_id())
         .map(str::trim)
         .filter(|id| !id.is_empty() && !id.contains(|c: char| c.is_whitespace() || c.is_control()))
         .map(str::to_string);
@@ -178,43 +240,28 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         defects.push("no Message-ID".to_string());
     }
 
-    let from = mailboxes(message.header_values(HeaderName::From))
-        .into_iter()
-        .next();
-    if from.is_none() {
-        defects.push("no From address".to_string());
-    }
-    let mut sender_doubt = None;
-    let sender = match &from {
-        Some(from) if is_list_address(&from.address, options) => {
-            match recover_sender(&message, options) {
-                Recovery::Found(author) => Some(author),
-                Recovery::Doubt(doubt) => {
-                    defects.push(doubt.reason.clone());
-                    sender_doubt = Some(doubt);
-                    None
-                }
-                Recovery::Nobody => {
-                    defects.push(format!(
-                        "From is the list address {} and no recovery header names the sender",
-                        from.address
-                    ));
-                    None
-                }
-            }
-        }
-        other => other.clone(),
-    };
-
     let subject = subject(&message, &mut defects);
     let tag = subject_tag(&subject, &options.known_tags);
 
-    let date = date(&message);
+    let date = date(post).or_else(|| date(&message));
     if date.is_none() && message.header(HeaderName::Date).is_some() {
         defects.push("unreadable Date header".to_string());
     }
 
-    let body = body_text(&message, &mut defects);
+    let body = body_text(post, &mut defects);
+    let (in_reply_to, references) = match original {
+        Some(post) => (
+            message_ids(post.in_reply_to()),
+            message_ids(post.references()),
+        ),
+        None => (
+            message_ids(message.in_reply_to()),
+            message_ids(message.references()),
+        ),
+    };
+    let through = through_list(&message, options);
+    let automatic = automatic(&message, through, options)
+        .or_else(|| original.and_then(|post| automatic(post, true, options)));
 
     Envelope {
         message_id,
@@ -227,13 +274,82 @@ fn parse_message(raw: &[u8], options: &ParseOptions) -> Envelope {
         subject,
         tag,
         command_lines: command_lines_with_footers(&body, &options.footer_markers),
-        in_reply_to: message_ids(message.in_reply_to()),
-        references: message_ids(message.references()),
+        in_reply_to,
+        references,
         date,
-        automatic: automatic(&message, through_list(&message, options), options),
+        automatic,
         sender_doubt,
+        wrapped: original.is_some(),
         defects,
     }
+}
+
+/// The post inside a list's wrapper: the message/rfc822 that is the whole body
+/// (Mailman's `wrap_message` without `dmarc_wrapped_message_text`) or an inline
+/// part of a multipart/mixed (with it).
+fn wrapped_original<'a, 'x>(message: &'a Message<'x>) -> Option<&'a Message<'x>> {
+    let inline = |part: &MessagePart<'_>| {
+        !part
+            .content_disposition()
+            .is_some_and(|disposition| disposition.is_attachment())
+    };
+    let content_type = message
+        .header(HeaderName::ContentType)
+        .and_then(HeaderValue::as_content_type)?;
+    let whole = content_type.c_type.eq_ignore_ascii_case("message")
+        && content_type
+            .c_subtype
+            .as_deref()
+            .is_some_and(|sub| sub.eq_ignore_ascii_case("rfc822"));
+    let mixed = content_type.c_type.eq_ignore_ascii_case("multipart")
+        && content_type
+            .c_subtype
+            .as_deref()
+            .is_some_and(|sub| sub.eq_ignore_ascii_case("mixed"));
+    if !whole && !mixed {
+        return None;
+    }
+    message.parts.iter().find_map(|part| match &part.body {
+        PartType::Message(inner) if inline(part) => Some(inner),
+        _ => None,
+    })
+}
+
+/// The Message-ID that makes a message "the same message" (the inbox's
+/// duplicate key): the message's own, but for a list's wrapper (Mailman's
+/// `wrap_message`: From is the address its List-Post names, the body the post)
+/// the post's inside, so the copy through the list and the one sent to the bot
+/// directly are one message. Only the headers are read unless they show a
+/// wrapper.
+pub fn dedup_message_id(raw: &[u8]) -> Option<String> {
+    let head = parse(header_block(raw), &ParseOptions::default());
+    let list_post = MessageParser::default()
+        .parse_headers(header_block(raw))
+        .and_then(|message| raw_header_values(&message, "List-Post").into_iter().next())
+        .unwrap_or_default();
+    let wrapper = head
+        .from
+        .as_ref()
+        .is_some_and(|from| names_address(&list_post.replace("mailto:", " "), &from.address));
+    if wrapper {
+        // At worst a poster's own message/rfc822 body makes the post a
+        // duplicate of one already received: it is then not applied, which
+        // credits nobody.
+        let inside = catch_unwind(AssertUnwindSafe(|| {
+            let message = MessageParser::default().parse(raw)?;
+            let post = wrapped_original(&message)?;
+            post.message_id()
+                .map(str::trim)
+                .filter(|id| {
+                    !id.is_empty() && !id.contains(|c: char| c.is_whitespace() || c.is_control())
+                })
+                .map(str::to_string)
+        }));
+        if let Ok(Some(id)) = inside {
+            return Some(id);
+        }
+    }
+    head.message_id
 }
 
 /// Whether the message came through the configured list: its List-Id, its
@@ -368,24 +484,56 @@ fn is_list_address(address: &str, options: &ParseOptions) -> bool {
 }
 
 /// The author of a post whose From the list rewrote (DMARC), if the list
-/// certainly named them. Mailman appends the original From to Reply-To (or to Cc)
-/// after any address the post already had there, unless it was there already;
-/// Google Groups and groups.io put it in X-Original-From. So one address in the
-/// configured headers (the list's own left out) is the author; with several,
-/// the post itself put the others there, and which one the list added cannot be
-/// told from the headers: the message is not credited to anyone.
+/// certainly named them. Mailman (`handlers/dmarc.py`, `munged_headers`)
+/// appends the original From to Reply-To when the list sets no Reply-To of its
+/// own, and to Cc when it does (`reply_goes_to_list` pointing at the list or at
+/// an explicit address), after any address the post already had there, unless it
+/// was there already; Google Groups and groups.io put it in X-Original-From.
+/// So:
+/// - where the list sets a Reply-To (`[list] reply_to`), Reply-To is the list's
+///   and the poster's, never the author's place: it is not read;
+/// - where it sets none and Reply-To names someone, Mailman put the author
+///   there, and a Cc is the poster's own (a reply-all's): Cc is not read. A
+///   Reply-To naming the list itself may be a list that sets one after all: then
+///   every configured header is read, and they must agree;
+/// - one address left in the headers read (the list's own and its Reply-To
+///   address left out) is the author; with several, the post itself put the
+///   others there, and which one the list added cannot be told from the
+///   headers: the message is not credited to anyone.
 fn recover_sender(message: &Message<'_>, options: &ParseOptions) -> Recovery {
-    let mut candidates: Vec<Mailbox> = Vec::new();
-    let mut headers: Vec<&str> = Vec::new();
-    for header in &options.recover_from {
+    let found_in = |header: &str| -> Vec<Mailbox> {
         // Parsing the raw field with an address parser works for any header name,
         // including ones mail-parser keeps as raw text such as X-Original-From.
         let header_name = HeaderName::from(header.trim().to_string());
         let values = message.header_as(header_name, HeaderForm::Addresses);
-        let found: Vec<Mailbox> = mailboxes(values.iter())
+        mailboxes(values.iter())
             .into_iter()
-            .filter(|mailbox| !is_list_address(&mailbox.address, options))
-            .collect();
+            .filter(|mailbox| {
+                !is_list_address(&mailbox.address, options)
+                    && options.list_reply_to.as_deref() != Some(mailbox.address.as_str())
+            })
+            .collect()
+    };
+    let is_header = |header: &String, name: &str| header.trim().eq_ignore_ascii_case(name);
+    let reads_reply_to = options
+        .recover_from
+        .iter()
+        .any(|h| is_header(h, "reply-to"));
+    let reply_to_is_the_authors = options.list_reply_to.is_none()
+        && reads_reply_to
+        && !found_in("reply-to").is_empty()
+        && !mailboxes(message.header_values(HeaderName::ReplyTo))
+            .iter()
+            .any(|mailbox| is_list_address(&mailbox.address, options));
+    let mut candidates: Vec<Mailbox> = Vec::new();
+    let mut headers: Vec<&str> = Vec::new();
+    for header in &options.recover_from {
+        if (options.list_reply_to.is_some() && is_header(header, "reply-to"))
+            || (reply_to_is_the_authors && is_header(header, "cc"))
+        {
+            continue;
+        }
+        let found = found_in(header);
         if !found.is_empty() {
             headers.push(header.as_str());
         }
@@ -1524,6 +1672,7 @@ mod tests {
             list_id: None,
             footer_markers: vec!["-=-=-=-=-=-=-=-=-=-=-=-".to_string()],
             bot_address: "bot@example.org".to_string(),
+            list_reply_to: None,
         }
     }
 
@@ -2280,9 +2429,10 @@ mod tests {
                 "Cc: alice@example.com, Bob <bob@example.com>\r\n",
                 ["alice@example.com", "bob@example.com"],
             ),
-            // Spread over two headers.
+            // Spread over two headers, with a Reply-To naming the list: the
+            // list may write its own Reply-To, and the author is then in Cc.
             (
-                "Reply-To: alice@example.com\r\nCc: dave@example.com\r\n",
+                "Reply-To: list@example.org, alice@example.com\r\nCc: dave@example.com\r\n",
                 ["alice@example.com", "dave@example.com"],
             ),
         ] {
@@ -2305,6 +2455,172 @@ mod tests {
         assert_eq!(
             with_list.sender.map(|m| m.address).as_deref(),
             Some("dave@example.com")
+        );
+    }
+
+    /// Issue 29 item 2: a reply-all under `munge_from` on a list that writes no
+    /// Reply-To. Mailman put the author in Reply-To; the Cc is the poster's own
+    /// (the player answered), and is not read.
+    #[test]
+    fn a_munged_reply_all_is_credited_to_its_author_from_reply_to() {
+        let raw = "From: \"Alice via Game\" <list@example.org>\r\n\
+             To: list@example.org\r\nCc: Bob <bob@example.com>\r\n\
+             Reply-To: Alice <alice@example.com>\r\nSubject: Re: [ping] x\r\n\r\nping x\r\n";
+        let envelope = parse(raw.as_bytes(), &options());
+        assert_eq!(
+            envelope.sender.map(|m| m.address).as_deref(),
+            Some("alice@example.com")
+        );
+        assert_eq!(envelope.sender_doubt, None);
+        // The poster's own Reply-To naming Bob, with Mailman's Alice after it:
+        // which one the list added cannot be told.
+        let own = raw.replace(
+            "Reply-To: Alice <alice@example.com>",
+            "Reply-To: bob@example.com, Alice <alice@example.com>",
+        );
+        let envelope = parse(own.as_bytes(), &options());
+        assert_eq!(envelope.sender, None);
+        assert!(envelope.sender_doubt.is_some());
+    }
+
+    /// Issue 29 item 3: a list that writes its own Reply-To (`[list] reply_to`,
+    /// Mailman's `explicit_header` or `point_to_list`) puts a munged post's
+    /// author in Cc; its Reply-To, the list's and the poster's, is never read.
+    #[test]
+    fn a_list_that_writes_reply_to_has_the_author_in_cc() {
+        let mut options = options();
+        options.list_reply_to = Some("discuss@example.org".to_string());
+        let munged = |extra: &str| {
+            format!(
+                "From: \"Alice via Game\" <list@example.org>\r\nTo: list@example.org\r\n\
+                 {extra}Subject: [ping] x\r\n\r\nping x\r\n"
+            )
+        };
+        let sender_with =
+            |options: &ParseOptions, extra: &str| parse(munged(extra).as_bytes(), options).sender;
+        let sender = |extra: &str| sender_with(&options, extra);
+        assert_eq!(
+            sender("Reply-To: discuss@example.org\r\nCc: Alice <alice@example.com>\r\n")
+                .map(|m| m.address)
+                .as_deref(),
+            Some("alice@example.com")
+        );
+        // The poster's own Reply-To, kept after the list's, names Bob: not read.
+        assert_eq!(
+            sender(
+                "Reply-To: discuss@example.org, bob@example.com\r\n\
+                 Cc: Alice <alice@example.com>\r\n"
+            )
+            .map(|m| m.address)
+            .as_deref(),
+            Some("alice@example.com")
+        );
+        // A reply-all's Cc with Mailman's Alice after it cannot be told apart
+        // from Bob's own post Cc'ing himself and Alice.
+        let envelope = parse(
+            munged("Reply-To: discuss@example.org\r\nCc: bob@example.com, alice@example.com\r\n")
+                .as_bytes(),
+            &options,
+        );
+        assert_eq!(envelope.sender, None);
+        assert!(envelope.sender_doubt.is_some());
+        // Without the setting, the list's Reply-To address reads as the author.
+        let unset = parse(
+            munged("Reply-To: discuss@example.org\r\nCc: Alice <alice@example.com>\r\n").as_bytes(),
+            &super::tests::options(),
+        );
+        assert_eq!(
+            unset.sender.map(|m| m.address).as_deref(),
+            Some("discuss@example.org")
+        );
+        // The list pointing Reply-To at itself: the author is in Cc.
+        let mut options = options.clone();
+        options.list_reply_to = Some("list@example.org".to_string());
+        assert_eq!(
+            sender_with(
+                &options,
+                "Reply-To: list@example.org\r\nCc: Alice <alice@example.com>\r\n"
+            )
+            .map(|m| m.address)
+            .as_deref(),
+            Some("alice@example.com")
+        );
+    }
+
+    /// Issue 29 item 1: Mailman's `wrap_message` without a footer or a text of
+    /// its own: the whole body is the post. Its author, Message-ID, threading
+    /// and body are the post's; a player's own forward is no wrapper.
+    #[test]
+    fn a_post_the_list_wrapped_is_read_from_inside() {
+        let inner = "From: Alice <alice@example.com>\r\nTo: list@example.org\r\n\
+             Message-ID: <inner@example.com>\r\nIn-Reply-To: <parent@example.com>\r\n\
+             Subject: [ping] bob\r\n\r\nping bob\r\n";
+        let wrapped = format!(
+            "To: list@example.org\r\nSubject: [game-list] [ping] bob\r\n\
+             List-Post: <mailto:list@example.org>\r\nMIME-Version: 1.0\r\n\
+             Message-ID: <outer@list.example.org>\r\n\
+             From: Alice via Game <list@example.org>\r\nReply-To: Alice <alice@example.com>\r\n\
+             Content-Type: message/rfc822\r\nContent-Disposition: inline\r\n\r\n{inner}"
+        );
+        let envelope = parse(wrapped.as_bytes(), &options());
+        assert!(envelope.wrapped);
+        assert_eq!(
+            envelope.sender.map(|m| m.address).as_deref(),
+            Some("alice@example.com")
+        );
+        assert_eq!(
+            envelope.from.map(|m| m.address).as_deref(),
+            Some("list@example.org")
+        );
+        assert_eq!(envelope.message_id.as_deref(), Some("inner@example.com"));
+        assert_eq!(envelope.in_reply_to, ["parent@example.com"]);
+        assert_eq!(envelope.command_lines, ["ping bob"]);
+        assert_eq!(
+            dedup_message_id(wrapped.as_bytes()).as_deref(),
+            Some("inner@example.com")
+        );
+        // Under munge_from, Bob's own post whose body is a message From Alice:
+        // Mailman named Bob as the author, and the body is no wrapper.
+        let forged = wrapped
+            .replace(
+                "Reply-To: Alice <alice@example.com>",
+                "Reply-To: Bob <bob@example.com>",
+            )
+            .replace(
+                "Message-ID: <outer@list.example.org>",
+                "Message-ID: <bobs@example.com>",
+            );
+        let envelope = parse(forged.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(
+            envelope.sender.map(|m| m.address).as_deref(),
+            Some("bob@example.com")
+        );
+        assert_eq!(envelope.message_id.as_deref(), Some("bobs@example.com"));
+        // With his own Reply-To naming Alice too: nobody.
+        let forged = forged.replace(
+            "Reply-To: Bob <bob@example.com>",
+            "Reply-To: alice@example.com, Bob <bob@example.com>",
+        );
+        let envelope = parse(forged.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(envelope.sender, None);
+        assert!(envelope.sender_doubt.is_some());
+        // Alice forwarding a post as an attachment: her own message.
+        let forward = format!(
+            "From: Alice <alice@example.com>\r\nTo: bot@example.org\r\nSubject: [ping] fwd\r\n\
+             Message-ID: <forward@example.com>\r\nMIME-Version: 1.0\r\n\
+             Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\
+             Content-Type: text/plain\r\n\r\nping carol\r\n--b\r\n\
+             Content-Type: message/rfc822\r\n\r\n{inner}\r\n--b--\r\n"
+        );
+        let envelope = parse(forward.as_bytes(), &options());
+        assert!(!envelope.wrapped);
+        assert_eq!(envelope.message_id.as_deref(), Some("forward@example.com"));
+        assert_eq!(envelope.command_lines, ["ping carol"]);
+        assert_eq!(
+            dedup_message_id(forward.as_bytes()).as_deref(),
+            Some("forward@example.com")
         );
     }
 

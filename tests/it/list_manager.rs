@@ -517,6 +517,39 @@ impl Mailman {
             .unwrap_or(0)
     }
 
+    /// Changes the list's settings as its owner would: `body` is the Python of a
+    /// function of the list, `mlist`, run by `mailman withlist`.
+    fn settle(&self, name: &str, body: &str) {
+        std::fs::write(
+            self.dir.path().join(format!("{name}.py")),
+            format!(
+                "from mailman.interfaces.mailinglist import DMARCMitigateAction, ReplyToMunging\n\
+                 def apply(mlist):\n{}",
+                body.lines()
+                    .map(|line| format!("    {line}\n"))
+                    .collect::<String>()
+            ),
+        )
+        .expect("settings");
+        self.run(&["withlist", "-r", &format!("{name}.apply"), "-l", &self.list]);
+    }
+
+    /// Hands every announcement of the bot that reached the list's mailbox to
+    /// Mailman, once (`relayed`: the Message-IDs handed so far).
+    async fn relay(&self, bot: &ImapBot, relayed: &mut Vec<String>) -> usize {
+        let mut handed = 0;
+        for message in bot.mailbox_of(&bot.list()).await {
+            let id = header(&message, "Message-ID").unwrap_or_default();
+            if !is_from_bot(&message) || relayed.contains(&id) {
+                continue;
+            }
+            relayed.push(id);
+            self.post(&as_posted(&message));
+            handed += 1;
+        }
+        handed
+    }
+
     /// What Postfix's LMTP delivery to Mailman does: the post enters the list's
     /// incoming queue.
     fn post(&self, raw: &str) {
@@ -538,15 +571,78 @@ impl Drop for Mailman {
     }
 }
 
-/// Issue 11, "A munged post is credited to another player", behind Mailman 3
-/// with DMARC munging on: a post whose Reply-To Mailman had to extend is
-/// credited to nobody and its author is told; a post with no Reply-To of its own
-/// is credited to its author.
+/// A reply-all as Thunderbird writes it: To the list, Cc the player answered,
+/// In-Reply-To and References the post answered.
+fn reply_all(
+    from: &str,
+    list: &str,
+    cc: &str,
+    subject: &str,
+    id: &str,
+    parent: &str,
+    body: &str,
+) -> String {
+    post(from, list, subject, id, body).replacen(
+        "Subject: ",
+        &format!("Cc: {cc}\r\nIn-Reply-To: <{parent}>\r\nReferences: <{parent}>\r\nSubject: "),
+        1,
+    )
+}
+
+/// What Postfix hands the list of a message that reached the list's mailbox:
+/// the message without the delivery's own trace headers.
+fn as_posted(message: &str) -> String {
+    message
+        .split_once("\r\n\r\n")
+        .map(|(head, body)| {
+            let head: Vec<&str> = head
+                .split("\r\n")
+                .filter(|line| {
+                    !line.starts_with("Return-Path:") && !line.starts_with("Delivered-To:")
+                })
+                .collect();
+            format!("{}\r\n\r\n{body}", head.join("\r\n"))
+        })
+        .expect("a message")
+}
+
+/// Sets `[list] reply_to` in the bot's config (`None`: takes it out).
+fn bot_list_reply_to(bot: &ImapBot, reply_to: Option<&str>) {
+    let config = std::fs::read_to_string(bot.config_path()).expect("config");
+    let config = match config.split_once("\n[list]\n") {
+        Some((before, _)) => format!("{before}\n"),
+        None => config,
+    };
+    let config = match reply_to {
+        Some(address) => format!("{config}\n[list]\nreply_to = \"{address}\"\n"),
+        None => config,
+    };
+    std::fs::write(bot.config_path(), config).expect("config");
+}
+
+/// Issues 11 and 29 behind one Mailman 3 list, with its DMARC mitigation as a
+/// list owner sets it, each post as a mail client writes it:
+/// - `munge_from`, no Reply-To of the list's: a post with no Reply-To of its
+///   own is credited to its author; one whose own Reply-To names Bob is
+///   credited to nobody, and only the moderators are told (issue 11);
+/// - a reply-all (To the list, Cc Bob) is credited to its author, whom Mailman
+///   put in Reply-To (issue 29 item 2);
+/// - a ballot closed early by a moderator in private: its announcements reach
+///   the members through the list with the time it closed, under the ballot's
+///   thread (item 6, issue 29 item 4 of this part);
+/// - `reply_goes_to_list = explicit_header` with `[list] reply_to`: a post is
+///   credited to the author Mailman put in Cc; a reply-all, whose Cc names Bob
+///   before the author, to nobody, and only the moderators are told (item 3);
+/// - `wrap_message`: the post inside is read, its author, body and Message-ID
+///   (the answer threads under it, the copy sent to the bot directly is a
+///   duplicate), and the bot's own announcement coming back wrapped is kept
+///   aside as its own (item 1).
 #[tokio::test(flavor = "multi_thread")]
-async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() {
+async fn posts_through_mailman_are_credited_as_its_dmarc_mitigation_places_the_author() {
     let bot = ImapBot::new("mailman");
     bot_with_list_id(&bot);
-    let (dave, bob) = (bot.player("dave"), bot.player("bob"));
+    let (dave, bob, moderator) = (bot.player("dave"), bot.player("bob"), bot.player("mod"));
+    let discuss = bot.player("discuss");
     let mailman = Mailman::start(&bot, &[&bot.bot(), &bob]);
     let list_id = format!("<{}>", bot.list().replace('@', "."));
     let config = std::fs::read_to_string(bot.config_path()).expect("config");
@@ -558,7 +654,36 @@ async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() 
         ),
     )
     .expect("config");
+    let arrived_to_bot = |id: &'static str| {
+        let bot = &bot;
+        async move {
+            let arrived = bot.wait_for(&bot.bot(), 1, |m| m.contains(id)).await;
+            assert_eq!(arrived.len(), 1, "Mailman delivered {id} to the bot");
+            arrived[0].replace("\r\n ", " ").replace("\r\n\t", " ")
+        }
+    };
+    let notices_to = |address: String| {
+        let bot = &bot;
+        async move {
+            bot.mailbox_of(&address)
+                .await
+                .into_iter()
+                .filter(|m| is_from_bot(m) && m.contains("possible authors"))
+                .count()
+        }
+    };
+    let names = || -> Vec<String> {
+        let state: serde_json::Value =
+            serde_json::from_str(&bot.cli(&["state", "--json"])).expect("state");
+        state["players"]["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .filter_map(|player| player["name"].as_str().map(str::to_owned))
+            .collect()
+    };
 
+    // munge_from: Dave's post, with no Reply-To of his own.
     mailman.post(&post(
         &format!("Dave <{dave}>"),
         &bot.list(),
@@ -566,17 +691,15 @@ async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() 
         "mm-join",
         "",
     ));
-    let arrived = bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-join")).await;
-    assert_eq!(arrived.len(), 1, "Mailman delivered the post to the bot");
+    let arrived = arrived_to_bot("mm-join").await;
     assert!(
-        arrived[0].contains(&format!("Reply-To: Dave <{dave}>"))
-            && arrived[0].contains(&format!("List-Id: {list_id}")),
-        "{}",
-        arrived[0]
+        arrived.contains(&format!("Reply-To: Dave <{dave}>"))
+            && arrived.contains(&format!("List-Id: {list_id}")),
+        "{arrived}"
     );
     let out = bot.cli(&["once"]);
     assert!(out.contains("applied 1"), "{out}");
-    assert!(bot.cli(&["state", "--json"]).contains(&dave));
+    assert_eq!(names(), ["Dave"]);
 
     // Dave's own Reply-To names Bob; Mailman appends Dave after it.
     mailman.post(
@@ -589,26 +712,244 @@ async fn a_munged_post_through_mailman_is_credited_to_its_author_or_to_nobody() 
         )
         .replacen("To: ", &format!("Reply-To: {bob}\r\nTo: "), 1),
     );
-    let arrived = bot
-        .wait_for(&bot.bot(), 1, |m| m.contains("mm-rename"))
-        .await;
+    let arrived = arrived_to_bot("mm-rename").await;
     assert!(
-        arrived[0]
-            .replace("\r\n ", " ")
-            .contains(&format!("Reply-To: {bob}, Dave <{dave}>")),
-        "Mailman's munging as read from its source: {}",
-        arrived[0]
+        arrived.contains(&format!("Reply-To: {bob}, Dave <{dave}>")),
+        "Mailman's munging as read from its source: {arrived}"
     );
     let out = bot.cli(&["once"]);
     assert!(out.contains("applied 0"), "credited to nobody: {out}");
-    let state = bot.cli(&["state", "--json"]);
-    assert!(!state.contains("Bobby"), "nobody was renamed: {state}");
+    assert_eq!(names(), ["Dave"], "nobody was renamed");
     let told = bot
-        .wait_for(&dave, 1, |m| {
-            is_from_bot(m) && m.contains("named several addresses as possible authors")
+        .wait_for(&moderator, 1, |m| {
+            is_from_bot(m) && m.contains("possible authors")
         })
         .await;
-    assert_eq!(told.len(), 1, "Dave, named last, is told");
+    assert_eq!(told.len(), 1, "the moderator is told");
+    assert!(told[0].contains("rename Bobby"), "{}", told[0]);
+    assert_eq!(
+        notices_to(dave.clone()).await,
+        0,
+        "Dave may not have written it"
+    );
+    assert_eq!(
+        notices_to(bob.clone()).await,
+        0,
+        "Bob, named in it, is not told"
+    );
+
+    // Item 2: Bob joins in private; Dave answers Bob's post with reply-all.
+    bot.send(&bob, false, "[nomic] join Bob", "mm-bob", "")
+        .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-bob")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    mailman.post(&reply_all(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        &format!("Bob <{bob}>"),
+        "Re: [game-list] [nomic] join Bob",
+        "mm-reply-all",
+        &format!("mm-bob-{}@players.test", bot.name),
+        "rename Davy\n\nOn 24/11/2026 10:00, Bob wrote:\n> join Bob\n",
+    ));
+    let arrived = arrived_to_bot("mm-reply-all").await;
+    assert!(
+        arrived.contains(&format!("Reply-To: Dave <{dave}>"))
+            && arrived
+                .to_lowercase()
+                .contains(&format!("\r\ncc: bob <{bob}>")),
+        "{arrived}"
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert_eq!(names(), ["Davy", "Bob"], "credited to Dave, not to Bob");
+    assert_eq!(notices_to(moderator.clone()).await, 1, "no new notice");
+
+    // Item 6 through the list: a moderator opens a ballot and closes it early,
+    // both in private; the members read the announcements through Mailman.
+    let mut relayed = Vec::new();
+    bot.send(&moderator, false, "[vote] open Shall we?", "mm-open", "")
+        .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-open")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    bot.wait_for(&bot.list(), 1, |m| is_from_bot(m) && m.contains("[vote]"))
+        .await;
+    let opened: Vec<String> = bot
+        .mailbox_of(&bot.list())
+        .await
+        .iter()
+        .filter(|m| is_from_bot(m) && m.contains("[vote]"))
+        .filter_map(|m| header(m, "Message-ID"))
+        .collect();
+    assert!(!opened.is_empty());
+    mailman.relay(&bot, &mut relayed).await;
+    bot.send(&dave, false, "[vote] yes", "mm-vote", "").await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-vote")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    bot.send(
+        &moderator,
+        false,
+        "[vote] close 1 because we agree",
+        "mm-close",
+        "",
+    )
+    .await;
+    bot.wait_for(&bot.bot(), 1, |m| m.contains("mm-close"))
+        .await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    let closing = bot
+        .wait_for(&bot.list(), opened.len() + 3, |m| {
+            is_from_bot(m) && m.contains("[vote]")
+        })
+        .await;
+    assert_eq!(
+        closing.len(),
+        opened.len() + 3,
+        "commitments, reveal and result"
+    );
+    mailman.relay(&bot, &mut relayed).await;
+    let read_by_bob: Vec<String> = bot
+        .wait_for(&bob, opened.len() + 3, |m| {
+            is_from_bot(m) && m.contains("List-Id:") && m.contains("[vote]")
+        })
+        .await
+        .into_iter()
+        .filter(|m| !header(m, "Message-ID").is_some_and(|id| opened.contains(&id)))
+        .collect();
+    assert_eq!(read_by_bob.len(), 3, "{read_by_bob:?}");
+    let close_id = format!("<mm-close-{}@players.test>", bot.name);
+    for mail in &read_by_bob {
+        let unfolded = mail.replace("\r\n ", " ").replace("\r\n\t", " ");
+        let references = header(&unfolded, "References").unwrap_or_default();
+        assert!(
+            opened.iter().any(|id| references.contains(id.as_str()))
+                && !references.contains(&close_id),
+            "under the ballot's thread, not the moderator's private mail: {mail}"
+        );
+    }
+    for mail in &read_by_bob[..2] {
+        assert!(
+            mail.contains("closed at ") && mail.contains(", before"),
+            "{mail}"
+        );
+    }
+
+    // Item 3: the list writes its own Reply-To (a discussion list), and the
+    // bot is told so; Mailman puts the author in Cc.
+    mailman.settle(
+        "explicit",
+        &format!(
+            "mlist.reply_goes_to_list = ReplyToMunging.explicit_header\nmlist.reply_to_address = '{discuss}'"
+        ),
+    );
+    bot_list_reply_to(&bot, Some(&discuss));
+    mailman.post(&post(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        "[nomic] rename Dave",
+        "mm-explicit",
+        "",
+    ));
+    let arrived = arrived_to_bot("mm-explicit").await;
+    assert!(
+        arrived.contains(&format!("Reply-To: {discuss}"))
+            && arrived
+                .to_lowercase()
+                .contains(&format!("\r\ncc: dave <{dave}>")),
+        "{arrived}"
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert_eq!(names(), ["Dave", "Bob"]);
+    // A reply-all: Cc Bob, then Dave, whom Mailman added. Bob posting with
+    // `Cc: Bob, Dave` would read the same, so nobody is credited.
+    mailman.post(&reply_all(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        &format!("Bob <{bob}>"),
+        "Re: [game-list] [nomic] join Bob",
+        "mm-explicit-all",
+        &format!("mm-bob-{}@players.test", bot.name),
+        "rename Bobby\n",
+    ));
+    arrived_to_bot("mm-explicit-all").await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    assert_eq!(names(), ["Dave", "Bob"]);
+    let told = bot
+        .wait_for(&moderator, 2, |m| {
+            is_from_bot(m) && m.contains("possible authors")
+        })
+        .await;
+    assert_eq!(told.len(), 2, "the moderator is told again");
+    assert_eq!(notices_to(bob.clone()).await, 0);
+    assert_eq!(notices_to(dave.clone()).await, 0);
+
+    // Item 1: Mailman wraps every post in a message of its own.
+    mailman.settle(
+        "wrap",
+        "mlist.reply_goes_to_list = ReplyToMunging.no_munging\nmlist.dmarc_mitigate_action = DMARCMitigateAction.wrap_message",
+    );
+    bot_list_reply_to(&bot, None);
+    let wrapped_post = reply_all(
+        &format!("Dave <{dave}>"),
+        &bot.list(),
+        &format!("Bob <{bob}>"),
+        "Re: [game-list] [nomic] join Bob",
+        "mm-wrap",
+        &format!("mm-bob-{}@players.test", bot.name),
+        "rename Davide\n\nOn 24/11/2026 10:00, Bob wrote:\n> join Bob\n",
+    );
+    mailman.post(&wrapped_post);
+    let arrived = arrived_to_bot("mm-wrap").await;
+    assert!(
+        arrived.contains("Content-Type: message/rfc822")
+            && !header(&arrived, "Message-ID")
+                .unwrap_or_default()
+                .contains("mm-wrap"),
+        "Mailman's wrapper: {arrived}"
+    );
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 1"), "{out}");
+    assert_eq!(names(), ["Davide", "Bob"]);
+    let answers = bot
+        .wait_for(&dave, 1, |m| {
+            is_from_bot(m) && m.contains("Davide") && !m.contains("List-Id:")
+        })
+        .await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        header(&answers[0], "In-Reply-To").as_deref(),
+        Some("<mm-wrap@players.test>")
+    );
+    // The same post, sent to the bot directly too: the same message.
+    bot.smtp()
+        .send(&dave, &[bot.bot()], wrapped_post.as_bytes())
+        .await
+        .expect("smtp");
+    bot.wait_for(&bot.bot(), 2, |m| m.contains("mm-wrap")).await;
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    let duplicates = bot.cli(&["inbox", "--status", "duplicate"]);
+    assert!(
+        duplicates.contains("<mm-wrap@players.test>"),
+        "{duplicates}"
+    );
+    // The bot's announcement of the rename comes back wrapped: its own.
+    assert!(mailman.relay(&bot, &mut relayed).await >= 1);
+    let back = bot
+        .wait_for(&bot.bot(), 1, |m| {
+            m.contains("Content-Type: message/rfc822") && is_from_bot(m)
+        })
+        .await;
+    assert_eq!(back.len(), 1, "the announcement came back wrapped");
+    let out = bot.cli(&["once"]);
+    assert!(out.contains("applied 0"), "{out}");
+    assert_eq!(names(), ["Davide", "Bob"]);
 }
 
 /// The corpus of real list mail under `tests/corpus/lists/`: what Mailman 3 and
@@ -630,10 +971,18 @@ fn shipped_bot() -> crate::support::LocalBot {
 
 /// Issue 11 item 1, from Mailman 3's own output: `From: Dave via Game-list`
 /// with `Reply-To: bob@..., Dave <dave@...>` renames nobody (Bob least of
-/// all), and Dave, whom Mailman names last, is told why.
+/// all). Issue 29 item 2: only the moderators are told why, never an address
+/// the post named, which may be a third player's that the poster wrote.
 #[test]
 fn a_munged_post_is_credited_to_another_player_no_more() {
-    let bot = shipped_bot();
+    let bot = crate::support::LocalBot::with_config(
+        &crate::support::trusting()
+            .replace(
+                "# list_id = \"game-list.nomic.example\"",
+                "list_id = \"game-list.nomic.example\"",
+            )
+            .replacen("moderators = []", "moderators = [\"mod@nomic.example\"]", 1),
+    );
     let t0 = crate::support::at("2026-11-24T10:00:00Z");
     bot.deliver("join-dave", &list_corpus("mailman3-munged.eml"), t0);
     bot.deliver(
@@ -663,25 +1012,127 @@ fn a_munged_post_is_credited_to_another_player_no_more() {
         !state["players"].to_string().contains("Bobby"),
         "nobody renamed: {state}"
     );
-    let told: Vec<_> = bot
+    let notices: Vec<_> = bot
         .sent_mail()
         .into_iter()
-        .filter(|m| m.is_to("dave@nomic.example"))
-        .filter(|m| {
-            m.body
-                .contains("named several addresses as possible authors")
-        })
+        .filter(|m| m.body.contains("possible authors"))
         .collect();
-    assert_eq!(told.len(), 1, "Dave is told");
-    assert!(told[0].body.contains("rename Bobby"), "{}", told[0].body);
+    assert_eq!(notices.len(), 1, "{notices:#?}");
+    assert!(notices[0].is_to("mod@nomic.example"), "{}", notices[0].raw);
     assert!(
-        bot.sent_mail()
-            .iter()
-            .all(|m| !m.is_to("bob@nomic.example") || !m.body.contains("possible authors")),
-        "Bob, named first, is not"
+        notices[0].body.contains("rename Bobby"),
+        "{}",
+        notices[0].body
+    );
+    assert!(
+        notices[0]
+            .body
+            .contains("bob@nomic.example, dave@nomic.example"),
+        "{}",
+        notices[0].body
     );
     let aside = bot.inbox_with_status("aside");
     assert!(aside.contains("cannot be told"), "{aside}");
+}
+
+/// Issue 29 item 1, from Mailman 3's own output with `wrap_message` (and its
+/// footer, which makes the wrapper multipart/mixed): Dave's reply-all inside
+/// is read, credited to him and answered under its own Message-ID; the same
+/// post sent to the bot directly is the same message; the bot's announcement
+/// coming back wrapped is its own.
+#[test]
+fn a_wrapped_post_is_read_from_the_post_inside() {
+    let bot = shipped_bot();
+    let t0 = crate::support::at("2026-11-24T10:00:00Z");
+    bot.deliver("join-dave", &list_corpus("mailman3-munged.eml"), t0);
+    bot.deliver(
+        "join-bob",
+        &crate::support::message(
+            "bob@nomic.example",
+            "game-list@nomic.example",
+            "[nomic] join Bob",
+            "join-bob@players.test",
+            "",
+        ),
+        t0 + jiff::SignedDuration::from_mins(1),
+    );
+    let wrapped = list_corpus("mailman3-wrapped.eml");
+    assert!(wrapped.contains("Content-Type: message/rfc822"));
+    bot.deliver("wrapped", &wrapped, t0 + jiff::SignedDuration::from_mins(2));
+    // What Dave's client sent to the bot itself: the post inside.
+    let inside = wrapped
+        .split("Content-Disposition: inline\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n--=").next())
+        .expect("the post inside");
+    assert!(
+        inside.starts_with("From: Dave <dave@nomic.example>"),
+        "{inside}"
+    );
+    bot.deliver("direct", inside, t0 + jiff::SignedDuration::from_mins(3));
+    bot.deliver(
+        "own",
+        &list_corpus("mailman3-wrapped-own.eml"),
+        t0 + jiff::SignedDuration::from_mins(4),
+    );
+    bot.once(t0 + jiff::SignedDuration::from_mins(5));
+    let state = bot.state_json();
+    assert!(
+        state["players"].to_string().contains("Davide"),
+        "Dave renamed himself: {state}"
+    );
+    let answers: Vec<_> = bot
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.is_to("dave@nomic.example") && m.body.contains("Davide"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert_eq!(
+        answers[0].in_reply_to.as_deref(),
+        Some("mm-wrap@players.test")
+    );
+    assert!(
+        answers[0]
+            .references
+            .iter()
+            .any(|r| r == "join-bob@players.test"),
+        "{}",
+        answers[0].raw
+    );
+    let duplicates = bot.inbox_with_status("duplicate");
+    assert!(
+        duplicates.contains("<mm-wrap@players.test>"),
+        "{duplicates}"
+    );
+    let aside = bot.inbox_with_status("aside");
+    assert!(aside.contains("the bot's own mail"), "{aside}");
+    assert!(
+        bot.sent_mail()
+            .iter()
+            .all(|m| !m.is_to("bot@nomic.example")),
+        "nothing answers the bot"
+    );
+}
+
+/// Issue 29 item 3: `nomicbot check` warns when `[list] reply_to` looks
+/// wrong (here: the bot's own address), and is quiet when it looks right.
+#[test]
+fn check_warns_when_the_lists_reply_to_looks_wrong() {
+    let with = |reply_to: &str| {
+        crate::support::LocalBot::with_config(&crate::support::trusting().replacen(
+            "[list]\n",
+            &format!("[list]\nreply_to = \"{reply_to}\"\n"),
+            1,
+        ))
+        .cli_ok(&["check"])
+    };
+    let wrong = with("bot@nomic.example");
+    assert!(
+        wrong.contains("WARNING: [list] reply_to = \"bot@nomic.example\" is the bot's own address"),
+        "{wrong}"
+    );
+    let right = with("discuss@nomic.example");
+    assert!(!right.contains("reply_to"), "{right}");
 }
 
 /// Issue 11 item 2, from mlmmj's own output (`Precedence: bulk` in its

@@ -365,6 +365,8 @@ fn every_corpus_file_has_its_test() {
             "footers/mlmmj-plain.eml",
             "lists/mailman3-munged-with-own-reply-to.eml",
             "lists/mailman3-munged.eml",
+            "lists/mailman3-wrapped-own.eml",
+            "lists/mailman3-wrapped.eml",
             "lists/mlmmj-precedence-bulk.eml",
             "quoting/apple-mail.eml",
             "quoting/gmail.eml",
