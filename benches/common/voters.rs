@@ -104,7 +104,6 @@ pub fn vote_on_open_ballot(
             });
         firsts.push(last.expect("a sealed vote"));
     }
-    let mut index = firsts.len();
     let mut chunk = Vec::new();
     for i in firsts.len()..votes {
         at += SignedDuration::from_secs(1);
@@ -116,9 +115,8 @@ pub fn vote_on_open_ballot(
             "yes"
         }
         .to_owned();
-        vote.salt_hex = sealed::derive_salt(&[9; 32], batch, index as u64);
+        vote.salt_hex = sealed::derive_salt(&[9; 32], batch, i as u64);
         vote.sealed_at = at;
-        index += 1;
         chunk.push(Event::Sealed(sealed::Event::Sealed {
             batch: batch.clone(),
             sealed: vote,
