@@ -6,9 +6,17 @@
 //! the live state keeps no finished history, and a transaction copies only the
 //! parts it changes.
 //!
+//! Then the history that stays live: one ballot left open while 20 players
+//! change their votes again and again (1k, 10k and 100k sealed votes), and one
+//! more vote on it, with the live state's size and the process's RSS after the
+//! votes (the scale benchmark measures peaks, each in a process of its own).
+//! Last, a join and a rename among 20 and 2,000 players (a name is checked
+//! against every other).
+//!
 //! Run: `cargo bench --bench history` (`BENCH_HISTORY=1000,10000` to choose the
-//! sizes, `BENCH_SAMPLES=N` messages of each kind per size, default 9). Prints
-//! figures; asserts only that every message was applied.
+//! sizes, `BENCH_PLAYERS=20,2000` the registries, `BENCH_SAMPLES=N` messages of
+//! each kind per size, default 9). Prints figures; asserts only that every
+//! message was applied.
 
 use std::time::Instant;
 
@@ -22,7 +30,7 @@ use nomicbot::store::{Origin, Received, Step, Store};
 #[path = "common/voters.rs"]
 mod voters;
 
-use voters::{MODERATOR, VOTERS, address};
+use voters::{MODERATOR, VOTERS, address, player_name};
 
 fn config_text() -> String {
     believing_from(DEFAULT_CONFIG).replace(
@@ -61,12 +69,195 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
-fn main() {
-    let sizes: Vec<usize> = std::env::var("BENCH_HISTORY")
-        .unwrap_or_else(|_| "1000,10000,100000".into())
+/// This process's resident set now, in MB. (Its peak, `VmHWM`, keeps the
+/// seeding's, and resetting it through `clear_refs` is not allowed everywhere.)
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmRSS:"))
+                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .map_or(0.0, |kb: f64| kb / 1024.0)
+}
+
+/// A fresh bot folder with `table`'s events and world committed as its
+/// history; the folder, its config and the live state's size in bytes.
+fn seeded(table: &Table, at: Timestamp) -> (tempfile::TempDir, Config, usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
+    nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+    let config = Config::load(&dir.path().join("bot.toml")).expect("config");
+    let database = config.resolve(&config.bot.database);
+    std::fs::create_dir_all(database.parent().expect("folder")).expect("folder");
+    {
+        let mut store = Store::open(&database).expect("store");
+        let events: Vec<games::Event> = table.events.iter().map(|(_, _, e)| e.clone()).collect();
+        store
+            .commit(Step {
+                inbox: None,
+                cause: "bench:history".into(),
+                at,
+                events,
+                world: &table.world,
+                mail: Vec::new(),
+                now: at,
+            })
+            .expect("seed");
+    }
+    let conn = rusqlite::Connection::open(&database).expect("database");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+    let live = serde_json::to_string(&table.world).expect("json").len();
+    (dir, config, live)
+}
+
+/// Applies one message through the pipeline; what it took, in ms.
+fn one(bot: &mut Bot, key: &str, from: &str, subject: &str, when: Timestamp) -> f64 {
+    let raw = message(from, "bot@nomic.example", subject, &format!("{key}@bench"));
+    let began = Instant::now();
+    bot.receive(
+        &[Received {
+            origin: Origin::File {
+                key: key.to_owned(),
+            },
+            received_at: when,
+            dedup_key: Bot::dedup_key(&raw),
+            raw,
+        }],
+        None,
+        when,
+    )
+    .expect("receive");
+    let done = bot.process(when).expect("process");
+    assert_eq!(done.applied, 1, "{key} was not applied");
+    began.elapsed().as_secs_f64() * 1000.0
+}
+
+fn list(var: &str, default: &str) -> Vec<usize> {
+    std::env::var(var)
+        .unwrap_or_else(|_| default.into())
         .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
+        .filter_map(|s| s.trim().replace('_', "").parse().ok())
+        .collect()
+}
+
+/// One ballot open, 20 players changing their votes: one more vote.
+fn open_ballot(sizes: &[usize], samples: usize) {
+    const PLAYERS: usize = 20;
+    println!();
+    println!(
+        "one vote on a ballot left open, {PLAYERS} players changing their votes (median of {samples}, ms; the process's RSS after them)"
+    );
+    println!(
+        "{:>8} {:>10} {:>10} {:>8} {:>12} {:>10} {:>10}",
+        "votes", "events", "vote", "ratio", "live state", "RSS after", "seeded in"
+    );
+    let mut first = None;
+    for &n in sizes {
+        let (_, config) = {
+            let dir = tempfile::tempdir().expect("temp dir");
+            std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
+            nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+            let config = Config::load(&dir.path().join("bot.toml")).expect("config");
+            (dir, config)
+        };
+        let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
+        let seeding = Instant::now();
+        let (table, at) = voters::open_ballot(&config, start, PLAYERS, n);
+        let n_events = table.events.len();
+        let (_dir, config, live) = seeded(&table, at);
+        let seeded_in = seeding.elapsed().as_secs_f64();
+        drop(table);
+        let mut bot = Bot::open(config).expect("bot");
+        let mut votes = Vec::new();
+        for i in 0..samples + 3 {
+            let when = at + SignedDuration::from_secs(1 + i as i64);
+            let voter = address(&player_name(i % PLAYERS));
+            let choice = if i % 2 == 0 { "yes" } else { "no" };
+            let ms = one(
+                &mut bot,
+                &format!("vote{i}"),
+                &voter,
+                &format!("[vote] {choice}"),
+                when,
+            );
+            if i >= 3 {
+                votes.push(ms);
+            }
+        }
+        let rss = rss_mb();
+        let vote = median(votes);
+        let vote_1 = *first.get_or_insert(vote);
+        println!(
+            "{n:>8} {n_events:>10} {vote:>10.2} {:>7.2}x {live:>10} B {rss:>7.0} MB {seeded_in:>9.1}s",
+            vote / vote_1
+        );
+    }
+}
+
+/// A join and a rename among `players` players.
+fn registry(sizes: &[usize], samples: usize) {
+    println!();
+    println!("one join and one rename against the number of players (median of {samples}, ms)");
+    println!(
+        "{:>8} {:>10} {:>8} {:>10} {:>8} {:>10}",
+        "players", "join", "ratio", "rename", "ratio", "seeded in"
+    );
+    let mut first = None;
+    for &n in sizes {
+        let config = {
+            let dir = tempfile::tempdir().expect("temp dir");
+            std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
+            nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+            Config::load(&dir.path().join("bot.toml")).expect("config")
+        };
+        let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
+        let seeding = Instant::now();
+        let (table, _) = voters::joined(&config, start, n);
+        let at = start + SignedDuration::from_mins(1);
+        let (_dir, config, _) = seeded(&table, at);
+        let seeded_in = seeding.elapsed().as_secs_f64();
+        drop(table);
+        let mut bot = Bot::open(config).expect("bot");
+        let (mut joins, mut renames) = (Vec::new(), Vec::new());
+        for i in 0..samples + 3 {
+            let when = at + SignedDuration::from_secs(1 + i as i64);
+            let newcomer = format!("New{}", player_name(i));
+            let join = one(
+                &mut bot,
+                &format!("join{i}"),
+                &address(&newcomer),
+                &format!("[nomic] join {newcomer}"),
+                when,
+            );
+            let rename = one(
+                &mut bot,
+                &format!("rename{i}"),
+                &address(&player_name(0)),
+                &format!("[nomic] rename Again{}", player_name(i)),
+                when,
+            );
+            if i >= 3 {
+                joins.push(join);
+                renames.push(rename);
+            }
+        }
+        let (join, rename) = (median(joins), median(renames));
+        let (join_1, rename_1) = *first.get_or_insert((join, rename));
+        println!(
+            "{n:>8} {join:>10.2} {:>7.2}x {rename:>10.2} {:>7.2}x {seeded_in:>9.1}s",
+            join / join_1,
+            rename / rename_1
+        );
+    }
+}
+
+fn main() {
+    let sizes = list("BENCH_HISTORY", "1000,10000,100000");
+    let players = list("BENCH_PLAYERS", "20,2000");
     let samples: usize = std::env::var("BENCH_SAMPLES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -79,7 +270,7 @@ fn main() {
         "history", "events", "vote", "rename", "live state", "seeded in"
     );
     let mut first: Option<(f64, f64)> = None;
-    for n in sizes {
+    for &n in &sizes {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
         nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
@@ -180,4 +371,6 @@ fn main() {
             );
         }
     }
+    open_ballot(&sizes, samples);
+    registry(&players, samples);
 }

@@ -1,8 +1,10 @@
 //! Memory and time at scale, each measured in a child process of its own (this
 //! binary run again) so that the figure is the peak RSS of that work alone, read
 //! from its `VmHWM` in /proc/self/status:
-//! - `replay` of a log of a million events (a history played on the pure engine,
-//!   then renames written straight into the log, which end where the live state is);
+//! - `replay` of a log of a million events (a history played on the pure engine:
+//!   ballots voted and resolved, then one ballot left open on which the voters
+//!   cast 100k sealed votes, changing their minds; then renames written straight
+//!   into the log, which end where the live state is);
 //! - one more message applied with 100 games running at once (Ghost instances,
 //!   open ballots, Rule Tag, Gnomic, the Machine, Boons), all started by mail
 //!   through the real pipeline on the embedded transport.
@@ -131,9 +133,12 @@ fn be_child(what: &str) {
 }
 
 /// A history played on the pure engine: players joined, ballots voted and
-/// resolved, one rename. Every event with its own time.
-fn played_history(config: &Config, start: Timestamp) -> Table {
-    let (mut table, mut at) = voters::voted(config, start, 100);
+/// resolved, `open_votes` votes on a ballot left open, one rename. Every event
+/// with its own time.
+fn played_history(config: &Config, start: Timestamp, open_votes: usize) -> Table {
+    let (mut table, at) = voters::voted(config, start, 100);
+    let names: Vec<String> = (0..voters::VOTERS).map(|i| format!("Voter{i}")).collect();
+    let mut at = voters::vote_on_open_ballot(&mut table, &names, at, open_votes);
     at += SignedDuration::from_mins(1);
     table.send(at, &address("Voter0"), true, "nomic", "rename Renamed");
     table
@@ -144,7 +149,7 @@ fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
     let (dir, config) = bot_dir();
     let began = Instant::now();
     let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
-    let table = played_history(&config, start);
+    let table = played_history(&config, start, (n_events / 10).min(100_000));
     let (last_at, _, rename) = table.events.last().expect("the rename").clone();
     let template = serde_json::to_string(&rename).expect("json");
     assert!(template.contains("\"Renamed\""), "{template}");
@@ -331,7 +336,8 @@ fn main() {
     assert_eq!(value(&replay, "equal"), "true", "{replay:?}");
     let seconds: f64 = value(&replay, "seconds").parse().expect("seconds");
     println!(
-        "replay of {n_events} events: {seconds:.1} s, peak RSS {:.0} MB (goal ≤ 5 s, ≤ 100 MB); database {:.0} MB, built in {seeded_in:.1} s",
+        "replay of {n_events} events ({} votes on an open ballot): {seconds:.1} s, peak RSS {:.0} MB (goal ≤ 5 s, ≤ 100 MB); database {:.0} MB, built in {seeded_in:.1} s",
+        (n_events / 10).min(100_000),
         mb(value(&replay, "vmhwm")),
         size as f64 / 1e6
     );

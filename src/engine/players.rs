@@ -85,9 +85,39 @@ pub struct Player {
     /// office may not duel).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub running_for: Vec<String>,
+    /// The name's look, kept once computed: a join or rename compares the new
+    /// name with every player's, and computing a confusable skeleton costs far
+    /// more than comparing two. Rebuilt on demand after a load.
+    #[serde(skip)]
+    pub look: LookCache,
+}
+
+/// A player's [`Look`], computed at the first need and kept with the name it is
+/// of, so a stale one (the name changed since) is never used. Not part of the
+/// state: two players are equal whatever their caches hold.
+#[derive(Debug, Clone, Default)]
+pub struct LookCache(std::sync::OnceLock<(String, Look)>);
+
+impl PartialEq for LookCache {
+    fn eq(&self, _: &LookCache) -> bool {
+        true
+    }
 }
 
 impl Player {
+    /// Whether this player's name looks like `look` (see [`Look::same_as`]).
+    pub fn looks_like(&self, look: &Look) -> bool {
+        let (name, mine) = self
+            .look
+            .0
+            .get_or_init(|| (self.name.clone(), Look::of(&self.name)));
+        if *name == self.name {
+            look.same_as(mine)
+        } else {
+            look.same_as(&Look::of(&self.name))
+        }
+    }
+
     pub fn is_active(&self) -> bool {
         self.left_at.is_none()
     }
@@ -488,7 +518,7 @@ pub fn parse(line: &str) -> Result<Command, NotUnderstood> {
 /// confusable skeleton (Unicode TS #39: `Вob` with a Cyrillic В looks like `Bob`)
 /// after compatibility normalisation (NFKC: fullwidth and mathematical letters
 /// become plain ones), as written and lower-cased.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Look {
     as_written: String,
     lower_case: String,
@@ -671,7 +701,7 @@ impl Registry {
             return Some(player);
         }
         let look = Look::of(name);
-        let mut alike = self.active().filter(|p| look.same_as(&Look::of(&p.name)));
+        let mut alike = self.active().filter(|p| p.looks_like(&look));
         match (alike.next(), alike.next()) {
             (Some(player), None) => Some(player),
             _ => None,
@@ -688,7 +718,7 @@ impl Registry {
     fn name_taken_by_other(&self, name: &str, me: Option<PlayerId>) -> Option<&Player> {
         let look = Look::of(name);
         self.active()
-            .find(|p| Some(p.id) != me && look.same_as(&Look::of(&p.name)))
+            .find(|p| Some(p.id) != me && p.looks_like(&look))
     }
 
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
@@ -705,10 +735,12 @@ impl Registry {
                 in_gaol: false,
                 home: None,
                 running_for: Vec::new(),
+                look: LookCache::default(),
             }),
             Event::Rejoined { id, name } => {
                 if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
                     player.name = name.clone();
+                    player.look = LookCache::default();
                     player.joined_at = at;
                     player.left_at = None;
                 }
@@ -722,6 +754,7 @@ impl Registry {
             Event::Renamed { id, name } => {
                 if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
                     player.name = name.clone();
+                    player.look = LookCache::default();
                 }
             }
             Event::AliasRequested {
@@ -1523,6 +1556,37 @@ mod tests {
         assert_eq!(again.0.code, "already_playing");
         let taken = run(&mut registry, "join alice", &ctx("other@example.org", 2)).unwrap_err();
         assert_eq!(taken.0.code, "name_taken");
+    }
+
+    #[test]
+    fn a_look_alike_is_refused_among_2000_players_and_a_rename_changes_the_kept_look() {
+        let mut registry = Registry::default();
+        for i in 0..2000 {
+            run(
+                &mut registry,
+                &format!("join Player {i}"),
+                &ctx(&format!("p{i}@x.org"), 0),
+            )
+            .unwrap();
+        }
+        run(&mut registry, "join Alice", &ctx("a@x.org", 1)).unwrap();
+        // Cyrillic А: the kept look of Alice still catches it.
+        let refused = run(&mut registry, "join \u{410}lice", &ctx("m@x.org", 2)).unwrap_err();
+        assert_eq!(refused.0.code, "name_taken");
+        assert_eq!(refused.0.args["name"], "Alice");
+        // After a rename the old name is free and the new one taken, look-alikes too.
+        run(&mut registry, "rename Alicia", &ctx("a@x.org", 3)).unwrap();
+        let taken = run(&mut registry, "join AL\u{406}CIA", &ctx("n@x.org", 4)).unwrap_err();
+        assert_eq!(taken.0.code, "name_taken");
+        assert_eq!(taken.0.args["name"], "Alicia");
+        run(&mut registry, "join \u{410}lice", &ctx("m@x.org", 5)).unwrap();
+        // A registry read back from its JSON has no looks kept, and is equal.
+        let json = serde_json::to_string(&registry).unwrap();
+        let back: Registry = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, registry);
+        let mut back = back;
+        let refused = run(&mut back, "join player 7", &ctx("q@x.org", 6)).unwrap_err();
+        assert_eq!(refused.0.code, "name_taken");
     }
 
     #[test]

@@ -26,7 +26,9 @@
 //! the seed. The reveal publishes the salts, never the seed: one seed serves every
 //! batch, and publishing it would expose the salts of batches still sealed.
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -76,6 +78,98 @@ pub enum Stage {
     Revealed,
 }
 
+/// How many sealed actions a frozen chunk of [`Actions`] holds.
+const CHUNK: usize = 256;
+
+/// A batch's sealed actions, in the order sealed: full chunks shared between
+/// the copies of the state a transaction makes, and a short tail of its own.
+/// A new action copies the tail and the chunks' pointers, never every action
+/// before it (a ballot open for weeks holds every change of mind). Serialised
+/// as the plain list it stands for.
+#[derive(Debug, Clone, Default)]
+pub struct Actions {
+    full: Vec<Arc<[Sealed]>>,
+    tail: Vec<Sealed>,
+}
+
+impl Actions {
+    pub fn len(&self) -> usize {
+        self.full.len() * CHUNK + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.full.is_empty() && self.tail.is_empty()
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Sealed> + Clone {
+        self.full
+            .iter()
+            .flat_map(|chunk| chunk.iter())
+            .chain(self.tail.iter())
+    }
+
+    pub fn get(&self, index: usize) -> Option<&Sealed> {
+        match self.full.get(index / CHUNK) {
+            Some(chunk) => chunk.get(index % CHUNK),
+            None => self.tail.get(index - self.full.len() * CHUNK),
+        }
+    }
+
+    pub fn push(&mut self, sealed: Sealed) {
+        self.tail.push(sealed);
+        if self.tail.len() == CHUNK {
+            self.full.push(Arc::from(std::mem::take(&mut self.tail)));
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Actions {
+    type Output = Sealed;
+    fn index(&self, index: usize) -> &Sealed {
+        self.get(index).expect("a sealed action at this index")
+    }
+}
+
+impl<'a> IntoIterator for &'a Actions {
+    type Item = &'a Sealed;
+    type IntoIter = Box<dyn Iterator<Item = &'a Sealed> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl FromIterator<Sealed> for Actions {
+    fn from_iter<I: IntoIterator<Item = Sealed>>(iter: I) -> Actions {
+        let mut actions = Actions::default();
+        for sealed in iter {
+            actions.push(sealed);
+        }
+        actions
+    }
+}
+
+impl PartialEq for Actions {
+    fn eq(&self, other: &Actions) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Actions {}
+
+impl Serialize for Actions {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Actions {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Actions, D::Error> {
+        Ok(Vec::<Sealed>::deserialize(deserializer)?
+            .into_iter()
+            .collect())
+    }
+}
+
 /// The sealed actions of one turn of one game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Batch {
@@ -87,7 +181,7 @@ pub struct Batch {
     pub deadline: Timestamp,
     /// In the order sealed. A player may seal several; which count is the owner's
     /// rule ("only the last one"), not the box's.
-    pub actions: Vec<Sealed>,
+    pub actions: Actions,
     pub commitments: Vec<Commitment>,
     pub stage: Stage,
     /// What the batch's mail calls it ("ballot 1"), given by the owner; a batch
@@ -242,10 +336,15 @@ impl SealedBox {
         let mut view = self.clone();
         for batch in &mut view.batches {
             if batch.stage != Stage::Revealed {
-                for action in &mut batch.actions {
-                    action.action_text = "(sealed)".to_owned();
-                    action.salt_hex = "(sealed)".to_owned();
-                }
+                batch.actions = batch
+                    .actions
+                    .iter()
+                    .map(|action| Sealed {
+                        action_text: "(sealed)".to_owned(),
+                        salt_hex: "(sealed)".to_owned(),
+                        ..action.clone()
+                    })
+                    .collect();
             }
         }
         view
@@ -264,7 +363,7 @@ impl SealedBox {
                         id: batch.clone(),
                         owner: owner.clone(),
                         deadline: *deadline,
-                        actions: Vec::new(),
+                        actions: Actions::default(),
                         commitments: Vec::new(),
                         stage: Stage::Open,
                         title: title.clone(),
@@ -759,6 +858,36 @@ mod tests {
                 first.salt_hex
             )))
         );
+    }
+
+    #[test]
+    fn actions_in_chunks_read_and_serialise_as_one_list() {
+        let sealed = |i: usize| Sealed {
+            player: u32::try_from(i % 20).unwrap(),
+            player_name: format!("P{}", i % 20),
+            action_text: if i.is_multiple_of(2) { "yes" } else { "no" }.to_owned(),
+            salt_hex: derive_salt(&SEED, "vote:1", i as u64),
+            sealed_at: ts("2026-03-30T10:00:00Z"),
+        };
+        let plain: Vec<Sealed> = (0..CHUNK * 2 + 7).map(sealed).collect();
+        let actions: Actions = plain.iter().cloned().collect();
+        assert_eq!(actions.len(), plain.len());
+        assert!(actions.iter().eq(plain.iter()));
+        assert!(actions.iter().rev().eq(plain.iter().rev()));
+        for i in [0, CHUNK - 1, CHUNK, CHUNK * 2, CHUNK * 2 + 6] {
+            assert_eq!(actions[i], plain[i]);
+        }
+        assert_eq!(actions.get(plain.len()), None);
+        // The stored form is the plain list's, so states written before read alike.
+        let json = serde_json::to_string(&actions).unwrap();
+        assert_eq!(json, serde_json::to_string(&plain).unwrap());
+        let back: Actions = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, actions);
+        // A copy shares the full chunks and goes its own way.
+        let mut copy = actions.clone();
+        copy.push(sealed(9999));
+        assert_eq!(actions.len() + 1, copy.len());
+        assert_ne!(copy, actions);
     }
 
     #[test]

@@ -332,11 +332,12 @@ pub(super) fn resolve(
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
     }
+    let view = tx.view();
     let tally = tally(
-        tx.view()
-            .sealed
+        view.sealed
             .batch(&batch_name)
-            .map_or(&[][..], |b| b.actions.as_slice()),
+            .into_iter()
+            .flat_map(|b| b.actions.iter()),
         forced,
     );
     tx.mail(Mail::new(
@@ -372,10 +373,12 @@ pub(super) fn resolve(
 }
 
 /// The tally of the revealed actions: only each player's last vote counts.
-fn tally(actions: &[sealed::Sealed], forced: Option<(&Address, &str)>) -> Tally {
+fn tally<'a>(
+    actions: impl DoubleEndedIterator<Item = &'a sealed::Sealed>,
+    forced: Option<(&Address, &str)>) -> Tally {
     // The last action per player, found by walking back from the end.
     let mut last: Vec<&sealed::Sealed> = Vec::new();
-    for action in actions.iter().rev() {
+    for action in actions.rev() {
         if !last.iter().any(|seen| seen.player == action.player) {
             last.push(action);
         }
