@@ -160,7 +160,26 @@ impl Kept {
         if let Some(at) = instant {
             self.sample_scores(bot, at);
         }
+        self.retire_games();
         Ok(Folded::Done)
+    }
+
+    /// Each game's finished history let go, as the live state does after every
+    /// step (a closed ballot, a finished instance): its announcements are the
+    /// record of it, and a game's page shows its state now, which then costs
+    /// what the game holds now, not its past. The shared history (past random
+    /// periods, revealed sealed batches, past rule versions) stays: the site
+    /// has pages of its own for it.
+    fn retire_games(&mut self) {
+        struct Retire<'a>(&'a mut World);
+        impl Visit for Retire<'_> {
+            fn visit<G: Registered>(&mut self) {
+                if let Some(live) = G::retire(&G::take_state(self.0)) {
+                    G::put_state(self.0, std::sync::Arc::new(live));
+                }
+            }
+        }
+        each_game(&mut Retire(&mut self.world));
     }
 
     fn apply(&mut self, at: Timestamp, cause: &str, event: &games::Event) {
