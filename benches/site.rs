@@ -37,9 +37,11 @@ fn config_text() -> String {
 /// forty events a ballot), the rest renames.
 fn history(config: &Config, n: usize, start: Timestamp) -> Table {
     let (mut table, mut at) = voters::voted(config, start, n / 80);
+    let mut renames = 0;
     while table.events.len() < n {
         at += SignedDuration::from_secs(1);
-        let name = if table.events.len() % 2 == 0 {
+        renames += 1;
+        let name = if renames % 2 == 1 {
             "Renamed"
         } else {
             "Voter0"
