@@ -861,9 +861,13 @@ fn rebuild_counting(bot: &Bot) -> Result<(World, u64)> {
     Ok((world, n_events))
 }
 
-/// `site OUT`: the public record written as a web site.
-pub fn site(bot: &Bot, out: &Path) -> Result<String> {
-    let built = crate::site::build(bot, out)?;
+/// `site OUT [--full]`: the public record written as a web site, from where
+/// the folder's last build stopped, or whole.
+pub fn site(bot: &Bot, out: &Path, full: bool) -> Result<String> {
+    let built = match full {
+        true => crate::site::build_whole(bot, out)?,
+        false => crate::site::build(bot, out)?,
+    };
     Ok(format!(
         "site {}: {} files, {} written, {} unchanged",
         out.display(),

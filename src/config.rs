@@ -442,9 +442,23 @@ pub struct SiteConfig {
     /// Where the site is served (`https://nomic.example/record/`): every
     /// announcement to the list then ends with the link to its page.
     pub url: Option<String>,
+    /// How many of the latest announcements each Atom feed keeps (50): a feed
+    /// stays the same size however long the nomic runs.
+    pub feed_entries: Option<usize>,
+    /// How many announcements a page of history holds (100): a full page never
+    /// changes, so a new announcement rewrites only the newest.
+    pub history_page: Option<i64>,
 }
 
 impl SiteConfig {
+    pub fn feed_entries(&self) -> usize {
+        self.feed_entries.unwrap_or(50).max(1)
+    }
+
+    pub fn history_page(&self) -> i64 {
+        self.history_page.unwrap_or(100).max(1)
+    }
+
     /// The address of a page of the site, when `url` is set.
     pub fn link(&self, page: &str) -> Option<String> {
         let url = self.url.as_deref()?.trim();

@@ -110,11 +110,16 @@ enum Command {
     },
     /// Write the public record as a static web site (HTML, one CSS file, Atom
     /// feeds, an iCalendar file of the deadlines) into OUT, rewriting only the
-    /// files that changed. Only what is public goes in.
+    /// files that changed. Only what is public goes in. A folder built before
+    /// is brought up to date from where its last build stopped.
     Site {
         /// The site's folder; default: `[site] dir` of the configuration.
         #[arg(value_name = "OUT")]
         out: Option<PathBuf>,
+        /// Build the whole site from the whole log, as for a new folder (after
+        /// editing the site's templates, or mending the folder by hand).
+        #[arg(long)]
+        full: bool,
     },
     /// Rebuild the state from the event log and compare it with the live state.
     Replay,
@@ -388,7 +393,7 @@ fn execute(args: Args) -> Result<ExitCode> {
                 return Err(error);
             }
         }
-        Command::Site { out } => {
+        Command::Site { out, full } => {
             let bot = open(&args.config)?;
             let out = match out {
                 Some(out) => out,
@@ -399,7 +404,7 @@ fn execute(args: Args) -> Result<ExitCode> {
                     }
                 },
             };
-            println!("{}", cli::site(&bot, &out)?);
+            println!("{}", cli::site(&bot, &out, full)?);
         }
         Command::Replay => {
             let bot = open(&args.config)?;

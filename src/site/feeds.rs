@@ -45,42 +45,65 @@ fn link(bot: &Bot, page: &str) -> String {
         .unwrap_or_else(|| page.to_owned())
 }
 
-/// Every feed: `feed.atom`, `game-NAME.atom` per registered game, `deadlines.ics`.
+/// The feeds with a new entry (every one in a whole build), and the names of
+/// all: `feed.atom`, `game-NAME.atom` per registered game, `deadlines.ics`. Each
+/// Atom feed holds the latest `[site] feed_entries` announcements only, so
+/// writing one costs the same however long the nomic has run.
+#[allow(clippy::type_complexity)]
 pub fn all(
     bot: &Bot,
     record: &Record,
     deadlines: &[Deadline],
-) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
-    let mut files = vec![(
-        "feed.atom".to_owned(),
-        atom(bot, record, "feed.atom", &bot.config.bot.name, |_| true)?,
-    )];
+    plan: &super::Plan,
+) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>), SiteError> {
+    let entries = bot.config.site.feed_entries();
+    let mut files = Vec::new();
+    let mut names = vec!["feed.atom".to_owned()];
+    if plan.feed(None) {
+        files.push((
+            "feed.atom".to_owned(),
+            atom(
+                bot,
+                "feed.atom",
+                &bot.config.bot.name,
+                &record.latest,
+                entries,
+            )?,
+        ));
+    }
     for game in &record.games {
         let page = pages::game_page(game.name);
         let name = page.replace(".html", ".atom");
-        let title = format!("{}: {}", bot.config.bot.name, game.name);
-        let feed = atom(bot, record, &name, &title, |a| a.game == Some(game.name))?;
-        files.push((name, feed));
+        names.push(name.clone());
+        if plan.feed(Some(game.name)) {
+            let title = format!("{}: {}", bot.config.bot.name, game.name);
+            let latest = record
+                .game_latest
+                .get(game.name)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            files.push((name.clone(), atom(bot, &name, &title, latest, entries)?));
+        }
     }
     files.push(("deadlines.ics".to_owned(), calendar(bot, deadlines)));
-    Ok(files)
+    Ok((files, names))
 }
 
-/// The announcements `keep` takes, newest first, as an Atom feed.
+/// The latest `entries` of `latest` (oldest first), newest first, as an Atom feed.
 fn atom(
     bot: &Bot,
-    record: &Record,
     name: &str,
     title: &str,
-    keep: impl Fn(&Announcement) -> bool,
+    latest: &[Announcement],
+    entries: usize,
 ) -> Result<Vec<u8>, SiteError> {
-    let kept: Vec<&Announcement> = record.announcements.iter().filter(|a| keep(a)).collect();
-    // A feed's time is its newest entry's; an empty feed's, the record's.
+    let kept = &latest[latest.len().saturating_sub(entries)..];
+    // A feed's time is its newest entry's; an empty feed's, the epoch's: a
+    // feed changes only with its entries.
     let updated = kept
         .iter()
         .map(|a| a.at)
         .max()
-        .or(record.as_of)
         .unwrap_or(Timestamp::UNIX_EPOCH);
     let entries = kept
         .iter()

@@ -16,9 +16,6 @@ use crate::pipeline::Bot;
 use super::record::{Announcement, Record};
 use super::{SiteError, diff, feeds, html, plots};
 
-/// How many announcements the index shows, the newest first.
-const LATEST: usize = 20;
-
 /// A game's page, by the game's name.
 pub fn game_page(game: &str) -> String {
     format!("game-{}.html", slug(game))
@@ -29,7 +26,7 @@ fn player_page(id: u64) -> String {
 }
 
 /// A name as a file name: letters and digits, the rest `-`.
-fn slug(name: &str) -> String {
+pub fn slug(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
@@ -96,46 +93,147 @@ fn when(bot: &Bot, at: Timestamp) -> Value {
     })
 }
 
-/// Every file of the site, by name, in a fixed order.
-pub fn render(bot: &Bot, record: &Record) -> Result<Vec<(String, Vec<u8>)>, SiteError> {
+/// The files a build renders, and how many the site has in all.
+pub struct Files {
+    pub rendered: Vec<(String, Vec<u8>)>,
+    pub all: usize,
+}
+
+/// A page of a history: the whole record's (`record-N.html`) or a game's.
+fn history_page(game: Option<&str>, number: i64) -> String {
+    match game {
+        Some(game) => format!("game-{}-history-{number}.html", slug(game)),
+        None => format!("record-{number}.html"),
+    }
+}
+
+/// The pages of a history of `count` announcements, oldest first.
+fn history_pages(game: Option<&str>, count: i64, page: i64) -> Vec<Value> {
+    (1..=super::page_of(count.max(0), page).max(0))
+        .filter(|_| count > 0)
+        .map(|number| {
+            let first = (number - 1) * page + 1;
+            json!({
+                "file": history_page(game, number),
+                "number": number,
+                "first": first,
+                "last": (first + page - 1).min(count),
+            })
+        })
+        .collect()
+}
+
+/// The files of the site `plan` asks for, by name, in a fixed order: the pages
+/// of the present always, of the history and the plots only where they changed.
+pub fn render(bot: &Bot, record: &Record, plan: &super::Plan) -> Result<Files, SiteError> {
     let env = environment(bot);
     let mut site = Site::new(bot, record);
     let mut files = Vec::new();
+    let mut all: std::collections::BTreeSet<String> = Default::default();
     files.push((
         "style.css".to_owned(),
         render_template(&env, "style.css", &json!({}))?,
     ));
+    let names: BTreeMap<u32, String> = site
+        .players
+        .iter()
+        .filter_map(|p| {
+            Some((
+                u32::try_from(p["id"].as_u64()?).ok()?,
+                p["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
     let name_of = |id: u32| {
-        site.players
-            .iter()
-            .find(|p| p["id"].as_u64() == Some(u64::from(id)))
-            .and_then(|p| p["name"].as_str())
-            .unwrap_or("a former player")
-            .to_owned()
+        names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| "a former player".to_owned())
     };
-    let plots = plots::balances(record, &name_of)?;
+    let mut plots = plots::balances(record, &name_of, &|file| plan.plot(record, file))?;
     site.plots = plots
         .iter()
         .map(|plot| json!({ "file": plot.file, "title": plot.title, "alt": plot.alt }))
         .collect();
-    files.extend(plots.into_iter().map(|plot| (plot.file, plot.svg)));
+    let score_plots = plots::scores(record, &name_of, &|file| plan.plot(record, file))?;
+    site.score_plots = score_plots
+        .iter()
+        .map(|(game, plot)| {
+            (
+                game.clone(),
+                json!({ "file": plot.file, "title": plot.title, "alt": plot.alt }),
+            )
+        })
+        .collect();
+    plots.extend(score_plots.into_iter().map(|(_, plot)| plot));
+    for plot in plots {
+        all.insert(plot.file.clone());
+        if let Some(svg) = plot.svg {
+            files.push((plot.file, svg));
+        }
+    }
     files.push((
         "index.html".to_owned(),
         render_template(&env, "index.html", &site.index())?,
     ));
+    let mut latest: Vec<Value> = record.latest.iter().map(|a| site.announcement(a)).collect();
+    latest.reverse();
+    latest.truncate(super::LATEST as usize);
     files.push((
         "record.html".to_owned(),
         render_template(
             &env,
             "record.html",
-            &site.page(
+            &site.dated_page(
                 "The whole record",
                 json!({
-                    "announcements": site.announcements(|_| true),
+                    "announcements": latest,
+                    "pages": history_pages(None, record.kept.announced, plan.page),
                 }),
             ),
         )?,
     ));
+    let reader = super::record::Reader::new(bot);
+    let history = |game: Option<&str>, number: i64, files: &mut Vec<_>| {
+        let first = (number - 1) * plan.page + 1;
+        let announcements: Vec<Value> = reader
+            .read(bot, game, first, first + plan.page - 1)?
+            .iter()
+            .map(|a| site.announcement(a))
+            .collect();
+        let title = match game {
+            Some(game) => format!("Game: {game}, history page {number}"),
+            None => format!("The whole record, page {number}"),
+        };
+        let values = site.page(
+            &title,
+            json!({
+                "announcements": announcements,
+                "up": game.map_or("record.html".to_owned(), game_page),
+            }),
+        );
+        files.push((
+            history_page(game, number),
+            render_template(&env, "history.html", &values)?,
+        ));
+        Ok::<_, SiteError>(())
+    };
+    for page in history_pages(None, record.kept.announced, plan.page) {
+        all.insert(page["file"].as_str().unwrap_or_default().to_owned());
+    }
+    for (game, count) in &record.kept.game_counts {
+        for page in history_pages(Some(game), *count, plan.page) {
+            all.insert(page["file"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    for &number in &plan.record_pages {
+        history(None, number, &mut files)?;
+    }
+    for (game, numbers) in &plan.game_pages {
+        for &number in numbers {
+            history(Some(game), number, &mut files)?;
+        }
+    }
     for game in &mut site.games {
         // The drawings are files of their own; the page keeps file and words.
         for picture in game["pictures"].as_array_mut().into_iter().flatten() {
@@ -172,8 +270,14 @@ pub fn render(bot: &Bot, record: &Record) -> Result<Vec<(String, Vec<u8>)>, Site
         "sealed.html".to_owned(),
         render_template(&env, "sealed.html", &site.sealed())?,
     ));
-    files.extend(feeds::all(bot, record, &site.deadlines)?);
-    Ok(files)
+    let (feeds, feed_names) = feeds::all(bot, record, &site.deadlines, plan)?;
+    files.extend(feeds);
+    all.extend(feed_names);
+    all.extend(files.iter().map(|(name, _)| name.clone()));
+    Ok(Files {
+        rendered: files,
+        all: all.len(),
+    })
 }
 
 /// The values the pages share, made once.
@@ -189,6 +293,8 @@ struct Site<'a> {
     standings: Value,
     /// The plots drawn: file, title and text alternative.
     plots: Vec<Value>,
+    /// Each scoring game's plot of its scores over time, by game.
+    score_plots: BTreeMap<String, Value>,
 }
 
 impl<'a> Site<'a> {
@@ -212,36 +318,39 @@ impl<'a> Site<'a> {
             players,
             games: Vec::new(),
             deadlines,
-            standings: games::summary::standings(&record.world, bot.params()),
+            standings: games::summary::standings(record.world(), bot.params()),
             plots: Vec::new(),
+            score_plots: BTreeMap::new(),
         };
         site.games = site.games_values();
         site
     }
 
+    /// A page's values with the frame's: the nomic, and no date, so a page
+    /// that nothing new touched stays the same file.
     fn page(&self, title: &str, mut values: Value) -> Value {
         values["title"] = json!(title);
         values["nomic"] = json!({
             "name": self.bot.config.bot.name,
             "list": self.bot.config.bot.list,
             "zone": self.bot.params().setting.calendar.config().time_zone,
-            "as_of": self.record.as_of.map(|at| when(self.bot, at)),
+            "as_of": null,
+            "dated": false,
         });
+        values
+    }
+
+    /// A page that says how current the site is: the index and the record's
+    /// latest, which every new event changes anyway.
+    fn dated_page(&self, title: &str, values: Value) -> Value {
+        let mut values = self.page(title, values);
+        values["nomic"]["as_of"] = json!(self.record.as_of().map(|at| when(self.bot, at)));
+        values["nomic"]["dated"] = json!(true);
         values
     }
 
     fn when(&self, at: Timestamp) -> Value {
         when(self.bot, at)
-    }
-
-    /// The announcements `keep` takes, oldest first, as the pages show them.
-    fn announcements(&self, keep: impl Fn(&Announcement) -> bool) -> Vec<Value> {
-        self.record
-            .announcements
-            .iter()
-            .filter(|a| keep(a))
-            .map(|a| self.announcement(a))
-            .collect()
     }
 
     fn announcement(&self, a: &Announcement) -> Value {
@@ -268,7 +377,7 @@ impl<'a> Site<'a> {
         impl Visit for Collect<'_> {
             fn visit<G: Registered>(&mut self) {
                 let site = self.site;
-                let world = &site.record.world;
+                let world = site.record.world();
                 let state = G::take_state(world);
                 let view = View::new(&world.shared, &site.bot.params().setting);
                 let running: Vec<Value> = G::running(&state, &view)
@@ -289,17 +398,15 @@ impl<'a> Site<'a> {
                         })
                     })
                     .collect();
-                let mut finished: Vec<String> = Vec::new();
-                for a in &site.record.announcements {
-                    if a.game != Some(G::NAME) {
-                        continue;
-                    }
-                    let Some(tag) = &a.tag else { continue };
-                    let runs = running.iter().any(|r| r["tag"].as_str() == Some(tag));
-                    if !runs && !finished.contains(tag) {
-                        finished.push(tag.clone());
-                    }
-                }
+                let finished: Vec<&String> = site
+                    .record
+                    .kept
+                    .tags
+                    .get(G::NAME)
+                    .into_iter()
+                    .flatten()
+                    .filter(|tag| !running.iter().any(|r| r["tag"].as_str() == Some(tag)))
+                    .collect();
                 let pictures: Vec<Value> = G::pictures(&state, &view)
                     .into_iter()
                     .map(|picture| {
@@ -312,10 +419,11 @@ impl<'a> Site<'a> {
                     .collect();
                 let heard = site
                     .record
-                    .announcements
-                    .iter()
-                    .filter(|a| a.game == Some(G::NAME))
-                    .count();
+                    .kept
+                    .game_counts
+                    .get(G::NAME)
+                    .copied()
+                    .unwrap_or(0);
                 self.out.push(json!({
                     "name": G::NAME,
                     "tags": G::TAGS,
@@ -337,7 +445,7 @@ impl<'a> Site<'a> {
 
     /// Who holds which office: bot.toml's with the appointments by mail applied.
     fn offices(&self) -> Vec<Value> {
-        let world = &self.record.world;
+        let world = self.record.world();
         let params = self.bot.params().with_offices(&world.offices);
         let officers = params.officers();
         let mut out = Vec::new();
@@ -359,7 +467,7 @@ impl<'a> Site<'a> {
     /// An office holder as the public knows em: a player by name and page, or
     /// someone who does not play (no address on the web).
     fn holder(&self, address: &Address) -> Value {
-        match self.record.world.players.active_by_address(address) {
+        match self.record.world().players.active_by_address(address) {
             Some(player) => json!({
                 "name": player.name,
                 "page": player_page(u64::from(player.id)),
@@ -369,10 +477,15 @@ impl<'a> Site<'a> {
     }
 
     fn index(&self) -> Value {
-        let mut latest = self.announcements(|_| true);
+        let mut latest: Vec<Value> = self
+            .record
+            .latest
+            .iter()
+            .map(|a| self.announcement(a))
+            .collect();
         latest.reverse();
-        latest.truncate(LATEST);
-        self.page(
+        latest.truncate(super::LATEST as usize);
+        self.dated_page(
             "The public record",
             json!({
                 "players": self.players,
@@ -446,6 +559,16 @@ impl<'a> Site<'a> {
             None => Vec::new(),
         };
         let score_name = column.map(|c| self.standings["scores"][c]["name"].clone());
+        let mut latest: Vec<Value> = self
+            .record
+            .game_latest
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|a| self.announcement(a))
+            .collect();
+        latest.reverse();
+        latest.truncate(super::LATEST as usize);
         self.page(
             &format!("Game: {name}"),
             json!({
@@ -455,7 +578,9 @@ impl<'a> Site<'a> {
                 "score_name": score_name,
                 "scores": scores,
                 "deadlines": self.deadline_values(|d| d.game.as_deref() == Some(name)),
-                "announcements": self.announcements(|a| a.game == Some(name_static(name))),
+                "announcements": latest,
+                "pages": history_pages(Some(name), self.record.kept.game_counts.get(name).copied().unwrap_or(0), self.bot.config.site.history_page()),
+                "plot": self.score_plots.get(name),
                 "feed": format!("game-{}.atom", slug(name)),
             }),
         )
@@ -469,7 +594,7 @@ impl<'a> Site<'a> {
                 let address = Address::new(text);
                 match self
                     .record
-                    .world
+                    .world()
                     .players
                     .players
                     .iter()
@@ -720,14 +845,6 @@ impl<'a> Site<'a> {
             .collect();
         self.page("Sealed actions", json!({ "batches": batches }))
     }
-}
-
-/// A game's registered name as the `'static` the record holds.
-fn name_static(name: &str) -> &'static str {
-    crate::games::game_names()
-        .into_iter()
-        .find(|n| *n == name)
-        .unwrap_or("")
 }
 
 /// A string that is one e-mail address and nothing else.

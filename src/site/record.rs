@@ -1,42 +1,36 @@
-//! What the site is built from, read from the store in one go: the world the
-//! event log folds to, seen only through its public views (`World::public_view`,
+//! What the site's pages are made from: the fold kept for the site
+//! (`kept::Kept`), seen only through its public views (`World::public_view`,
 //! each game's `public_view`, `scores` and `running`), and the announcements the
-//! bot wrote to the list, each with the message that caused it. Nothing here
-//! reads a private view, a sealed action's text or a private message's body.
+//! bot wrote to the list, each with the message that caused it, read by number
+//! so a page takes only its own. Nothing here reads a private view, a sealed
+//! action's text or a private message's body.
 
-use std::collections::{BTreeMap, HashMap};
-
-use num_traits::ToPrimitive;
+use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::engine::accounts::{self, Holder};
 use crate::engine::game::View;
-use crate::engine::players::PlayerId;
 use crate::games::{self, Registered, Visit, World, each_game};
 use crate::mail::parse::{self, ParseOptions};
 use crate::pipeline::Bot;
+use crate::store::SiteAnnouncement;
 
 use super::SiteError;
+use super::kept::Kept;
 
-/// Everything public, as of the last event of the log.
+/// Everything public the pages show, as of the last event folded in.
 pub struct Record {
-    /// The fold of the whole log (history kept): only its public views are read.
-    pub world: World,
-    /// The time of the log's last event: the site's "now", so that a site built
-    /// again from the same database is the same site, whenever it is built.
-    pub as_of: Option<Timestamp>,
+    pub kept: Kept,
     /// `World::public_view`: the shared world with its secrets blanked.
     pub public: Value,
     pub games: Vec<GameRecord>,
-    /// Each player's balance in each currency after every transfer that moved
-    /// it: (currency, player) → (when, balance).
-    pub balances: BTreeMap<(String, PlayerId), Vec<(Timestamp, f64)>>,
-    /// In the order they were written.
-    pub announcements: Vec<Announcement>,
+    /// The latest announcements, oldest first: of the whole nomic, and of
+    /// each game that has had any.
+    pub latest: Vec<Announcement>,
+    pub game_latest: BTreeMap<String, Vec<Announcement>>,
 }
 
 /// A registered game as the public sees it.
@@ -51,8 +45,10 @@ pub struct GameRecord {
 /// One mail to the list.
 #[derive(Debug, Clone, Serialize)]
 pub struct Announcement {
-    /// Its place in the outbox: the order the list was sent them in.
+    /// Its place among the announcements: the order the list was sent them in.
     pub number: i64,
+    /// Its place among its game's.
+    pub game_number: Option<i64>,
     /// Its anchor on its page: from its Message-ID, so the mail can link to it.
     pub anchor: String,
     pub at: Timestamp,
@@ -87,27 +83,40 @@ pub fn anchor(message_id: &str) -> String {
 }
 
 impl Record {
-    pub fn read(bot: &Bot) -> Result<Record, SiteError> {
-        let (world, as_of, balances) = fold(bot)?;
+    /// The pages' record of `kept`, with the latest `latest` announcements.
+    pub fn new(bot: &Bot, kept: Kept, latest: i64) -> Result<Record, SiteError> {
         let params = bot.params();
-        let public = world.public_view(params);
+        let public = kept.world.public_view(params);
         let mut games = Vec::new();
-        let mut collect = CollectGames {
-            world: &world,
+        each_game(&mut CollectGames {
+            world: &kept.world,
             params,
-            as_of: as_of.unwrap_or(Timestamp::UNIX_EPOCH),
+            as_of: kept.as_of.unwrap_or(Timestamp::UNIX_EPOCH),
             out: &mut games,
-        };
-        each_game(&mut collect);
-        let announcements = announcements(bot)?;
+        });
+        let reader = Reader::new(bot);
+        let count = kept.announced;
+        let latest_all = reader.read(bot, None, count - latest + 1, count)?;
+        let mut game_latest = BTreeMap::new();
+        for (game, count) in &kept.game_counts {
+            let rows = reader.read(bot, Some(game), count - latest + 1, *count)?;
+            game_latest.insert(game.clone(), rows);
+        }
         Ok(Record {
-            world,
-            as_of,
+            kept,
             public,
             games,
-            balances,
-            announcements,
+            latest: latest_all,
+            game_latest,
         })
+    }
+
+    pub fn world(&self) -> &World {
+        &self.kept.world
+    }
+
+    pub fn as_of(&self) -> Option<Timestamp> {
+        self.kept.as_of
     }
 
     /// The game a page belongs to, by its name.
@@ -139,119 +148,79 @@ impl Visit for CollectGames<'_> {
     }
 }
 
-type Balances = BTreeMap<(String, PlayerId), Vec<(Timestamp, f64)>>;
-
-/// The world the whole log folds to, history kept (a finished random period,
-/// a revealed batch), the time of its last event, and the balances over time.
-fn fold(bot: &Bot) -> Result<(World, Option<Timestamp>, Balances), SiteError> {
-    let mut last = None;
-    let mut accounts = bot.initial_world().shared.accounts.as_ref().clone();
-    let mut balances = Balances::new();
-    let world = bot.store.reading(|store| {
-        let voids = store.void_events()?;
-        let voids: Vec<_> = voids
-            .iter()
-            .map(|r| (r.at, r.cause.as_str(), &r.event))
-            .collect();
-        let voided = games::voided_causes(&voids);
-        let mut folding = games::Folding::new(bot.initial_world(), voided.clone());
-        store.each_event(|record| -> Result<(), SiteError> {
-            folding.apply(record.at, &record.cause, &record.event);
-            if let games::Event::Accounts(event) = &record.event
-                && !voided.contains(&record.cause)
-            {
-                accounts.apply_event(event, record.at);
-                if let accounts::Event::Transferred {
-                    currency, from, to, ..
-                } = event
-                {
-                    for holder in [from, to] {
-                        if let Holder::Player(id) = holder {
-                            let now = accounts
-                                .balance(Holder::Player(*id), currency)
-                                .to_f64()
-                                .unwrap_or(0.0);
-                            balances
-                                .entry((currency.clone(), *id))
-                                .or_default()
-                                .push((record.at, now));
-                        }
-                    }
-                }
-            }
-            last = Some(last.map_or(record.at, |l: Timestamp| l.max(record.at)));
-            Ok(())
-        })?;
-        Ok::<_, SiteError>(folding.finish())
-    })?;
-    Ok((world, last, balances))
+/// Reads announcements by number, with their causes as the public may know them.
+pub struct Reader {
+    options: ParseOptions,
 }
 
-/// Every mail written to the list, oldest first, with its cause.
-fn announcements(bot: &Bot) -> Result<Vec<Announcement>, SiteError> {
-    let list = bot.config.bot.list.to_lowercase();
-    let options = ParseOptions {
-        list_addresses: vec![list.clone()],
-        list_id: bot.config.bot.list_id.as_ref().map(|id| id.to_lowercase()),
-        ..ParseOptions::default()
-    };
-    let to_list = vec![bot.config.bot.list.clone()];
-    let causes: HashMap<String, String> = bot
-        .store
-        .outbox()?
-        .into_iter()
-        .filter(|row| row.recipients == to_list)
-        .map(|row| {
-            (
-                row.message_id.trim_matches(['<', '>']).to_owned(),
-                row.cause,
-            )
-        })
-        .collect();
-    let heads: HashMap<String, Vec<u8>> = bot.store.inbox_heads()?.into_iter().collect();
-    let mut out = Vec::new();
-    bot.store.each_mail_to(&to_list, |at, raw| {
-        let parsed = mail_parser::MessageParser::default().parse(raw);
-        let (subject, body, message_id) = match &parsed {
+impl Reader {
+    pub fn new(bot: &Bot) -> Reader {
+        let list = bot.config.bot.list.to_lowercase();
+        Reader {
+            options: ParseOptions {
+                list_addresses: vec![list],
+                list_id: bot.config.bot.list_id.as_ref().map(|id| id.to_lowercase()),
+                ..ParseOptions::default()
+            },
+        }
+    }
+
+    /// The announcements numbered `from..=to` (within `game`, if given), oldest first.
+    pub fn read(
+        &self,
+        bot: &Bot,
+        game: Option<&str>,
+        from: i64,
+        to: i64,
+    ) -> Result<Vec<Announcement>, SiteError> {
+        if to < 1 {
+            return Ok(Vec::new());
+        }
+        let rows = bot.store.site_announcements(game, from.max(1), to)?;
+        rows.into_iter()
+            .map(|row| self.announcement(bot, row))
+            .collect()
+    }
+
+    fn announcement(&self, bot: &Bot, row: SiteAnnouncement) -> Result<Announcement, SiteError> {
+        let parsed = mail_parser::MessageParser::default().parse(&row.raw);
+        let (subject, body) = match &parsed {
             Some(message) => (
                 message.subject().unwrap_or_default().to_owned(),
                 message
                     .body_text(0)
                     .map(|b| b.into_owned())
                     .unwrap_or_default(),
-                message.message_id().unwrap_or_default().to_owned(),
             ),
             None => Default::default(),
         };
+        let message_id = row.message_id.trim_matches(['<', '>']).to_owned();
         let tag = subject_tag(&subject);
-        let game = tag.as_deref().and_then(super::game_of_tag);
-        let cause = causes
-            .get(&message_id)
-            .map(|cause| describe_cause(cause, &heads, &options))
-            .unwrap_or_else(|| Cause {
-                kind: "other",
-                link: None,
-                label: String::new(),
-            });
-        out.push(Announcement {
-            number: 0,
+        let game = row
+            .game
+            .as_deref()
+            .and_then(|name| games::game_names().into_iter().find(|n| *n == name));
+        let cause = describe_cause(bot, &row.cause, &self.options)?;
+        Ok(Announcement {
+            number: row.number,
+            game_number: row.game_number,
             anchor: anchor(&message_id),
-            at,
+            at: row.at,
             subject,
             tag,
             game,
             body,
             message_id,
             cause,
-        });
-        true
-    })?;
-    // `each_mail_to` reads newest first.
-    out.reverse();
-    for (number, announcement) in out.iter_mut().enumerate() {
-        announcement.number = number as i64 + 1;
+        })
     }
-    Ok(out)
+}
+
+/// The registered game a raw announcement belongs to, by its subject's tag.
+pub fn game_of_mail(raw: &[u8]) -> Option<String> {
+    let message = mail_parser::MessageParser::default().parse_headers(raw)?;
+    let tag = subject_tag(message.subject()?)?;
+    super::game_of_tag(&tag).map(str::to_owned)
 }
 
 /// The tag heading a subject: `[ghost 2] ...` gives `ghost 2`.
@@ -263,15 +232,16 @@ fn subject_tag(subject: &str) -> Option<String> {
 
 /// The cause of a step (`mail:<Message-ID>`, `deadline:<time>`) as the public
 /// may know it.
-fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &ParseOptions) -> Cause {
+fn describe_cause(bot: &Bot, cause: &str, options: &ParseOptions) -> Result<Cause, SiteError> {
     if let Some(key) = cause.strip_prefix("mail:") {
-        let Some(head) = heads.get(key) else {
-            return Cause {
+        let Some(head) = bot.store.inbox_head(key)? else {
+            return Ok(Cause {
                 kind: "other",
                 link: None,
                 label: String::new(),
-            };
+            });
         };
+        let head = head.as_slice();
         let envelope = parse::parse(parse::header_block(head), options);
         let public = envelope.list_id.as_deref().is_some_and(|id| {
             options
@@ -284,11 +254,11 @@ fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &Parse
             .chain(&envelope.cc)
             .any(|m| options.list_addresses.contains(&m.address));
         if !public {
-            return Cause {
+            return Ok(Cause {
                 kind: "private",
                 link: None,
                 label: String::new(),
-            };
+            });
         }
         let link = archived_at(head).or_else(|| {
             envelope
@@ -296,11 +266,11 @@ fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &Parse
                 .as_deref()
                 .map(|id| format!("mid:{}", percent_encode(id)))
         });
-        return Cause {
+        return Ok(Cause {
             kind: "list",
             link,
             label: envelope.subject,
-        };
+        });
     }
     if let Some(rest) = cause.strip_prefix("deadline:") {
         // `deadline:<RFC 3339 time>` and perhaps `:<which part of the step>`.
@@ -309,17 +279,17 @@ fn describe_cause(cause: &str, heads: &HashMap<String, Vec<u8>>, options: &Parse
             .parse::<Timestamp>()
             .map(crate::engine::human_time)
             .unwrap_or_else(|_| at.to_owned());
-        return Cause {
+        return Ok(Cause {
             kind: "deadline",
             link: None,
             label,
-        };
+        });
     }
-    Cause {
+    Ok(Cause {
         kind: "other",
         link: None,
         label: String::new(),
-    }
+    })
 }
 
 /// The `Archived-At` header a list stamps on a post (RFC 5064): `<URL>`. Only a

@@ -7,6 +7,7 @@ pub mod events;
 pub mod lock;
 mod schema;
 pub mod sent;
+mod site;
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ use sha2::Digest;
 
 use crate::games::{Event, World};
 use schema::sortable;
+pub use site::{SiteAnnouncement, SiteCursor};
 
 /// The end of the reason of a private message's copy the list delivered, once
 /// its sender has been told.

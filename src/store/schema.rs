@@ -109,6 +109,22 @@ const MIGRATIONS: &[&str] = &[
         replay_key TEXT PRIMARY KEY,
         inbox_id INTEGER NOT NULL
     );",
+    // 10: the public web site kept current (`site`): how far each site folder
+    // was built, with what its next build goes on from, and the announcements
+    // to the list numbered once, in the record and within their game.
+    "CREATE TABLE site_cursor (
+        dir TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        event_seq INTEGER NOT NULL,
+        state TEXT NOT NULL
+    );
+    CREATE TABLE site_announcements (
+        outbox_id INTEGER PRIMARY KEY,
+        number INTEGER NOT NULL UNIQUE,
+        game TEXT,
+        game_number INTEGER
+    );
+    CREATE INDEX site_announcements_game ON site_announcements (game, game_number);",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

@@ -4,7 +4,9 @@
 //! and neither its public view nor the list's mail has shown); the site rebuilt
 //! from a copy of the database is the same bytes; a build with nothing new
 //! rewrites nothing; `once` keeps `[site] dir` current; `[site] url` links each
-//! announcement to its page.
+//! announcement to its page. Every build after a pass goes on from the last
+//! (the incremental path), and a whole build at the end gives the same bytes;
+//! after one new message only the pages it changed are written.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -95,11 +97,17 @@ struct OnSite {
     /// The scan's own check: the private view is put in the site before each scan.
     plant: bool,
     leaks: Vec<String>,
+    /// What the last build did.
+    built: nomicbot::site::Built,
 }
 
 impl OnSite {
     fn new(dir: &Path) -> OnSite {
-        let config = setup(dir, &[]);
+        OnSite::with(dir, &[])
+    }
+
+    fn with(dir: &Path, site: &[(&str, &str)]) -> OnSite {
+        let config = setup(dir, site);
         OnSite {
             bot: Bot::open(config.clone()).unwrap(),
             config,
@@ -115,6 +123,7 @@ impl OnSite {
             seen: Default::default(),
             plant: false,
             leaks: Vec::new(),
+            built: Default::default(),
         }
     }
 
@@ -133,6 +142,7 @@ impl OnSite {
     fn scan(&mut self, step: &str) {
         let built = nomicbot::site::build(&self.bot, &self.site).unwrap();
         assert!(built.files > 0);
+        self.built = built;
         self.builds += 1;
         let params = self.bot.params();
         if self.plant {
@@ -284,7 +294,13 @@ fn no_page_shows_a_secret_before_the_list_is_told_it_in_any_game() {
         checked += stage.checked;
         builds += stage.builds;
         leaks.extend(stage.leaks.iter().map(|l| format!("{}: {l}", sample.name)));
-        seen.extend(stage.seen);
+        seen.extend(stage.seen.iter().cloned());
+        // Every build above went on from the one before; the whole site built
+        // from the whole log at the end is the same bytes, file for file.
+        let kept = files(&stage.site);
+        let whole = nomicbot::site::build_whole(&stage.bot, &stage.site).unwrap();
+        assert_eq!(whole.written, Vec::<String>::new(), "{}", sample.name);
+        assert_eq!(whole.files, kept.len(), "{}", sample.name);
     }
     // The secrets the brief names were among those looked for while secret: a
     // Treasure map, a Ghost word in mind, a Rule Tag action sent privately, a
@@ -390,12 +406,12 @@ fn the_pages_show_the_game_its_history_linked_to_its_cause_and_the_feeds() {
         }
     }
     // Balances over time: an SVG drawn from the record, with its words beside it.
-    let plot = text("balances-1.svg");
+    let plot = text("balances-points.svg");
     assert!(
         plot.starts_with("<svg") && plot.contains("<polyline"),
         "{plot}"
     );
-    assert!(index.contains("<img src=\"balances-1.svg\" alt=\"Balances in points over time: Mod from 20 to 20, Alice from 20"));
+    assert!(index.contains("<img src=\"balances-points.svg\" alt=\"Balances in points over time: Mod from 20 to 20, Alice from 20"));
     assert!(text("ruleset.html").contains("Rule 1: Points"));
     assert!(text("sealed.html").contains("Revealed."));
     let feed = text("feed.atom");
@@ -607,4 +623,81 @@ fn a_game_that_draws_its_state_has_its_picture_on_its_page_with_the_same_in_word
     assert!(figure.contains("Alice"), "{figure}");
     // A game that draws nothing has no picture.
     assert!(!text("game-vote.html").contains("<figure>"));
+}
+
+#[test]
+fn after_one_new_message_only_the_pages_it_changed_are_rewritten() {
+    // Pages of history of three announcements, so a sample fills several.
+    let dir = tempfile::tempdir().unwrap();
+    let mut stage = OnSite::with(dir.path(), &[("# history_page = 100", "history_page = 3")]);
+    samples::setup(&mut stage);
+    let sample = nomicbot::games::samples()
+        .into_iter()
+        .find(|s| s.name == "vote")
+        .unwrap();
+    (sample.play)(&mut stage);
+    let before = files(&stage.site);
+    let pages = before
+        .keys()
+        .filter(|n| n.starts_with("record-") && n.ends_with(".html"))
+        .count();
+    assert!(pages >= 3, "{pages} pages of history: {:?}", before.keys());
+    // One new message, answered on the list: someone joins.
+    stage.send(100_000, "Zed", true, "nomic", &["join Zed"]);
+    let written = stage.built.written.clone();
+    let after = files(&stage.site);
+    let changed: Vec<&String> = after
+        .iter()
+        .filter(|(name, bytes)| before.get(*name) != Some(*bytes))
+        .map(|(name, _)| name)
+        .collect();
+    // `written` names exactly the files whose bytes changed or are new.
+    let mut named: Vec<&String> = written.iter().collect();
+    named.sort();
+    assert_eq!(named, changed);
+    assert!(written.contains(&"index.html".to_owned()), "{written:?}");
+    assert!(written.contains(&"record.html".to_owned()), "{written:?}");
+    let newest = after
+        .keys()
+        .filter_map(|n| {
+            n.strip_prefix("record-")?
+                .strip_suffix(".html")?
+                .parse::<i64>()
+                .ok()
+        })
+        .max()
+        .unwrap();
+    assert!(
+        written.contains(&format!("record-{newest}.html")),
+        "{written:?}"
+    );
+    // A page of old history, the game's own and the style sheet are as they were.
+    for old in ["record-1.html", "game-vote-history-1.html", "style.css"] {
+        assert!(before.contains_key(old), "{old}");
+        assert!(!written.contains(&old.to_owned()), "{old} in {written:?}");
+    }
+    assert!(written.len() < after.len() / 2, "{written:?}");
+    // And the whole site from the whole log is what the builds made.
+    let whole = nomicbot::site::build_whole(&stage.bot, &stage.site).unwrap();
+    assert_eq!(whole.written, Vec::<String>::new());
+}
+
+#[test]
+fn a_scoring_game_has_its_scores_over_time_drawn_on_its_page() {
+    let (_dir, stage) = play("gnomic");
+    let site = files(&stage.site);
+    let text = |name: &str| String::from_utf8(site[name].clone()).unwrap();
+    let plots: Vec<&String> = site.keys().filter(|n| n.starts_with("scores-")).collect();
+    assert!(!plots.is_empty(), "{:?}", site.keys());
+    let plot = text(plots[0]);
+    assert!(
+        plot.starts_with("<svg") && plot.contains("<polyline"),
+        "{plot}"
+    );
+    let page = text("game-gnomic.html");
+    assert!(
+        page.contains(&format!("<img src=\"{}\" alt=\"", plots[0])),
+        "{page}"
+    );
+    assert!(page.contains("over time: "), "{page}");
 }
