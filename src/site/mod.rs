@@ -72,6 +72,9 @@ pub struct Built {
     pub files: usize,
     /// The files written because their bytes changed (or were new), by name.
     pub written: Vec<String>,
+    /// The files an earlier build wrote that are no longer part of the site
+    /// (the picture of a game that ended), removed.
+    pub removed: Vec<String>,
 }
 
 /// How many of the latest announcements the index, the record and each game's
@@ -163,6 +166,7 @@ fn build_with(bot: &Bot, out: &Path, whole: bool) -> Result<Built, SiteError> {
     for (name, bytes) in &files.rendered {
         writer.put(name, bytes)?;
     }
+    writer.retire(&files.all)?;
     writer.finish()?;
     // After the files: a crash between leaves the cursor behind them, and the
     // next build does that part again.
@@ -175,8 +179,9 @@ fn build_with(bot: &Bot, out: &Path, whole: bool) -> Result<Built, SiteError> {
         },
     )?;
     Ok(Built {
-        files: files.all,
+        files: files.all.len(),
         written: writer.written,
+        removed: writer.removed,
     })
 }
 

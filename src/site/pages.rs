@@ -93,10 +93,10 @@ fn when(bot: &Bot, at: Timestamp) -> Value {
     })
 }
 
-/// The files a build renders, and how many the site has in all.
+/// The files a build renders, and the names of every file the site has.
 pub struct Files {
     pub rendered: Vec<(String, Vec<u8>)>,
-    pub all: usize,
+    pub all: std::collections::BTreeSet<String>,
 }
 
 /// A page of a history: the whole record's (`record-N.html`) or a game's.
@@ -276,7 +276,7 @@ pub fn render(bot: &Bot, record: &Record, plan: &super::Plan) -> Result<Files, S
     all.extend(files.iter().map(|(name, _)| name.clone()));
     Ok(Files {
         rendered: files,
-        all: all.len(),
+        all,
     })
 }
 

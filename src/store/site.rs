@@ -109,7 +109,10 @@ impl Store {
             [],
             |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
-        let mut counts = self.site_game_counts()?;
+        // Each game's count is looked up (by the index) when the game first
+        // comes up among the new rows: a build costs what is new, not a pass
+        // over every announcement.
+        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
         {
             let mut rows = tx.prepare(
                 "SELECT id, raw FROM outbox WHERE recipients = ?1 AND id > ?2 ORDER BY id",
@@ -123,25 +126,27 @@ impl Store {
                 let raw: Vec<u8> = row.get(1)?;
                 number += 1;
                 let game = game_of(&raw);
-                let game_number = game.as_ref().map(|game| {
-                    let count = counts.entry(game.clone()).or_default();
-                    *count += 1;
-                    *count
-                });
+                let game_number = match &game {
+                    Some(game) => {
+                        if !counts.contains_key(game) {
+                            let count: i64 = tx.query_row(
+                                "SELECT coalesce(max(game_number), 0) FROM site_announcements WHERE game = ?1",
+                                [game],
+                                |row| row.get(0),
+                            )?;
+                            counts.insert(game.clone(), count);
+                        }
+                        let count = counts.entry(game.clone()).or_default();
+                        *count += 1;
+                        Some(*count)
+                    }
+                    None => None,
+                };
                 insert.execute(params![id, number, game, game_number])?;
             }
         }
         tx.commit()?;
         Ok(())
-    }
-
-    /// How many announcements each game has had.
-    pub fn site_game_counts(&self) -> Result<BTreeMap<String, i64>> {
-        let mut statement = self.conn.prepare(
-            "SELECT game, max(game_number) FROM site_announcements WHERE game IS NOT NULL GROUP BY game",
-        )?;
-        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// How many announcements the list has had.
