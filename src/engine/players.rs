@@ -2,7 +2,8 @@
 //! which addresses. Pure: commands in, events and mail out; `apply_event` is the
 //! only thing that changes the registry.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -96,9 +97,10 @@ pub struct Player {
 
 /// A player's [`Look`], computed at the first need and kept with the name it is
 /// of, so a stale one (the name changed since) is never used. Not part of the
-/// state: two players are equal whatever their caches hold.
+/// state: two players are equal whatever their caches hold. Shared, so the copy
+/// of the registry each message works on does not copy every player's look.
 #[derive(Debug, Clone, Default)]
-pub struct LookCache(std::sync::OnceLock<(String, Look)>);
+pub struct LookCache(std::sync::OnceLock<Arc<(String, Look)>>);
 
 impl PartialEq for LookCache {
     fn eq(&self, _: &LookCache) -> bool {
@@ -118,7 +120,8 @@ impl Player {
         let (name, mine) = self
             .look
             .0
-            .get_or_init(|| (self.name.clone(), Look::of(&self.name)));
+            .get_or_init(|| Arc::new((self.name.clone(), Look::of(&self.name))))
+            .as_ref();
         if *name == self.name {
             std::borrow::Cow::Borrowed(mine)
         } else {
@@ -210,9 +213,10 @@ pub struct Registry {
 /// The index behind [`Registry::name_taken_by_other`]: the ids of the active
 /// players (not left: inactive ones and those on vacation keep their names)
 /// under both forms of their name's [`Look`]. Behind an `Arc`, so the copy of
-/// the registry each message works on shares it until a name changes.
+/// the registry each message works on shares it until a name changes; then the
+/// copy made is of the sets' nodes, the names in them shared.
 #[derive(Debug, Clone, Default)]
-struct NameIndex(std::sync::OnceLock<std::sync::Arc<Names>>);
+struct NameIndex(std::sync::OnceLock<Arc<Names>>);
 
 impl PartialEq for NameIndex {
     fn eq(&self, _: &NameIndex) -> bool {
@@ -222,8 +226,8 @@ impl PartialEq for NameIndex {
 
 #[derive(Debug, Clone, Default)]
 struct Names {
-    lower_case: BTreeMap<String, Vec<PlayerId>>,
-    as_written: BTreeMap<String, Vec<PlayerId>>,
+    lower_case: BTreeSet<(Arc<str>, PlayerId)>,
+    as_written: BTreeSet<(Arc<str>, PlayerId)>,
 }
 
 impl Names {
@@ -236,36 +240,31 @@ impl Names {
     }
 
     fn insert(&mut self, id: PlayerId, look: &Look) {
-        for (map, key) in [
-            (&mut self.lower_case, &look.lower_case),
-            (&mut self.as_written, &look.as_written),
-        ] {
-            let ids = map.entry(key.clone()).or_default();
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
+        self.lower_case
+            .insert((look.lower_case.as_str().into(), id));
+        self.as_written
+            .insert((look.as_written.as_str().into(), id));
     }
 
     fn remove(&mut self, id: PlayerId, look: &Look) {
-        for (map, key) in [
-            (&mut self.lower_case, &look.lower_case),
-            (&mut self.as_written, &look.as_written),
-        ] {
-            if let Some(ids) = map.get_mut(key) {
-                ids.retain(|other| *other != id);
-                if ids.is_empty() {
-                    map.remove(key);
-                }
-            }
-        }
+        self.lower_case
+            .remove(&(look.lower_case.as_str().into(), id));
+        self.as_written
+            .remove(&(look.as_written.as_str().into(), id));
     }
 
     /// The ids under either form of `look`.
-    fn alike(&self, look: &Look) -> impl Iterator<Item = PlayerId> + '_ {
-        let lower = self.lower_case.get(&look.lower_case).into_iter().flatten();
-        let written = self.as_written.get(&look.as_written).into_iter().flatten();
-        lower.chain(written).copied()
+    fn alike(&self, look: &Look) -> Vec<PlayerId> {
+        let mut ids = Vec::new();
+        for (set, key) in [
+            (&self.lower_case, &look.lower_case),
+            (&self.as_written, &look.as_written),
+        ] {
+            let key: Arc<str> = key.as_str().into();
+            let under = set.range((key.clone(), PlayerId::MIN)..=(key, PlayerId::MAX));
+            ids.extend(under.map(|(_, id)| *id));
+        }
+        ids
     }
 }
 
@@ -796,6 +795,7 @@ impl Registry {
         let alike: Vec<PlayerId> = self
             .names()
             .alike(&look)
+            .into_iter()
             .filter(|id| Some(*id) != me)
             .collect();
         if alike.is_empty() {
@@ -808,7 +808,7 @@ impl Registry {
     fn names(&self) -> &Names {
         self.names
             .0
-            .get_or_init(|| std::sync::Arc::new(Names::of(&self.players)))
+            .get_or_init(|| Arc::new(Names::of(&self.players)))
     }
 
     /// Keeps the index, if built, current with a change of the player `id`'s
@@ -822,7 +822,7 @@ impl Registry {
             change(player);
             return;
         };
-        let names = std::sync::Arc::make_mut(names);
+        let names = Arc::make_mut(names);
         if player.is_active() {
             names.remove(id, &player.look());
         }
@@ -850,7 +850,7 @@ impl Registry {
                     look: LookCache::default(),
                 };
                 if let Some(names) = self.names.0.get_mut() {
-                    std::sync::Arc::make_mut(names).insert(*id, &player.look());
+                    Arc::make_mut(names).insert(*id, &player.look());
                 }
                 self.players.push(player);
             }
