@@ -2,6 +2,9 @@
 //! which addresses. Pure: commands in, events and mail out; `apply_event` is the
 //! only thing that changes the registry.
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -94,9 +97,10 @@ pub struct Player {
 
 /// A player's [`Look`], computed at the first need and kept with the name it is
 /// of, so a stale one (the name changed since) is never used. Not part of the
-/// state: two players are equal whatever their caches hold.
+/// state: two players are equal whatever their caches hold. Shared, so the copy
+/// of the registry each message works on does not copy every player's look.
 #[derive(Debug, Clone, Default)]
-pub struct LookCache(std::sync::OnceLock<(String, Look)>);
+pub struct LookCache(std::sync::OnceLock<Arc<(String, Look)>>);
 
 impl PartialEq for LookCache {
     fn eq(&self, _: &LookCache) -> bool {
@@ -107,14 +111,21 @@ impl PartialEq for LookCache {
 impl Player {
     /// Whether this player's name looks like `look` (see [`Look::same_as`]).
     pub fn looks_like(&self, look: &Look) -> bool {
+        look.same_as(&self.look())
+    }
+
+    /// The look of the player's name, the kept one while the name is the one it
+    /// was computed from.
+    fn look(&self) -> std::borrow::Cow<'_, Look> {
         let (name, mine) = self
             .look
             .0
-            .get_or_init(|| (self.name.clone(), Look::of(&self.name)));
+            .get_or_init(|| Arc::new((self.name.clone(), Look::of(&self.name))))
+            .as_ref();
         if *name == self.name {
-            look.same_as(mine)
+            std::borrow::Cow::Borrowed(mine)
         } else {
-            look.same_as(&Look::of(&self.name))
+            std::borrow::Cow::Owned(Look::of(&self.name))
         }
     }
 
@@ -191,6 +202,70 @@ pub struct Registry {
     /// confirmed or waiting for the code mailed to them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observers: Vec<Observer>,
+    /// The active players' names by their look, so that a join or rename checks
+    /// its name in two ordered lookups instead of against every player. Derived
+    /// from `players`: not part of the state, built at the first need after a
+    /// load, and kept current by `apply_event` once built.
+    #[serde(skip)]
+    names: NameIndex,
+}
+
+/// The index behind [`Registry::name_taken_by_other`]: the ids of the active
+/// players (not left: inactive ones and those on vacation keep their names)
+/// under both forms of their name's [`Look`]. Behind an `Arc`, so the copy of
+/// the registry each message works on shares it until a name changes; then the
+/// copy made is of the sets' nodes, the names in them shared.
+#[derive(Debug, Clone, Default)]
+struct NameIndex(std::sync::OnceLock<Arc<Names>>);
+
+impl PartialEq for NameIndex {
+    fn eq(&self, _: &NameIndex) -> bool {
+        true
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Names {
+    lower_case: BTreeSet<(Arc<str>, PlayerId)>,
+    as_written: BTreeSet<(Arc<str>, PlayerId)>,
+}
+
+impl Names {
+    fn of(players: &[Player]) -> Names {
+        let mut names = Names::default();
+        for player in players.iter().filter(|p| p.is_active()) {
+            names.insert(player.id, &player.look());
+        }
+        names
+    }
+
+    fn insert(&mut self, id: PlayerId, look: &Look) {
+        self.lower_case
+            .insert((look.lower_case.as_str().into(), id));
+        self.as_written
+            .insert((look.as_written.as_str().into(), id));
+    }
+
+    fn remove(&mut self, id: PlayerId, look: &Look) {
+        self.lower_case
+            .remove(&(look.lower_case.as_str().into(), id));
+        self.as_written
+            .remove(&(look.as_written.as_str().into(), id));
+    }
+
+    /// The ids under either form of `look`.
+    fn alike(&self, look: &Look) -> Vec<PlayerId> {
+        let mut ids = Vec::new();
+        for (set, key) in [
+            (&self.lower_case, &look.lower_case),
+            (&self.as_written, &look.as_written),
+        ] {
+            let key: Arc<str> = key.as_str().into();
+            let under = set.range((key.clone(), PlayerId::MIN)..=(key, PlayerId::MAX));
+            ids.extend(under.map(|(_, id)| *id));
+        }
+        ids
+    }
 }
 
 /// An address that asked to observe a game: once confirmed with the code mailed
@@ -717,46 +792,82 @@ impl Registry {
     /// Alice's name.
     fn name_taken_by_other(&self, name: &str, me: Option<PlayerId>) -> Option<&Player> {
         let look = Look::of(name);
-        self.active()
-            .find(|p| Some(p.id) != me && p.looks_like(&look))
+        let alike: Vec<PlayerId> = self
+            .names()
+            .alike(&look)
+            .into_iter()
+            .filter(|id| Some(*id) != me)
+            .collect();
+        if alike.is_empty() {
+            return None;
+        }
+        // The first in the registry's order, as a scan of every player would name.
+        self.active().find(|p| alike.contains(&p.id))
+    }
+
+    fn names(&self) -> &Names {
+        self.names
+            .0
+            .get_or_init(|| Arc::new(Names::of(&self.players)))
+    }
+
+    /// Keeps the index, if built, current with a change of the player `id`'s
+    /// name or standing: `change` runs between taking the player's old entry out
+    /// and putting the new one in.
+    fn reindexed(&mut self, id: PlayerId, change: impl FnOnce(&mut Player)) {
+        let Some(player) = self.players.iter_mut().find(|p| p.id == id) else {
+            return;
+        };
+        let Some(names) = self.names.0.get_mut() else {
+            change(player);
+            return;
+        };
+        let names = Arc::make_mut(names);
+        if player.is_active() {
+            names.remove(id, &player.look());
+        }
+        change(player);
+        if player.is_active() {
+            names.insert(id, &player.look());
+        }
     }
 
     pub fn apply_event(&mut self, event: &Event, at: Timestamp) {
         match event {
-            Event::Joined { id, name, address } => self.players.push(Player {
-                id: *id,
-                name: name.clone(),
-                address: address.clone(),
-                aliases: Vec::new(),
-                joined_at: at,
-                left_at: None,
-                vacation_until: None,
-                inactive: false,
-                in_gaol: false,
-                home: None,
-                running_for: Vec::new(),
-                look: LookCache::default(),
-            }),
-            Event::Rejoined { id, name } => {
-                if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
-                    player.name = name.clone();
-                    player.look = LookCache::default();
-                    player.joined_at = at;
-                    player.left_at = None;
+            Event::Joined { id, name, address } => {
+                let player = Player {
+                    id: *id,
+                    name: name.clone(),
+                    address: address.clone(),
+                    aliases: Vec::new(),
+                    joined_at: at,
+                    left_at: None,
+                    vacation_until: None,
+                    inactive: false,
+                    in_gaol: false,
+                    home: None,
+                    running_for: Vec::new(),
+                    look: LookCache::default(),
+                };
+                if let Some(names) = self.names.0.get_mut() {
+                    Arc::make_mut(names).insert(*id, &player.look());
                 }
+                self.players.push(player);
             }
+            Event::Rejoined { id, name } => self.reindexed(*id, |player| {
+                player.name = name.clone();
+                player.look = LookCache::default();
+                player.joined_at = at;
+                player.left_at = None;
+            }),
             Event::Left { id } => {
-                if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
-                    player.left_at = Some(at);
-                }
+                self.reindexed(*id, |player| player.left_at = Some(at));
                 self.pending_aliases.retain(|pending| pending.player != *id);
             }
-            Event::Renamed { id, name } => {
-                if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
-                    player.name = name.clone();
-                    player.look = LookCache::default();
-                }
-            }
+            Event::Renamed { id, name } => self.reindexed(*id, |player| {
+                player.name = name.clone();
+                player.look = LookCache::default();
+            }),
             Event::AliasRequested {
                 id,
                 address,
@@ -1587,6 +1698,126 @@ mod tests {
         let mut back = back;
         let refused = run(&mut back, "join player 7", &ctx("q@x.org", 6)).unwrap_err();
         assert_eq!(refused.0.code, "name_taken");
+    }
+
+    /// What `name_taken_by_other` answered before the index: a look at every
+    /// active player.
+    fn scanned(registry: &Registry, name: &str, me: Option<PlayerId>) -> Option<PlayerId> {
+        let look = Look::of(name);
+        registry
+            .active()
+            .find(|p| Some(p.id) != me && p.looks_like(&look))
+            .map(|p| p.id)
+    }
+
+    const PROBES: [&str; 14] = [
+        "Bob",
+        "\u{412}ob",
+        "bob",
+        "Ian",
+        "lan",
+        "IAN",
+        "\u{ff21}lice",
+        "alice",
+        "Alicia",
+        "Carol",
+        "carol",
+        "Dave",
+        "Eve",
+        "Nobody",
+    ];
+
+    /// The index and a full scan name the same player for every probe, for
+    /// every player as "me" and for none.
+    fn agrees(registry: &Registry) {
+        let mes = registry.players.iter().map(|p| Some(p.id)).chain([None]);
+        for me in mes {
+            for probe in PROBES {
+                assert_eq!(
+                    registry.name_taken_by_other(probe, me).map(|p| p.id),
+                    scanned(registry, probe, me),
+                    "{probe} for {me:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn issue_30_the_name_index_agrees_with_a_scan_after_joins_renames_leaves_and_reloads() {
+        let mut registry = Registry::default();
+        let steps = [
+            ("b@x.org", "join \u{412}ob"),
+            ("i@x.org", "join lan"),
+            ("a@x.org", "join \u{ff21}lice"),
+            ("c@x.org", "join Carol"),
+            ("d@x.org", "join Dave"),
+            ("c@x.org", "rename Eve"),
+            ("e@x.org", "join carol"),
+            ("d@x.org", "leave"),
+            ("i@x.org", "rename Ian"),
+            ("a@x.org", "vacation until 2027-03-01"),
+            ("mod@x.org", "deactivate carol because away"),
+            ("b@x.org", "leave"),
+            ("b@x.org", "join Bob"),
+            ("d@x.org", "join Dave"),
+            ("i@x.org", "leave"),
+        ];
+        // One registry checked (so its index is built early and kept current),
+        // one replayed from JSON midway and never checked until the end.
+        let mut replayed: Option<Registry> = None;
+        let mut events = Vec::new();
+        for (minutes, (sender, line)) in steps.into_iter().enumerate() {
+            let ctx = ctx(sender, minutes as i64);
+            let command = parse(line).map_err(|NotUnderstood(s)| Refusal(s)).unwrap();
+            let done = registry
+                .apply(command, &ctx, &Params::default(), sender == "mod@x.org")
+                .unwrap_or_else(|refusal| panic!("{line}: {refusal:?}"));
+            for event in &done.events {
+                registry.apply_event(event, ctx.now);
+                if let Some(replayed) = replayed.as_mut() {
+                    replayed.apply_event(event, ctx.now);
+                } else {
+                    events.push((event.clone(), ctx.now));
+                }
+            }
+            agrees(&registry);
+            if minutes == 6 {
+                let json = serde_json::to_string(&registry).unwrap();
+                replayed = Some(serde_json::from_str(&json).unwrap());
+            }
+        }
+        let replayed = replayed.unwrap();
+        assert_eq!(replayed, registry);
+        agrees(&replayed);
+        // Read back at the end, and replayed from the start.
+        let json = serde_json::to_string(&registry).unwrap();
+        let back: Registry = serde_json::from_str(&json).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        agrees(&back);
+        let mut fresh = Registry::default();
+        for (event, at) in &events {
+            fresh.apply_event(event, *at);
+        }
+        agrees(&fresh);
+        // The look-alikes, named: Вob's name went with em, Bob is Bob's again;
+        // Ian (once lan) left, so lan is free; Ａlice on vacation and carol
+        // deactivated keep their names.
+        assert_eq!(
+            registry.name_taken_by_other("CAROL", None).unwrap().name,
+            "carol"
+        );
+        assert_eq!(
+            registry.name_taken_by_other("bob", None).unwrap().name,
+            "Bob"
+        );
+        assert!(registry.name_taken_by_other("lan", None).is_none());
+        let alice = registry.name_taken_by_other("alice", None).unwrap();
+        assert_eq!(alice.name, "\u{ff21}lice");
+        assert!(
+            registry
+                .name_taken_by_other("alice", Some(alice.id))
+                .is_none()
+        );
     }
 
     #[test]
