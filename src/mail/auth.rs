@@ -1290,6 +1290,11 @@ pub fn apply_commands(
     // with it, offices and all.
     let proven = trust.is_full() && policy.mode != AuthMode::None;
     let (sender, public, entropy) = (&ctx.sender, ctx.public, ctx.entropy);
+    // Most messages hold no passphrase command: the copy below grows with the
+    // players, so they should not pay for it.
+    if commands.is_empty() {
+        return Ok(());
+    }
     let mut registry = registry.clone();
     for (index, command) in commands.into_iter().enumerate() {
         let (line, status, sentence, event) = match command {

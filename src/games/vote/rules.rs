@@ -375,7 +375,8 @@ pub(super) fn resolve(
 /// The tally of the revealed actions: only each player's last vote counts.
 fn tally<'a>(
     actions: impl DoubleEndedIterator<Item = &'a sealed::Sealed>,
-    forced: Option<(&Address, &str)>) -> Tally {
+    forced: Option<(&Address, &str)>,
+) -> Tally {
     // The last action per player, found by walking back from the end.
     let mut last: Vec<&sealed::Sealed> = Vec::new();
     for action in actions.rev() {
