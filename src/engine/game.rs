@@ -276,6 +276,26 @@ pub struct Scores {
     pub of: Vec<(PlayerId, String)>,
 }
 
+/// Text for a picture's SVG: player names and the like are untrusted, so
+/// everything XML gives a meaning to is escaped, and characters XML 1.0
+/// forbids are dropped.
+pub fn xml_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A drawing of a game's public state (`Game::pictures`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Picture {

@@ -8,6 +8,7 @@
 
 use std::fmt::Write;
 
+use crate::engine::game::xml_text as escape;
 use crate::engine::players::PlayerId;
 
 use super::Match;
@@ -268,25 +269,6 @@ pub fn svg(game: &Match, board: &Board, name: &dyn Fn(PlayerId) -> String) -> St
 fn colour(owners: &[(PlayerId, String)], owner: PlayerId) -> (&'static str, &'static str) {
     let place = owners.iter().position(|(p, _)| *p == owner).unwrap_or(0);
     COLOURS[place % COLOURS.len()]
-}
-
-/// Player names and piece kinds are untrusted: everything XML gives a meaning
-/// to is escaped, and characters XML 1.0 forbids are dropped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 
 use std::fmt::Write;
 
+use crate::engine::game::xml_text as escape;
+
 use super::engine::State;
 use super::graph::{Coords, Owner};
 
@@ -36,25 +38,6 @@ fn standing(state: &State, at: Coords) -> Vec<&str> {
         .filter(|p| p.playing && p.location == Some(at))
         .map(|p| p.name.as_str())
         .collect()
-}
-
-/// Player names are untrusted: everything XML gives a meaning to is escaped,
-/// and characters XML 1.0 forbids are dropped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(' '),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The text alternative: one line per vertex, with its owner and who stands
