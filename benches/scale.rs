@@ -23,6 +23,9 @@ use nomicbot::games::table::Table;
 use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
 
+/// How many times every game's sample is played into the log by default.
+const DEFAULT_ROUNDS: usize = 20;
+
 /// Set in a child's environment: what it is to do (`replay` or `message`).
 const CHILD: &str = "NOMICBOT_SCALE_CHILD";
 /// The child's bot.toml.
@@ -35,6 +38,9 @@ const START: Timestamp = nomicbot::samples::START;
 
 #[path = "common/voters.rs"]
 mod voters;
+
+#[path = "common/mix.rs"]
+mod mix;
 
 use voters::{MODERATOR, address};
 
@@ -132,11 +138,12 @@ fn be_child(what: &str) {
     println!("vmhwm {}", peak_rss_kb());
 }
 
-/// A history played on the pure engine: players joined, ballots voted and
-/// resolved, `open_votes` votes on a ballot left open, one rename. Every event
-/// with its own time.
-fn played_history(config: &Config, start: Timestamp, open_votes: usize) -> Table {
-    let (mut table, at) = voters::voted(config, start, 100);
+/// A history played on the pure engine: every game's sample played `rounds`
+/// times, players joined, ballots voted and resolved, `open_votes` votes on a
+/// ballot left open, one rename. Every event with its own time.
+fn played_history(config: &Config, rounds: usize, open_votes: usize) -> Table {
+    let (mut table, start) = mix::every_game(config, rounds);
+    let at = voters::vote_on(&mut table, start, 100);
     let names: Vec<String> = (0..voters::VOTERS).map(|i| format!("Voter{i}")).collect();
     let mut at = voters::vote_on_open_ballot(&mut table, &names, at, open_votes);
     at += SignedDuration::from_mins(1);
@@ -145,11 +152,10 @@ fn played_history(config: &Config, start: Timestamp, open_votes: usize) -> Table
 }
 
 /// A database of `n_events` events whose live state is what they replay to.
-fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
+fn million(n_events: usize, rounds: usize) -> (tempfile::TempDir, PathBuf, f64, Table) {
     let (dir, config) = bot_dir();
     let began = Instant::now();
-    let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
-    let table = played_history(&config, start, (n_events / 10).min(100_000));
+    let table = played_history(&config, rounds, (n_events / 10).min(100_000));
     let (last_at, _, rename) = table.events.last().expect("the rename").clone();
     let template = serde_json::to_string(&rename).expect("json");
     assert!(template.contains("\"Renamed\""), "{template}");
@@ -210,7 +216,7 @@ fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
     conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
         .expect("checkpoint");
     let seconds = began.elapsed().as_secs_f64();
-    (dir, config.resolve(Path::new("bot.toml")), seconds)
+    (dir, config.resolve(Path::new("bot.toml")), seconds, table)
 }
 
 fn message(from: &str, to: &str, subject: &str, id: &str, body: &str) -> Vec<u8> {
@@ -330,7 +336,14 @@ fn main() {
         .and_then(|s| s.replace('_', "").parse().ok())
         .unwrap_or(1_000_000);
 
-    let (dir, config, seeded_in) = million(n_events);
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_ROUNDS);
+    let (dir, config, seeded_in, table) = million(n_events, rounds);
+    let by_game = mix::events_by_game(&table);
+    let played = table.events.len();
+    drop(table);
     let size = std::fs::metadata(dir.path().join("var/nomicbot.sqlite")).map_or(0, |m| m.len());
     let replay = child("replay", &config);
     assert_eq!(value(&replay, "equal"), "true", "{replay:?}");
@@ -342,6 +355,11 @@ fn main() {
         size as f64 / 1e6
     );
     println!("  {}", value(&replay, "text"));
+    println!(
+        "  {played} events played on the pure engine (every game's sample {rounds} times, ballots, 100 resolved, one open), the rest renames; by game:"
+    );
+    let line: Vec<String> = by_game.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    println!("  {}", line.join(", "));
     drop(dir);
 
     let (dir, config, n_games) = hundred_games();

@@ -252,8 +252,11 @@ pub fn ghost_running(config: &Config, start: Timestamp, events: usize) -> Played
             .collect();
         played_rounds += 1;
     }
-    while count_kind(&table, is_kind) < events {
+    let per_round = last_round.iter().filter(|e| is_kind(e)).count().max(1);
+    let mut kind = count_kind(&table, is_kind);
+    while kind < events {
         table.record(at, &last_round);
+        kind += per_round;
     }
     let kind_events = count_kind(&table, is_kind);
     Played {

@@ -4,8 +4,8 @@
 use jiff::Timestamp;
 use nomicbot::config::Config;
 use nomicbot::engine::game::Script;
-use nomicbot::games::table::Table;
 use nomicbot::games;
+use nomicbot::games::table::Table;
 
 use super::voters::address;
 
