@@ -24,7 +24,7 @@ use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
 
 /// How many times every game's sample is played into the log by default.
-const DEFAULT_ROUNDS: usize = 20;
+const DEFAULT_ROUNDS: usize = 5;
 
 /// Set in a child's environment: what it is to do (`replay` or `message`).
 const CHILD: &str = "NOMICBOT_SCALE_CHILD";
@@ -142,7 +142,13 @@ fn be_child(what: &str) {
 /// times, players joined, ballots voted and resolved, `open_votes` votes on a
 /// ballot left open, one rename. Every event with its own time.
 fn played_history(config: &Config, rounds: usize, open_votes: usize) -> Table {
+    let began = Instant::now();
     let (mut table, start) = mix::every_game(config, rounds);
+    println!(
+        "every game's sample played {rounds} times: {} events in {:.1} s",
+        table.events.len(),
+        began.elapsed().as_secs_f64()
+    );
     let at = voters::vote_on(&mut table, start, 100);
     let names: Vec<String> = (0..voters::VOTERS).map(|i| format!("Voter{i}")).collect();
     let mut at = voters::vote_on_open_ballot(&mut table, &names, at, open_votes);

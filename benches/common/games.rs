@@ -164,7 +164,7 @@ pub fn gnomic_open_turn(config: &Config, start: Timestamp, events: usize) -> Pla
     let mut i = 0usize;
     while kind < events {
         at += SignedDuration::from_secs(1);
-        let choice = if (i / voters.len()) % 2 == 0 {
+        let choice = if (i / voters.len()).is_multiple_of(2) {
             "against"
         } else {
             "for"

@@ -20,6 +20,13 @@ impl Script for Later<'_> {
     fn send(&mut self, minutes: i64, from: &str, public: bool, tag: &str, lines: &[&str]) {
         let at = nomicbot::samples::at(self.offset + minutes);
         let _outcome = self.table.message(at, &address(from), public, tag, lines);
+        if std::env::var_os("BENCH_SHOW_REFUSED").is_some() {
+            for r in &self.table.last {
+                if r.status != nomicbot::engine::Status::Done {
+                    eprintln!("[{tag}] {from}: {} -> {:?}", r.line, r.sentence);
+                }
+            }
+        }
     }
 
     fn wait(&mut self, minutes: i64) {
@@ -58,6 +65,19 @@ pub fn every_game(config: &Config, rounds: usize) -> (Table, Timestamp) {
     for round in 0..rounds {
         for (k, sample) in samples.iter().enumerate() {
             let offset = ((round * samples.len() + k) as i64) * SAMPLE_DAYS * 24 * 60;
+            // The samples before spent and lost points: each starts rich.
+            let lines: Vec<String> = nomicbot::samples::PLAYERS
+                .iter()
+                .map(|name| format!("adjust {name} 100 points because a sample begins"))
+                .collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let _outcome = table.message(
+                nomicbot::samples::at(offset - 1),
+                &address(nomicbot::samples::PLAYERS[0]),
+                false,
+                "nomic",
+                &lines,
+            );
             (sample.play)(&mut Later {
                 table: &mut table,
                 offset,

@@ -18,6 +18,7 @@ pub fn address(name: &str) -> String {
 /// A table where the moderator and the voters joined at `start`, and then
 /// `ballots` ballots of ten votes were opened a minute apart and each resolved
 /// at its deadline. Returns the table and the time it was played up to.
+#[allow(dead_code)]
 pub fn voted(config: &Config, start: Timestamp, ballots: usize) -> (Table, Timestamp) {
     let lexicon = Arc::new(nomicbot::engine::game::NoWords);
     let params = nomicbot::pipeline::game_params(config, lexicon);
