@@ -10,13 +10,22 @@
 //! change their votes again and again (1k, 10k and 100k sealed votes), and one
 //! more vote on it, with the live state's size and the process's RSS after the
 //! votes (the scale benchmark measures peaks, each in a process of its own).
-//! Last, a join and a rename among 20 and 2,000 players (a name is checked
+//! Then a join and a rename among 20 and 2,000 players (a name is checked
 //! against every other).
+//!
+//! Last, two games whose history stays live while they run, each with one more
+//! message after 1k, 10k and 100k events of its kind: a Gnomic turn left open
+//! while 18 of its 20 players change their votes (the events: Gnomic's own and
+//! the sealed votes; five turns counted before it), and a game of Ghost in
+//! rounds of plays, a protest, the moderator's new order and the referee's
+//! cleared word (the events: Ghost's own, every one of which the instance's
+//! record keeps).
 //!
 //! Run: `cargo bench --bench history` (`BENCH_HISTORY=1000,10000` to choose the
 //! sizes, `BENCH_PLAYERS=20,2000` the registries, `BENCH_SAMPLES=N` messages of
-//! each kind per size, default 9). Prints figures; asserts only that every
-//! message was applied.
+//! each kind per size, default 9, `BENCH_TABLES=gnomic,ghost` only those
+//! tables: resolved, ballot, players, gnomic, ghost). Prints figures; asserts
+//! only that every message was applied (and, for the games, carried out).
 
 use std::time::Instant;
 

@@ -2,6 +2,8 @@
 //! binary run again) so that the figure is the peak RSS of that work alone, read
 //! from its `VmHWM` in /proc/self/status:
 //! - `replay` of a log of a million events (a history played on the pure engine:
+//!   every registered game's sample played five times on one table, each
+//!   sample a month after the last, so the log holds every game's events; then
 //!   ballots voted and resolved, then one ballot left open on which the voters
 //!   cast 100k sealed votes, changing their minds; then renames written straight
 //!   into the log, which end where the live state is);
@@ -9,9 +11,15 @@
 //!   open ballots, Rule Tag, Gnomic, the Machine, Boons), all started by mail
 //!   through the real pipeline on the embedded transport.
 //!
+//! A sample played again where the last left off does what it still can (a
+//! Gnomic hack numbered 301 is refused once that number is taken): the count by
+//! game printed says what the log holds.
+//!
 //! Run: `cargo bench --bench scale` (`BENCH_EVENTS=N` for the size of the log,
-//! default 1000000). Prints figures; asserts only that replay equals the live
-//! state and that the games are running.
+//! default 1000000; `BENCH_ROUNDS=N` how many times every sample is played,
+//! default 5; `BENCH_SHOW_REFUSED=1` prints every line of a sample refused).
+//! Prints figures; asserts only that replay equals the live state and that the
+//! games are running.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
