@@ -12,8 +12,9 @@
 //!   through the real pipeline on the embedded transport.
 //!
 //! A sample played again where the last left off does what it still can (a
-//! Gnomic hack numbered 301 is refused once that number is taken): the count by
-//! game printed says what the log holds.
+//! Gnomic hack numbered 301 is refused once that number is taken, a treasure's
+//! name once it is buried): each round also plays Gnomic turns and treasures of
+//! its own, and the count by game printed says what the log holds.
 //!
 //! Run: `cargo bench --bench scale` (`BENCH_EVENTS=N` for the size of the log,
 //! default 1000000; `BENCH_ROUNDS=N` how many times every sample is played,
