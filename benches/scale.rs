@@ -17,7 +17,7 @@
 //! its own, and the count by game printed says what the log holds.
 //!
 //! Run: `cargo bench --bench scale` (`BENCH_EVENTS=N` for the size of the log,
-//! default 1000000; `BENCH_ROUNDS=N` how many times every sample is played,
+//! default 1000000; `BENCH_SAMPLE_ROUNDS=N` how many times every sample is played,
 //! default 5; `BENCH_SHOW_REFUSED=1` prints every line of a sample refused).
 //! Prints figures; asserts only that replay equals the live state and that the
 //! games are running.
@@ -351,7 +351,7 @@ fn main() {
         .and_then(|s| s.replace('_', "").parse().ok())
         .unwrap_or(1_000_000);
 
-    let rounds: usize = std::env::var("BENCH_ROUNDS")
+    let rounds: usize = std::env::var("BENCH_SAMPLE_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_ROUNDS);
