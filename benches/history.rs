@@ -10,13 +10,22 @@
 //! change their votes again and again (1k, 10k and 100k sealed votes), and one
 //! more vote on it, with the live state's size and the process's RSS after the
 //! votes (the scale benchmark measures peaks, each in a process of its own).
-//! Last, a join and a rename among 20 and 2,000 players (a name is checked
+//! Then a join and a rename among 20 and 2,000 players (a name is checked
 //! against every other).
+//!
+//! Last, two games whose history stays live while they run, each with one more
+//! message after 1k, 10k and 100k events of its kind: a Gnomic turn left open
+//! while 18 of its 20 players change their votes (the events: Gnomic's own and
+//! the sealed votes; five turns counted before it), and a game of Ghost in
+//! rounds of plays, a protest, the moderator's new order and the referee's
+//! cleared word (the events: Ghost's own, every one of which the instance's
+//! record keeps).
 //!
 //! Run: `cargo bench --bench history` (`BENCH_HISTORY=1000,10000` to choose the
 //! sizes, `BENCH_PLAYERS=20,2000` the registries, `BENCH_SAMPLES=N` messages of
-//! each kind per size, default 9). Prints figures; asserts only that every
-//! message was applied.
+//! each kind per size, default 9, `BENCH_TABLES=gnomic,ghost` only those
+//! tables: resolved, ballot, players, gnomic, ghost). Prints figures; asserts
+//! only that every message was applied (and, for the games, carried out).
 
 use std::time::Instant;
 
@@ -29,6 +38,9 @@ use nomicbot::store::{Origin, Received, Step, Store};
 
 #[path = "common/voters.rs"]
 mod voters;
+
+#[path = "common/games.rs"]
+mod played;
 
 use voters::{MODERATOR, VOTERS, address, player_name};
 
@@ -62,6 +74,11 @@ fn history(config: &Config, n: usize, start: Timestamp) -> Table {
 fn message(from: &str, to: &str, subject: &str, id: &str) -> Vec<u8> {
     format!("From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{id}>\r\n\r\n")
         .into_bytes()
+}
+
+/// A message with a line in its subject, to `to`.
+fn message_to(from: &str, to: &str, subject: &str, id: &str) -> Vec<u8> {
+    message(from, to, subject, id)
 }
 
 fn median(mut samples: Vec<f64>) -> f64 {
@@ -117,6 +134,11 @@ fn seeded(table: &Table, at: Timestamp) -> (tempfile::TempDir, Config, usize) {
 /// Applies one message through the pipeline; what it took, in ms.
 fn one(bot: &mut Bot, key: &str, from: &str, subject: &str, when: Timestamp) -> f64 {
     let raw = message(from, "bot@nomic.example", subject, &format!("{key}@bench"));
+    one_raw(bot, key, raw, when)
+}
+
+/// Applies one raw message through the pipeline; what it took, in ms.
+fn one_raw(bot: &mut Bot, key: &str, raw: Vec<u8>, when: Timestamp) -> f64 {
     let began = Instant::now();
     bot.receive(
         &[Received {
@@ -198,6 +220,69 @@ fn open_ballot(sizes: &[usize], samples: usize) {
     }
 }
 
+/// A game whose history stays live: one more message of it after `n` events
+/// of its kind, played by `build`.
+fn live_game(
+    title: &str,
+    sizes: &[usize],
+    samples: usize,
+    build: fn(&Config, Timestamp, usize) -> played::Played,
+) {
+    println!();
+    println!("{title} (median of {samples}, ms; the process's RSS after them)");
+    println!(
+        "{:>8} {:>10} {:>10} {:>8} {:>12} {:>10} {:>10}",
+        "events", "all", "message", "ratio", "live state", "RSS after", "seeded in"
+    );
+    let mut first = None;
+    for &n in sizes {
+        let (_dir, config) = {
+            let dir = tempfile::tempdir().expect("temp dir");
+            std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
+            nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
+            let config = Config::load(&dir.path().join("bot.toml")).expect("config");
+            (dir, config)
+        };
+        let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
+        let seeding = Instant::now();
+        let game = build(&config, start, n);
+        let n_events = game.table.events.len();
+        let at = game.at;
+        let (_dir, config, live) = seeded(&game.table, at);
+        let seeded_in = seeding.elapsed().as_secs_f64();
+        let (kind, next) = (game.kind_events, game.next);
+        drop(game.table);
+        let database = config.resolve(&config.bot.database);
+        let mut bot = Bot::open(config).expect("bot");
+        let log = rusqlite::Connection::open(&database).expect("database");
+        let logged = || -> i64 {
+            log.query_row("SELECT count(*) FROM events", [], |row| row.get(0))
+                .expect("events")
+        };
+        let mut times = Vec::new();
+        for i in 0..samples + 3 {
+            let when = at + SignedDuration::from_secs(1 + i as i64);
+            let line = next(i);
+            let (to, subject) = line.to_subject();
+            let raw = message_to(&line.from, to, &subject, &format!("m{i}@bench"));
+            let before = logged();
+            let ms = one_raw(&mut bot, &format!("m{i}"), raw, when);
+            // Carried out, not refused: a refusal records no event.
+            assert!(logged() > before, "{line:?} was refused");
+            if i >= 3 {
+                times.push(ms);
+            }
+        }
+        let rss = rss_mb();
+        let ms = median(times);
+        let ms_1 = *first.get_or_insert(ms);
+        println!(
+            "{kind:>8} {n_events:>10} {ms:>10.2} {:>7.2}x {live:>10} B {rss:>7.0} MB {seeded_in:>9.1}s",
+            ms / ms_1
+        );
+    }
+}
+
 /// A join and a rename among `players` players.
 fn registry(sizes: &[usize], samples: usize) {
     println!();
@@ -255,13 +340,8 @@ fn registry(sizes: &[usize], samples: usize) {
     }
 }
 
-fn main() {
-    let sizes = list("BENCH_HISTORY", "1000,10000,100000");
-    let players = list("BENCH_PLAYERS", "20,2000");
-    let samples: usize = std::env::var("BENCH_SAMPLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(9);
+/// Resolved history: one vote and one rename after `n` past votes and renames.
+fn resolved(sizes: &[usize], samples: usize) {
     println!(
         "one message against the length of history (median of {samples}, ms; live state = snapshot JSON)"
     );
@@ -270,7 +350,7 @@ fn main() {
         "history", "events", "vote", "rename", "live state", "seeded in"
     );
     let mut first: Option<(f64, f64)> = None;
-    for &n in &sizes {
+    for &n in sizes {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("bot.toml"), config_text()).expect("config");
         nomicbot::templates::write_defaults(&dir.path().join("templates")).expect("templates");
@@ -371,6 +451,44 @@ fn main() {
             );
         }
     }
-    open_ballot(&sizes, samples);
-    registry(&players, samples);
+}
+
+fn main() {
+    let sizes = list("BENCH_HISTORY", "1000,10000,100000");
+    let players = list("BENCH_PLAYERS", "20,2000");
+    let samples: usize = std::env::var("BENCH_SAMPLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(9);
+    // Which tables, all unless named (resolved, ballot, players, gnomic, ghost).
+    let tables = std::env::var("BENCH_TABLES").unwrap_or_default();
+    let wanted = |name: &str| tables.is_empty() || tables.split(',').any(|t| t.trim() == name);
+    if wanted("resolved") {
+        resolved(&sizes, samples);
+    }
+    if wanted("ballot") {
+        open_ballot(&sizes, samples);
+    }
+    if wanted("players") {
+        registry(&players, samples);
+    }
+    if wanted("gnomic") {
+        live_game(
+            &format!(
+                "one vote on an open Gnomic turn, {} players, turns counted before it, the others changing their votes",
+                played::GNOMIC_PLAYERS
+            ),
+            &sizes,
+            samples,
+            played::gnomic_open_turn,
+        );
+    }
+    if wanted("ghost") {
+        live_game(
+            "one move in a running game of Ghost (plays, protests, the referee's overrides)",
+            &sizes,
+            samples,
+            played::ghost_running,
+        );
+    }
 }

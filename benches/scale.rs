@@ -2,6 +2,8 @@
 //! binary run again) so that the figure is the peak RSS of that work alone, read
 //! from its `VmHWM` in /proc/self/status:
 //! - `replay` of a log of a million events (a history played on the pure engine:
+//!   every registered game's sample played five times on one table, each
+//!   sample a month after the last, so the log holds every game's events; then
 //!   ballots voted and resolved, then one ballot left open on which the voters
 //!   cast 100k sealed votes, changing their minds; then renames written straight
 //!   into the log, which end where the live state is);
@@ -9,9 +11,16 @@
 //!   open ballots, Rule Tag, Gnomic, the Machine, Boons), all started by mail
 //!   through the real pipeline on the embedded transport.
 //!
+//! A sample played again where the last left off does what it still can (a
+//! Gnomic hack numbered 301 is refused once that number is taken, a treasure's
+//! name once it is buried): each round also plays Gnomic turns and treasures of
+//! its own, and the count by game printed says what the log holds.
+//!
 //! Run: `cargo bench --bench scale` (`BENCH_EVENTS=N` for the size of the log,
-//! default 1000000). Prints figures; asserts only that replay equals the live
-//! state and that the games are running.
+//! default 1000000; `BENCH_SAMPLE_ROUNDS=N` how many times every sample is played,
+//! default 5; `BENCH_SHOW_REFUSED=1` prints every line of a sample refused).
+//! Prints figures; asserts only that replay equals the live state and that the
+//! games are running.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,6 +31,9 @@ use nomicbot::config::{Config, DEFAULT_CONFIG, believing_from};
 use nomicbot::games::table::Table;
 use nomicbot::pipeline::Bot;
 use nomicbot::store::{Origin, Received, Step, Store};
+
+/// How many times every game's sample is played into the log by default.
+const DEFAULT_ROUNDS: usize = 5;
 
 /// Set in a child's environment: what it is to do (`replay` or `message`).
 const CHILD: &str = "NOMICBOT_SCALE_CHILD";
@@ -35,6 +47,9 @@ const START: Timestamp = nomicbot::samples::START;
 
 #[path = "common/voters.rs"]
 mod voters;
+
+#[path = "common/mix.rs"]
+mod mix;
 
 use voters::{MODERATOR, address};
 
@@ -132,11 +147,18 @@ fn be_child(what: &str) {
     println!("vmhwm {}", peak_rss_kb());
 }
 
-/// A history played on the pure engine: players joined, ballots voted and
-/// resolved, `open_votes` votes on a ballot left open, one rename. Every event
-/// with its own time.
-fn played_history(config: &Config, start: Timestamp, open_votes: usize) -> Table {
-    let (mut table, at) = voters::voted(config, start, 100);
+/// A history played on the pure engine: every game's sample played `rounds`
+/// times, players joined, ballots voted and resolved, `open_votes` votes on a
+/// ballot left open, one rename. Every event with its own time.
+fn played_history(config: &Config, rounds: usize, open_votes: usize) -> Table {
+    let began = Instant::now();
+    let (mut table, start) = mix::every_game(config, rounds);
+    println!(
+        "every game's sample played {rounds} times: {} events in {:.1} s",
+        table.events.len(),
+        began.elapsed().as_secs_f64()
+    );
+    let at = voters::vote_on(&mut table, start, 100);
     let names: Vec<String> = (0..voters::VOTERS).map(|i| format!("Voter{i}")).collect();
     let mut at = voters::vote_on_open_ballot(&mut table, &names, at, open_votes);
     at += SignedDuration::from_mins(1);
@@ -145,11 +167,10 @@ fn played_history(config: &Config, start: Timestamp, open_votes: usize) -> Table
 }
 
 /// A database of `n_events` events whose live state is what they replay to.
-fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
+fn million(n_events: usize, rounds: usize) -> (tempfile::TempDir, PathBuf, f64, Table) {
     let (dir, config) = bot_dir();
     let began = Instant::now();
-    let start: Timestamp = "2026-01-05T10:00:00Z".parse().expect("time");
-    let table = played_history(&config, start, (n_events / 10).min(100_000));
+    let table = played_history(&config, rounds, (n_events / 10).min(100_000));
     let (last_at, _, rename) = table.events.last().expect("the rename").clone();
     let template = serde_json::to_string(&rename).expect("json");
     assert!(template.contains("\"Renamed\""), "{template}");
@@ -210,7 +231,7 @@ fn million(n_events: usize) -> (tempfile::TempDir, PathBuf, f64) {
     conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
         .expect("checkpoint");
     let seconds = began.elapsed().as_secs_f64();
-    (dir, config.resolve(Path::new("bot.toml")), seconds)
+    (dir, config.resolve(Path::new("bot.toml")), seconds, table)
 }
 
 fn message(from: &str, to: &str, subject: &str, id: &str, body: &str) -> Vec<u8> {
@@ -330,7 +351,14 @@ fn main() {
         .and_then(|s| s.replace('_', "").parse().ok())
         .unwrap_or(1_000_000);
 
-    let (dir, config, seeded_in) = million(n_events);
+    let rounds: usize = std::env::var("BENCH_SAMPLE_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_ROUNDS);
+    let (dir, config, seeded_in, table) = million(n_events, rounds);
+    let by_game = mix::events_by_game(&table);
+    let played = table.events.len();
+    drop(table);
     let size = std::fs::metadata(dir.path().join("var/nomicbot.sqlite")).map_or(0, |m| m.len());
     let replay = child("replay", &config);
     assert_eq!(value(&replay, "equal"), "true", "{replay:?}");
@@ -342,6 +370,11 @@ fn main() {
         size as f64 / 1e6
     );
     println!("  {}", value(&replay, "text"));
+    println!(
+        "  {played} events played on the pure engine (every game's sample {rounds} times, ballots, 100 resolved, one open), the rest renames; by game:"
+    );
+    let line: Vec<String> = by_game.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    println!("  {}", line.join(", "));
     drop(dir);
 
     let (dir, config, n_games) = hundred_games();

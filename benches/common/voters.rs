@@ -18,12 +18,21 @@ pub fn address(name: &str) -> String {
 /// A table where the moderator and the voters joined at `start`, and then
 /// `ballots` ballots of ten votes were opened a minute apart and each resolved
 /// at its deadline. Returns the table and the time it was played up to.
+#[allow(dead_code)]
 pub fn voted(config: &Config, start: Timestamp, ballots: usize) -> (Table, Timestamp) {
     let lexicon = Arc::new(nomicbot::engine::game::NoWords);
     let params = nomicbot::pipeline::game_params(config, lexicon);
     let mut world = World::default();
     Arc::make_mut(&mut world.shared.accounts).currencies = config.accounts.currency.clone();
     let mut table = Table::new(world, params);
+    let at = vote_on(&mut table, start, ballots);
+    (table, at)
+}
+
+/// On `table`, at `start`: the moderator and the voters join (a name already
+/// taken is refused), and `ballots` ballots are voted and resolved as in
+/// `voted`. Returns the time played up to.
+pub fn vote_on(table: &mut Table, start: Timestamp, ballots: usize) -> Timestamp {
     let names: Vec<String> = (0..VOTERS).map(|i| format!("Voter{i}")).collect();
     table.send(start, MODERATOR, true, "nomic", "join Mod");
     for name in &names {
@@ -46,7 +55,7 @@ pub fn voted(config: &Config, start: Timestamp, ballots: usize) -> (Table, Times
         at += SignedDuration::from_hours(24 * 4);
         table.run_until(at);
     }
-    (table, at)
+    at
 }
 
 /// A table where the moderator and `players` players joined at `start`, one
