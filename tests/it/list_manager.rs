@@ -939,14 +939,16 @@ async fn posts_through_mailman_are_credited_as_its_dmarc_mitigation_places_the_a
         duplicates.contains("<mm-wrap@players.test>"),
         "{duplicates}"
     );
-    // The bot's announcement of the rename comes back wrapped: its own.
+    // The bot's announcement of the rename comes back wrapped: its own. On a
+    // busy machine an earlier announcement may come back in the same relay:
+    // every one of them is the bot's own, and none is applied.
     assert!(mailman.relay(&bot, &mut relayed).await >= 1);
     let back = bot
         .wait_for(&bot.bot(), 1, |m| {
             m.contains("Content-Type: message/rfc822") && is_from_bot(m)
         })
         .await;
-    assert_eq!(back.len(), 1, "the announcement came back wrapped");
+    assert!(!back.is_empty(), "the announcement came back wrapped");
     let out = bot.cli(&["once"]);
     assert!(out.contains("applied 0"), "{out}");
     assert_eq!(names(), ["Davide", "Bob"]);
