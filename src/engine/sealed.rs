@@ -576,6 +576,9 @@ impl SealedBox {
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),
+                // For the shell: how many of the log's last actions of this
+                // batch id are this batch's (`complete_mail`).
+                "sealed_count": batch.sealed_count,
                 "n_actions": commitments.len(),
                 "commitments": lines,
             }),
@@ -639,6 +642,9 @@ impl SealedBox {
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),
+                // For the shell: how many of the log's last actions of this
+                // batch id are this batch's (`complete_mail`).
+                "sealed_count": batch.sealed_count,
                 "n_actions": actions.len(),
                 "actions": actions,
             }),
@@ -738,6 +744,17 @@ pub fn batch_of_mail(mail: &Mail) -> Option<&str> {
         COMMITMENTS_TEMPLATE | REVEAL_TEMPLATE => mail.values["batch"].as_str(),
         _ => None,
     }
+}
+
+/// How many actions were sealed in the batch of a commitments or reveal mail,
+/// replaced ones included: the last this many actions of the log under the
+/// batch's id are its own (an id reopened after its batch retired would find
+/// the earlier batch's actions before them).
+pub fn sealed_count_of_mail(mail: &Mail) -> Option<usize> {
+    batch_of_mail(mail)?;
+    mail.values["sealed_count"]
+        .as_u64()
+        .and_then(|count| usize::try_from(count).ok())
 }
 
 /// The batch a `Committed` event publishes; `None` for any other event.

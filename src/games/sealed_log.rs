@@ -63,6 +63,18 @@ pub fn complete<L: SealedLog>(outcome: &mut Outcome, log: &mut L) -> Result<(), 
             }
             _ => None,
         }));
+        // Only this batch's own: a batch id opened again after its batch
+        // retired has the earlier one's actions before them.
+        let count = outcome
+            .mail
+            .iter()
+            .filter(|mail| sealed::batch_of_mail(mail) == Some(batch.as_str()))
+            .find_map(sealed::sealed_count_of_mail);
+        if let Some(count) = count
+            && history.len() > count
+        {
+            history.drain(..history.len() - count);
+        }
         for event in &mut outcome.events {
             if let Event::Sealed(event) = event
                 && sealed::batch_of_committed(event) == Some(batch.as_str())
@@ -77,4 +89,76 @@ pub fn complete<L: SealedLog>(outcome: &mut Outcome, log: &mut L) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sealed::SealedBox;
+
+    /// A log as the store or the table hands it over.
+    struct Log(Vec<(String, Sealed)>);
+
+    impl SealedLog for Log {
+        type Error = std::convert::Infallible;
+        fn sealed_of(&mut self, _: &str) -> Result<Vec<(String, Sealed)>, Self::Error> {
+            Ok(self.0.clone())
+        }
+        fn voids(&mut self) -> Result<Vec<(Timestamp, String, Event)>, Self::Error> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn ts(text: &str) -> Timestamp {
+        text.parse().expect("time")
+    }
+
+    /// Seals `votes` (player, text) in a new batch `b` of `sealed_box`; the
+    /// log's entries for them.
+    fn seal(sealed_box: &mut SealedBox, votes: &[(u32, &str)]) -> Vec<(String, Sealed)> {
+        let open = sealed_box.open("b", "vote", ts("2026-04-02T00:00:00Z"));
+        sealed_box.apply_event(&open.expect("opened"));
+        let mut log = Vec::new();
+        for (player, text) in votes {
+            let event = sealed_box
+                .seal_choice(
+                    "b",
+                    *player,
+                    &format!("P{player}"),
+                    text,
+                    Some(player.to_string()),
+                    ts("2026-04-01T00:00:00Z"),
+                    &[1; 32],
+                )
+                .expect("sealed");
+            if let sealed::Event::Sealed { sealed, .. } = &event {
+                log.push((format!("mail:{}", log.len()), sealed.clone()));
+            }
+            sealed_box.apply_event(&event);
+        }
+        log
+    }
+
+    #[test]
+    fn a_batch_id_opened_again_takes_only_its_own_actions_from_the_log() {
+        // An earlier batch under the same id, revealed and retired.
+        let mut earlier = SealedBox::default();
+        let mut log = seal(&mut earlier, &[(1, "yes"), (1, "no"), (2, "no")]);
+        let mut sealed_box = SealedBox::default();
+        log.extend(seal(&mut sealed_box, &[(1, "yes"), (1, "no")]));
+        let (events, mail) = sealed_box.tick(ts("2026-04-02T00:00:00Z"));
+        let mut outcome = Outcome {
+            events: events.into_iter().map(Event::Sealed).collect(),
+            mail,
+            ..Outcome::default()
+        };
+        let Ok(()) = complete(&mut outcome, &mut Log(log));
+        assert_eq!(outcome.mail[0].values["n_actions"], 2);
+        match &outcome.events[0] {
+            Event::Sealed(sealed::Event::Committed { commitments, .. }) => {
+                assert_eq!(commitments.len(), 2);
+            }
+            other => panic!("not the commitments: {other:?}"),
+        }
+    }
 }
