@@ -258,9 +258,12 @@ impl Bot {
         &mut self,
         cause: &str,
         at: Timestamp,
-        outcome: Outcome,
+        mut outcome: Outcome,
         now: Timestamp,
     ) -> Result<usize> {
+        // Before anything reads them: the batches' commitments and reveals with
+        // every action the log holds, replaced ones included.
+        games::sealed_log::complete(&mut outcome, &mut &self.store)?;
         let mut next = self.world.clone();
         for event in &outcome.events {
             next.apply_event(event, at);
@@ -1039,6 +1042,7 @@ impl Bot {
                     };
                     return self.preview(asked, &outcome, now);
                 }
+                games::sealed_log::complete(&mut outcome, &mut &self.store)?;
                 let mut next = self.world.clone();
                 for event in &outcome.events {
                     next.apply_event(event, at);

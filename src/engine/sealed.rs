@@ -48,6 +48,13 @@ pub struct Sealed {
     pub action_text: String,
     pub salt_hex: String,
     pub sealed_at: Timestamp,
+    /// The choice the action makes, as its owner names it (the player; the
+    /// player and the hack voted on): a later action of the same choice in the
+    /// batch replaces this one, which then leaves the live state (the event log
+    /// keeps it for the commitments and the reveal). `None`: nothing replaces
+    /// it (every move counts), and every action sealed before issue 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<String>,
 }
 
 impl Sealed {
@@ -121,6 +128,27 @@ impl Actions {
             self.full.push(Arc::from(std::mem::take(&mut self.tail)));
         }
     }
+
+    /// Adds `sealed`, dropping the earlier action of its choice, if any: at
+    /// most one action of a choice is ever here, so the batch grows with the
+    /// choices made, not with how often they change.
+    fn push_replacing(&mut self, sealed: Sealed) {
+        if let Some(choice) = &sealed.choice {
+            let same = |action: &Sealed| action.choice.as_ref() == Some(choice);
+            if let Some(index) = self.tail.iter().position(same) {
+                self.tail.remove(index);
+            } else if self.full.iter().any(|chunk| chunk.iter().any(same)) {
+                // Rare: a batch with more than a chunk of choices. The chunks
+                // are full by invariant, so they are laid out again.
+                *self = self
+                    .iter()
+                    .filter(|action| !same(action))
+                    .cloned()
+                    .collect();
+            }
+        }
+        self.push(sealed);
+    }
 }
 
 impl std::ops::Index<usize> for Actions {
@@ -172,6 +200,7 @@ impl<'de> Deserialize<'de> for Actions {
 
 /// The sealed actions of one turn of one game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredBatch")]
 pub struct Batch {
     /// Stable and unique, chosen by the owner ("donkey:round:12").
     pub id: String,
@@ -179,15 +208,59 @@ pub struct Batch {
     pub owner: String,
     /// Actions sealed at or after this instant are refused.
     pub deadline: Timestamp,
-    /// In the order sealed. A player may seal several; which count is the owner's
-    /// rule ("only the last one"), not the box's.
+    /// The actions that may still count, in the order sealed: an action
+    /// replaced by a later one of the same choice (`Sealed::choice`) is no
+    /// longer here, so a ballot open for weeks holds one vote per voter, not
+    /// every change of mind. Which count is the owner's rule ("only the last
+    /// one"), not the box's.
     pub actions: Actions,
+    /// Every action ever sealed in the batch, replaced ones included, as the
+    /// log holds them: published at the deadline (filled in by the shell from
+    /// the log, see [`complete_committed`]), kept until the reveal.
     pub commitments: Vec<Commitment>,
     pub stage: Stage,
     /// What the batch's mail calls it ("ballot 1"), given by the owner; a batch
     /// opened without one is called by its id with the colons read as spaces.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub title: String,
+    /// How many actions were ever sealed in the batch, replaced ones included:
+    /// the index of the next salt, which must never repeat.
+    pub sealed_count: u64,
+}
+
+/// A batch as stored: snapshots written before issue 30 have no
+/// `sealed_count`, and their batches kept every action sealed, so the count
+/// is the number of actions.
+#[derive(Deserialize)]
+struct StoredBatch {
+    id: String,
+    owner: String,
+    deadline: Timestamp,
+    actions: Actions,
+    commitments: Vec<Commitment>,
+    stage: Stage,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    sealed_count: Option<u64>,
+}
+
+impl From<StoredBatch> for Batch {
+    fn from(stored: StoredBatch) -> Batch {
+        let sealed_count = stored
+            .sealed_count
+            .unwrap_or_else(|| u64::try_from(stored.actions.len()).unwrap_or(u64::MAX));
+        Batch {
+            id: stored.id,
+            owner: stored.owner,
+            deadline: stored.deadline,
+            actions: stored.actions,
+            commitments: stored.commitments,
+            stage: stored.stage,
+            title: stored.title,
+            sealed_count,
+        }
+    }
 }
 
 impl Batch {
@@ -342,6 +415,8 @@ impl SealedBox {
                     .map(|action| Sealed {
                         action_text: "(sealed)".to_owned(),
                         salt_hex: "(sealed)".to_owned(),
+                        // A choice may name what was voted on (a hack).
+                        choice: None,
                         ..action.clone()
                     })
                     .collect();
@@ -367,12 +442,14 @@ impl SealedBox {
                         commitments: Vec::new(),
                         stage: Stage::Open,
                         title: title.clone(),
+                        sealed_count: 0,
                     });
                 }
             }
             Event::Sealed { batch, sealed } => {
                 if let Some(batch) = self.batch_mut(batch) {
-                    batch.actions.push(sealed.clone());
+                    batch.sealed_count = batch.sealed_count.saturating_add(1);
+                    batch.actions.push_replacing(sealed.clone());
                 }
             }
             Event::Committed { batch, commitments } => {
@@ -422,8 +499,9 @@ impl SealedBox {
         })
     }
 
-    /// Seals one action of `player` at `now`. `secret_seed` is the shell's secret
-    /// (see the module doc); the salt derived from it travels in the event.
+    /// Seals one action of `player` at `now`, one that no later action replaces
+    /// (every move counts). `secret_seed` is the shell's secret (see the module
+    /// doc); the salt derived from it travels in the event.
     pub fn seal(
         &self,
         batch_id: &str,
@@ -433,12 +511,38 @@ impl SealedBox {
         now: Timestamp,
         secret_seed: &[u8; 32],
     ) -> Result<Event, SealError> {
+        self.seal_choice(
+            batch_id,
+            player,
+            player_name,
+            action_text,
+            None,
+            now,
+            secret_seed,
+        )
+    }
+
+    /// [`Self::seal`], for an action that makes `choice` (`Sealed::choice`,
+    /// the owner's "only the last one counts"): it replaces the earlier action
+    /// of the same choice in the live state.
+    #[allow(clippy::too_many_arguments)]
+    pub fn seal_choice(
+        &self,
+        batch_id: &str,
+        player: PlayerId,
+        player_name: &str,
+        action_text: &str,
+        choice: Option<String>,
+        now: Timestamp,
+        secret_seed: &[u8; 32],
+    ) -> Result<Event, SealError> {
         let batch = self.existing(batch_id)?;
         if batch.stage != Stage::Open || now >= batch.deadline {
             return Err(SealError::Closed(batch_id.to_owned()));
         }
-        // Actions are never removed from a batch, so its length is a fresh index.
-        let index = u64::try_from(batch.actions.len()).unwrap_or(u64::MAX);
+        // Replaced actions leave the batch, so its length is no fresh index:
+        // the count of every action sealed in it is.
+        let index = batch.sealed_count;
         Ok(Event::Sealed {
             batch: batch_id.to_owned(),
             sealed: Sealed {
@@ -447,6 +551,7 @@ impl SealedBox {
                 action_text: action_text.to_owned(),
                 salt_hex: derive_salt(secret_seed, batch_id, index),
                 sealed_at: now,
+                choice,
             },
         })
     }
@@ -457,18 +562,10 @@ impl SealedBox {
         if batch.stage != Stage::Open {
             return Err(SealError::AlreadyCommitted(batch_id.to_owned()));
         }
+        // The actions still live: the shell adds the replaced ones from the
+        // log (`complete_committed`, `complete_mail`).
         let commitments: Vec<Commitment> = batch.actions.iter().map(Sealed::commitment).collect();
-        // Invariant: only names and hashes go into this mail, never an action text.
-        let lines: Vec<serde_json::Value> = commitments
-            .iter()
-            .map(|c| {
-                json!({
-                    "player": c.player_name,
-                    "player_quoted": quoted(&c.player_name),
-                    "hash": c.hash_hex,
-                })
-            })
-            .collect();
+        let lines: Vec<serde_json::Value> = commitments.iter().map(commitment_line).collect();
         let mail = Mail::new(
             Audience::List,
             &batch.owner,
@@ -479,6 +576,9 @@ impl SealedBox {
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),
+                // For the shell: how many of the log's last actions of this
+                // batch id are this batch's (`complete_mail`).
+                "sealed_count": batch.sealed_count,
                 "n_actions": commitments.len(),
                 "commitments": lines,
             }),
@@ -507,7 +607,13 @@ impl SealedBox {
         choice: impl Fn(&Sealed) -> Option<String>,
     ) -> Result<(Event, Mail), SealError> {
         let batch = self.existing(batch_id)?;
-        let choices: Vec<Option<String>> = batch.actions.iter().map(&choice).collect();
+        // An action sealed before issue 30 has no choice of its own: the
+        // owner's rule gives it.
+        let choices: Vec<Option<String>> = batch
+            .actions
+            .iter()
+            .map(|action| action.choice.clone().or_else(|| choice(action)))
+            .collect();
         let replaced = |index: usize| {
             choices[index].as_ref().is_some_and(|mine| {
                 choices[index + 1..]
@@ -524,21 +630,7 @@ impl SealedBox {
             .actions
             .iter()
             .enumerate()
-            .map(|(index, sealed)| {
-                json!({
-                    "replaced": replaced(index),
-                    "player": sealed.player_name,
-                    "player_quoted": quoted(&sealed.player_name),
-                    "salt": sealed.salt_hex,
-                    "text": sealed.action_text,
-                    "text_quoted": quoted(&sealed.action_text),
-                    // For prose: a line break in an action must not start a line
-                    // that could pass for a machine line.
-                    "text_one_line": sealed.action_text.split_whitespace().collect::<Vec<_>>().join(" "),
-                    "hash": commitment_hash(&sealed.salt_hex, &sealed.player_name, &sealed.action_text),
-                    "sealed_at": human_time(sealed.sealed_at),
-                })
-            })
+            .map(|(index, sealed)| reveal_line(sealed, replaced(index)))
             .collect();
         let mail = Mail::new(
             Audience::List,
@@ -550,6 +642,9 @@ impl SealedBox {
                 "batch_quoted": quoted(&batch.id),
                 "owner": batch.owner,
                 "deadline": human_time(batch.deadline),
+                // For the shell: how many of the log's last actions of this
+                // batch id are this batch's (`complete_mail`).
+                "sealed_count": batch.sealed_count,
                 "n_actions": actions.len(),
                 "actions": actions,
             }),
@@ -603,6 +698,150 @@ impl SealedBox {
         }
         (events, mail)
     }
+}
+
+/// One commitment as the commitments mail lists it.
+fn commitment_line(commitment: &Commitment) -> serde_json::Value {
+    // Invariant: only names and hashes go into this mail, never an action text.
+    json!({
+        "player": commitment.player_name,
+        "player_quoted": quoted(&commitment.player_name),
+        "hash": commitment.hash_hex,
+    })
+}
+
+/// One action as the reveal lists it.
+fn reveal_line(sealed: &Sealed, replaced: bool) -> serde_json::Value {
+    json!({
+        "replaced": replaced,
+        "player": sealed.player_name,
+        "player_quoted": quoted(&sealed.player_name),
+        "salt": sealed.salt_hex,
+        "text": sealed.action_text,
+        "text_quoted": quoted(&sealed.action_text),
+        // For prose: a line break in an action must not start a line
+        // that could pass for a machine line.
+        "text_one_line": sealed.action_text.split_whitespace().collect::<Vec<_>>().join(" "),
+        "hash": commitment_hash(&sealed.salt_hex, &sealed.player_name, &sealed.action_text),
+        "sealed_at": human_time(sealed.sealed_at),
+    })
+}
+
+// The log's half of the commitments and the reveal. The live state keeps only
+// the actions that may still count (`Batch::actions`), but the list must see a
+// commitment for every action ever sealed, and the reveal must show every one,
+// the replaced ones marked: those come from the event log, which the engine
+// never reads. The engine's commitments and reveal are therefore built from
+// the live actions, and the shell, before it stores or renders them, hands
+// each to these functions with `history`: every action sealed in the batch, in
+// the order sealed, as the log holds them (the events of voided messages left
+// out). Pure, so the table the games' tests play on does the same from the
+// events it keeps.
+
+/// The batch a commitments or reveal mail is about; `None` for any other mail.
+pub fn batch_of_mail(mail: &Mail) -> Option<&str> {
+    match mail.template.as_str() {
+        COMMITMENTS_TEMPLATE | REVEAL_TEMPLATE => mail.values["batch"].as_str(),
+        _ => None,
+    }
+}
+
+/// How many actions were sealed in the batch of a commitments or reveal mail,
+/// replaced ones included: the last this many actions of the log under the
+/// batch's id are its own (an id reopened after its batch retired would find
+/// the earlier batch's actions before them).
+pub fn sealed_count_of_mail(mail: &Mail) -> Option<usize> {
+    batch_of_mail(mail)?;
+    mail.values["sealed_count"]
+        .as_u64()
+        .and_then(|count| usize::try_from(count).ok())
+}
+
+/// The batch a `Committed` event publishes; `None` for any other event.
+pub fn batch_of_committed(event: &Event) -> Option<&str> {
+    match event {
+        Event::Committed { batch, .. } => Some(batch),
+        _ => None,
+    }
+}
+
+/// A `Committed` event with a commitment for every action of `history`.
+pub fn complete_committed(event: &mut Event, history: &[Sealed]) {
+    if let Event::Committed { commitments, .. } = event {
+        *commitments = merged(
+            commitments,
+            |commitment| commitment.hash_hex.clone(),
+            history,
+            Sealed::commitment,
+        );
+    }
+}
+
+/// A commitments mail with a commitment for every action of `history`, or a
+/// reveal with every action of it: those the engine did not have (not live:
+/// replaced by a later action of the same choice) are marked replaced.
+pub fn complete_mail(mail: &mut Mail, history: &[Sealed]) {
+    let hash_of = |line: &serde_json::Value| line["hash"].as_str().unwrap_or_default().to_owned();
+    let (key, lines) = match mail.template.as_str() {
+        COMMITMENTS_TEMPLATE => {
+            let lines = mail.values["commitments"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let all = merged(&lines, hash_of, history, |sealed| {
+                commitment_line(&sealed.commitment())
+            });
+            ("commitments", all)
+        }
+        REVEAL_TEMPLATE => {
+            let lines = mail.values["actions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let all = merged(&lines, hash_of, history, |sealed| reveal_line(sealed, true));
+            ("actions", all)
+        }
+        _ => return,
+    };
+    mail.values["n_actions"] = json!(lines.len());
+    mail.values[key] = serde_json::Value::Array(lines);
+}
+
+/// `history` in its order, each entry the engine's own where it has one (same
+/// hash) and `from_log`'s otherwise; then any entry of the engine's the log did
+/// not hold, in the engine's order (never expected: the log holds every action
+/// the state does).
+fn merged<T: Clone>(
+    engine: &[T],
+    hash_of: impl Fn(&T) -> String,
+    history: &[Sealed],
+    from_log: impl Fn(&Sealed) -> T,
+) -> Vec<T> {
+    use std::collections::HashMap;
+    let mut unused: HashMap<String, Vec<usize>> = HashMap::new();
+    for (index, entry) in engine.iter().enumerate().rev() {
+        unused.entry(hash_of(entry)).or_default().push(index);
+    }
+    let mut taken = vec![false; engine.len()];
+    let mut all = Vec::with_capacity(history.len().max(engine.len()));
+    for sealed in history {
+        let hash = commitment_hash(&sealed.salt_hex, &sealed.player_name, &sealed.action_text);
+        match unused.get_mut(&hash).and_then(Vec::pop) {
+            Some(index) => {
+                taken[index] = true;
+                all.push(engine[index].clone());
+            }
+            None => all.push(from_log(sealed)),
+        }
+    }
+    all.extend(
+        engine
+            .iter()
+            .zip(&taken)
+            .filter(|(_, taken)| !**taken)
+            .map(|(entry, _)| entry.clone()),
+    );
+    all
 }
 
 /// One `commitment <hash> <"player">` line.
@@ -868,6 +1107,7 @@ mod tests {
             action_text: if i.is_multiple_of(2) { "yes" } else { "no" }.to_owned(),
             salt_hex: derive_salt(&SEED, "vote:1", i as u64),
             sealed_at: ts("2026-03-30T10:00:00Z"),
+            choice: None,
         };
         let plain: Vec<Sealed> = (0..CHUNK * 2 + 7).map(sealed).collect();
         let actions: Actions = plain.iter().cloned().collect();
@@ -888,6 +1128,117 @@ mod tests {
         copy.push(sealed(9999));
         assert_eq!(actions.len() + 1, copy.len());
         assert_ne!(copy, actions);
+    }
+
+    /// Issue 30: a batch where Alice changes her vote 1,000 times and Bob votes
+    /// once. Each vote's choice is its player.
+    fn changed_minds(sealed_box: &mut SealedBox) -> Vec<Sealed> {
+        let deadline = ts("2026-04-02T23:00:00Z");
+        sealed_box.apply_event(&sealed_box.open("vote:1", "vote", deadline).unwrap());
+        let mut history = Vec::new();
+        let mut at = ts("2026-03-30T10:00:00Z");
+        for (player, name, text) in (0..1000)
+            .map(|i| (1, "Alice", if i % 2 == 0 { "yes" } else { "no" }))
+            .chain([(2, "Bob", "yes")])
+        {
+            at += jiff::SignedDuration::from_secs(1);
+            let event = sealed_box
+                .seal_choice(
+                    "vote:1",
+                    player,
+                    name,
+                    text,
+                    Some(player.to_string()),
+                    at,
+                    &SEED,
+                )
+                .unwrap();
+            if let Event::Sealed { sealed, .. } = &event {
+                history.push(sealed.clone());
+            }
+            sealed_box.apply_event(&event);
+        }
+        history
+    }
+
+    #[test]
+    fn a_replaced_action_leaves_the_live_state_and_salts_stay_fresh() {
+        let mut sealed_box = SealedBox::default();
+        let history = changed_minds(&mut sealed_box);
+        let batch = sealed_box.batch("vote:1").unwrap();
+        // One action per choice: Alice's last, then Bob's.
+        let live: Vec<(&str, &str)> = batch
+            .actions
+            .iter()
+            .map(|a| (a.player_name.as_str(), a.action_text.as_str()))
+            .collect();
+        assert_eq!(live, [("Alice", "no"), ("Bob", "yes")]);
+        assert_eq!(batch.sealed_count, 1001);
+        // Every salt is the one of its index among all the actions ever sealed.
+        let salts: std::collections::HashSet<&str> =
+            history.iter().map(|s| s.salt_hex.as_str()).collect();
+        assert_eq!(salts.len(), 1001);
+        assert_eq!(
+            batch.actions[1].salt_hex,
+            derive_salt(&SEED, "vote:1", 1000)
+        );
+        // The choice may name what was chosen: the public view does not show it.
+        let public = sealed_box.public_view();
+        assert!(
+            public.batches[0]
+                .actions
+                .iter()
+                .all(|a| a.choice.is_none() && a.action_text == "(sealed)")
+        );
+    }
+
+    #[test]
+    fn the_log_completes_the_commitments_and_the_reveal_marking_the_replaced() {
+        let mut sealed_box = SealedBox::default();
+        let history = changed_minds(&mut sealed_box);
+        let (mut events, mut mail) = sealed_box.tick(ts("2026-04-02T23:00:00Z"));
+        // The engine alone knows the live actions only.
+        assert_eq!(mail[0].values["n_actions"], 2);
+        complete_committed(&mut events[0], &history);
+        complete_mail(&mut mail[0], &history);
+        assert_eq!(mail[0].values["n_actions"], 1001);
+        sealed_box.apply_event(&events[0]);
+        assert_eq!(sealed_box.batch("vote:1").unwrap().commitments.len(), 1001);
+        let (revealed, mut reveal) = sealed_box
+            .reveal_replacing("vote:1", |s| Some(s.player.to_string()))
+            .unwrap();
+        complete_mail(&mut reveal, &history);
+        sealed_box.apply_event(&revealed);
+        let actions = reveal.values["actions"].as_array().unwrap();
+        assert_eq!(actions.len(), 1001);
+        let kept: Vec<usize> = actions
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a["replaced"] == false)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(kept, [999, 1000]);
+        let body = render(&reveal);
+        assert_eq!(body.matches("only the last counts").count(), 999);
+        assert_eq!(verify_sealed(&render(&mail[0]), &body), Ok(1001));
+        // Completing twice changes nothing.
+        let again = reveal.clone();
+        complete_mail(&mut reveal, &history);
+        assert_eq!(again, reveal);
+    }
+
+    #[test]
+    fn a_batch_stored_before_issue_30_counts_every_action_it_kept() {
+        let (sealed_box, _, _) = three_actions();
+        let mut json = serde_json::to_value(&sealed_box).unwrap();
+        let batch = json["batches"][0].as_object_mut().unwrap();
+        batch.remove("sealed_count");
+        for action in batch["actions"].as_array_mut().unwrap() {
+            assert!(action.get("choice").is_none());
+        }
+        let back: SealedBox = serde_json::from_value(json).unwrap();
+        assert_eq!(back.batches[0].sealed_count, 3);
+        assert_eq!(back, sealed_box);
     }
 
     #[test]

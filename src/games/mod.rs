@@ -12,6 +12,7 @@ pub mod overrides;
 pub mod random_officer;
 pub mod reports;
 pub mod router;
+pub mod sealed_log;
 pub mod section_error;
 pub mod substrate;
 pub mod suite;

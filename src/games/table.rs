@@ -3,13 +3,16 @@
 //! deadline due before a line fires first). The games' unit tests, the samples
 //! `check` renders and the secrecy test all play here. Pure: no store, no mail.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use crate::engine::sealed::{self, Sealed};
 use crate::engine::{Address, Ctx, LineReport, Mail, Timestamp};
 
 use super::driver::{self, Next};
+use super::sealed_log::{self, SealedLog};
 use super::{Event, Message, Outcome, Params, Registered, World};
 
 /// The engine, its parameters, and what it did.
@@ -22,6 +25,26 @@ pub struct Table {
     pub events: Vec<(Timestamp, String, Event)>,
     /// The answer to the last line sent.
     pub last: Vec<LineReport>,
+    /// What of `events` a batch's commitments and reveal read (as the store's
+    /// indexes do): each batch's sealed actions, and the voids.
+    log: Log,
+}
+
+/// The table's log as `sealed_log::complete` reads it.
+#[derive(Default)]
+struct Log {
+    sealed: HashMap<String, Vec<(String, Sealed)>>,
+    voids: Vec<(Timestamp, String, Event)>,
+}
+
+impl SealedLog for Log {
+    type Error = std::convert::Infallible;
+    fn sealed_of(&mut self, batch: &str) -> Result<Vec<(String, Sealed)>, Self::Error> {
+        Ok(self.sealed.get(batch).cloned().unwrap_or_default())
+    }
+    fn voids(&mut self) -> Result<Vec<(Timestamp, String, Event)>, Self::Error> {
+        Ok(self.voids.clone())
+    }
 }
 
 impl Table {
@@ -32,7 +55,14 @@ impl Table {
             mail: Vec::new(),
             events: Vec::new(),
             last: Vec::new(),
+            log: Log::default(),
         }
+    }
+
+    /// The step's commitments and reveal with every action of their batch, as
+    /// the pipeline makes them.
+    fn complete(&mut self, outcome: &mut Outcome) {
+        let Ok(()) = sealed_log::complete(outcome, &mut self.log);
     }
 
     /// Secret bytes for a step: the same for the same moment and line, so a table
@@ -73,7 +103,8 @@ impl Table {
     /// `ctx.now`, once every deadline due by then has fired.
     pub fn handle(&mut self, message: &Message, ctx: &Ctx) -> Outcome {
         self.run_until(ctx.now);
-        let outcome = self.world.handle(message, ctx, &self.params);
+        let mut outcome = self.world.handle(message, ctx, &self.params);
+        self.complete(&mut outcome);
         self.record(ctx.now, &outcome.events);
         self.mail.extend(outcome.mail.iter().cloned());
         self.last = outcome.report.clone();
@@ -90,6 +121,18 @@ impl Table {
         let cause = format!("table:{}", self.events.len());
         for event in events {
             self.world.apply_event(event, at);
+            match event {
+                Event::Sealed(sealed::Event::Sealed { batch, sealed }) => self
+                    .log
+                    .sealed
+                    .entry(batch.clone())
+                    .or_default()
+                    .push((cause.clone(), sealed.clone())),
+                Event::Override(super::Override::Voided { .. }) => {
+                    self.log.voids.push((at, cause.clone(), event.clone()));
+                }
+                _ => {}
+            }
             self.events.push((at, cause.clone(), event.clone()));
         }
         self.world.retire();
@@ -99,9 +142,10 @@ impl Table {
     pub fn run_until(&mut self, until: Timestamp) {
         let mut skip = None;
         while let Next::Deadline(at) = driver::next(&self.world, &self.params, None, until, skip) {
-            let outcome = self
+            let mut outcome = self
                 .world
                 .tick(at, &self.params, at, Table::entropy(at, "tick"));
+            self.complete(&mut outcome);
             if outcome.events.is_empty() {
                 skip = Some(at);
                 continue;

@@ -18,7 +18,10 @@
 //!    into one of the new format (on `serde_json::Value`, never on today's types,
 //!    which will change again);
 //! 3. add a `tests/fixtures/golden-vN.sqlite` written by the new release (see
-//!    `tests/it/golden.rs`), and keep the old ones: they must still pass.
+//!    `tests/it/golden.rs`), and keep the old ones: they must still pass;
+//! 4. check the partial indexes that read the payload's JSON (migration 11,
+//!    `store::sealed_log`: a sealed batch's `Sealed` events and the voids) still
+//!    find those events as the new format writes them.
 
 use serde_json::Value;
 

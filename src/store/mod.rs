@@ -6,6 +6,7 @@
 pub mod events;
 pub mod lock;
 mod schema;
+mod sealed_log;
 pub mod sent;
 mod site;
 

@@ -125,6 +125,15 @@ const MIGRATIONS: &[&str] = &[
         game_number INTEGER
     );
     CREATE INDEX site_announcements_game ON site_announcements (game, game_number);",
+    // 11: a batch's sealed actions, and the voids, found without reading the
+    // whole log (`store::sealed_log`): a batch's commitments and reveal list
+    // every action sealed in it, replaced ones included, and the live state
+    // keeps only those that may still count (issue 30). Partial indexes over
+    // the payload's JSON, so that no row is written differently.
+    "CREATE INDEX events_sealed ON events (json_extract(payload, '$.batch'), seq)
+        WHERE json_extract(payload, '$.game') = 'sealed' AND json_extract(payload, '$.kind') = 'sealed';
+    CREATE INDEX events_voids ON events (seq)
+        WHERE json_extract(payload, '$.game') = 'override' AND json_extract(payload, '$.kind') = 'voided';",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

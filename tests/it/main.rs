@@ -55,6 +55,7 @@ mod ruletag;
 mod ruletag_issue12;
 mod samples;
 mod scenarios;
+mod sealed_history;
 mod secrecy;
 mod site;
 mod site_browser;

@@ -558,14 +558,16 @@ fn act(
         a => a,
     };
     let batch = batch_id(game.number, game.round);
+    // Each player's last action of the round counts (`unseal`).
     let sealed = tx
         .view()
         .sealed
-        .seal(
+        .seal_choice(
             &batch,
             player.id,
             &player.name,
             &action.text(),
+            Some(player.id.to_string()),
             ctx.now,
             &ctx.entropy,
         )

@@ -1025,13 +1025,15 @@ fn vote(
             .into());
     }
     let batch = turn.batch_of(number);
+    let text = format!("{number} {}", choice.as_str());
     let sealed = view
         .sealed
-        .seal(
+        .seal_choice(
             &batch,
             player.id,
             &player.name,
-            &format!("{number} {}", choice.as_str()),
+            &text,
+            Some(choice_of(player.id, &text)),
             ctx.now,
             &ctx.entropy,
         )
@@ -1565,8 +1567,17 @@ fn count_batches(tx: &mut Tx<'_, Gnomic>, turn: &Turn, batches: &[String]) {
 /// player's last vote on a hack counts, and a vote's text begins with the hack's
 /// number ("304 yes").
 fn replaced_by(vote: &crate::engine::sealed::Sealed) -> Option<String> {
-    let hack = vote.action_text.split_whitespace().next()?;
-    Some(format!("{} {hack}", vote.player))
+    vote.action_text
+        .split_whitespace()
+        .next()
+        .map(|_| choice_of(vote.player, &vote.action_text))
+}
+
+/// The choice a vote makes (`Sealed::choice`): the player, and the hack its
+/// text begins with. A later vote of the same choice replaces it.
+fn choice_of(player: PlayerId, text: &str) -> String {
+    let hack = text.split_whitespace().next().unwrap_or_default();
+    format!("{player} {hack}")
 }
 
 fn count_turn(tx: &mut Tx<'_, Gnomic>, turn: Turn) {

@@ -237,14 +237,16 @@ fn seal(tx: &mut SpaceTx<'_>, action: &Action, ctx: &Ctx) -> Option<String> {
     {
         tx.record_shared(SharedEvent::Sealed(opened));
     }
+    // The latest move of each player in the batch counts (`unseal`).
     let sealed = tx
         .view()
         .sealed
-        .seal(
+        .seal_choice(
             &batch,
             player.id,
             &player.name,
             &text,
+            Some(player.id.to_string()),
             ctx.now,
             &ctx.entropy,
         )

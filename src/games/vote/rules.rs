@@ -200,13 +200,15 @@ fn vote(
         .sealed
         .batch(&batch)
         .is_some_and(|b| b.actions.iter().any(|a| a.player == player.id));
+    // Only each player's last vote counts: a new one replaces eir earlier one.
     let sealed_event = view
         .sealed
-        .seal(
+        .seal_choice(
             &batch,
             player.id,
             &player.name,
             choice.as_str(),
+            Some(replaced_by(player.id)),
             ctx.now,
             &ctx.entropy,
         )
@@ -325,9 +327,10 @@ pub(super) fn resolve(
         tx.mail(mail);
     }
     // Only each player's last vote counts: the reveal marks the ones replaced.
-    let replaced_by = |vote: &sealed::Sealed| Some(vote.player.to_string());
     let sealed = tx.view().sealed;
-    if let Ok((event, mut mail)) = sealed.reveal_replacing(&batch_name, replaced_by) {
+    if let Ok((event, mut mail)) =
+        sealed.reveal_replacing(&batch_name, |vote| Some(replaced_by(vote.player)))
+    {
         sealed.mark_closed_at(&batch_name, &mut mail, tx.at());
         tx.record_shared(SharedEvent::Sealed(event));
         tx.mail(mail);
@@ -370,6 +373,12 @@ pub(super) fn resolve(
         tally: tally.clone(),
     });
     Some(tally)
+}
+
+/// The choice a vote makes (`Sealed::choice`): a ballot has a batch of its
+/// own, so the player alone.
+fn replaced_by(player: PlayerId) -> String {
+    player.to_string()
 }
 
 /// The tally of the revealed actions: only each player's last vote counts.
