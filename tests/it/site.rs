@@ -426,7 +426,12 @@ fn the_pages_show_the_game_its_history_linked_to_its_cause_and_the_feeds() {
     );
     assert!(index.contains("<img src=\"balances-points.svg\" alt=\"Balances in points over time: Mod from 20 to 20, Alice from 20"));
     assert!(text("ruleset.html").contains("Rule 1: Points"));
-    assert!(text("sealed.html").contains("Revealed."));
+    assert!(
+        text("sealed-1.html").contains("Revealed."),
+        "{:?}",
+        site.keys()
+    );
+    assert!(text("sealed.html").contains("href=\"sealed-1.html\""));
     let feed = text("feed.atom");
     assert!(feed.starts_with("<?xml"));
     assert!(feed.contains("<entry>"));
