@@ -1,8 +1,9 @@
 //! What a site folder's next build goes on from, kept in the database beside
-//! its cursor (`site_cursor`): the log folded so far with its history (a
-//! finished random period, a past rule version: what the live state retires),
-//! the series the plots draw, and the tags each game's announcements were
-//! under. A build folds in only the events after the cursor and appends to
+//! its cursor (`site_cursor`): the log folded so far (with the past rule
+//! versions, which the live rules keep too; a revealed sealed batch or a
+//! finished random period moves to the site's archive, `site_archive`, one row
+//! an item, as it finishes), the series the plots draw, and the tags each
+//! game's announcements were under. A build folds in only the events after the cursor and appends to
 //! the series, so its cost follows what changed; a whole build starts this from
 //! the initial world and folds every event through the very same code, so the
 //! two give the same bytes.

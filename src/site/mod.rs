@@ -14,10 +14,15 @@
 //! cursor in the database (`site_cursor`: the last event folded in, and the
 //! fold with its history and the plots' series, `kept::Kept`). A build folds in
 //! only the events after it, appends to the series, and renders the pages of
-//! the present (the index, each game's and player's page, the ruleset, the
-//! feeds of the latest announcements) and, of the history, only the pages the
-//! new announcements fall on: history is cut into pages of `[site] history_page`
-//! announcements that, once full, never change. `build_whole` starts from the
+//! the present (the index, each game's and player's page, the feeds of the
+//! latest announcements; the ruleset's, the random officer's and the sealed
+//! actions' only when an event of their kind was folded in) and, of the
+//! history, only the pages the new announcements fall on: history is cut into
+//! pages of `[site] history_page` announcements that, once full, never change.
+//! The shared history the fold finishes (a revealed sealed batch, a random
+//! period whose seed is out) leaves the kept fold for rows of its own
+//! (`site_archive`), paged the same way (`sealed-N.html`, `random-N.html`), so
+//! the cursor stays the size of the present. `build_whole` starts from the
 //! initial world and folds the whole log through the same code: both give the
 //! same bytes.
 

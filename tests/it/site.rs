@@ -689,8 +689,20 @@ fn after_one_new_message_only_the_pages_it_changed_are_rewritten() {
         written.contains(&format!("record-{newest}.html")),
         "{written:?}"
     );
-    // A page of old history, the game's own and the style sheet are as they were.
-    for old in ["record-1.html", "game-vote-history-1.html", "style.css"] {
+    // A page of old history, the game's own and the style sheet are as they
+    // were; so are the pages of the parts of the world a join does not touch
+    // (rendered only when an event of their kind is folded in) and the pages
+    // of the revealed ballots.
+    assert!(before.contains_key("sealed-1.html"), "{:?}", before.keys());
+    for old in [
+        "record-1.html",
+        "game-vote-history-1.html",
+        "style.css",
+        "ruleset.html",
+        "random.html",
+        "sealed.html",
+        "sealed-1.html",
+    ] {
         assert!(before.contains_key(old), "{old}");
         assert!(!written.contains(&old.to_owned()), "{old} in {written:?}");
     }
