@@ -1,8 +1,9 @@
 //! What a site folder's next build goes on from, kept in the database beside
-//! its cursor (`site_cursor`): the log folded so far with its history (a
-//! finished random period, a past rule version: what the live state retires),
-//! the series the plots draw, and the tags each game's announcements were
-//! under. A build folds in only the events after the cursor and appends to
+//! its cursor (`site_cursor`): the log folded so far (with the past rule
+//! versions, which the live rules keep too; a revealed sealed batch or a
+//! finished random period moves to the site's archive, `site_archive`, one row
+//! an item, as it finishes), the series the plots draw, and the tags each
+//! game's announcements were under. A build folds in only the events after the cursor and appends to
 //! the series, so its cost follows what changed; a whole build starts this from
 //! the initial world and folds every event through the very same code, so the
 //! two give the same bytes.
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::accounts::{self, Holder};
 use crate::engine::game::View;
+use crate::engine::sealed;
 use crate::games::{self, Registered, Visit, World, each_game};
 use crate::pipeline::Bot;
 
@@ -86,10 +88,31 @@ pub struct Kept {
     /// the order first heard.
     pub game_counts: BTreeMap<String, i64>,
     pub tags: BTreeMap<String, Vec<String>>,
+    /// How many items of each kind of shared history (`SEALED`, `RANDOM`)
+    /// the fold has retired into the site's archive (`site_archive` rows).
+    #[serde(default)]
+    pub archived: BTreeMap<String, i64>,
     /// The plots whose series changed in this build (not kept).
     #[serde(skip)]
     pub dirty: BTreeSet<String>,
+    /// The items retired in this build, to be put in the archive (not kept):
+    /// kind, number, public JSON.
+    #[serde(skip)]
+    pub fresh: Vec<(&'static str, i64, String)>,
+    /// The parts of the shared world an event of this build changed: the
+    /// pages of the ruleset, the random officer and the sealed actions are
+    /// rendered only then (not kept).
+    #[serde(skip)]
+    pub touched: BTreeSet<&'static str>,
 }
+
+/// The revealed sealed batches, as the site archives and pages them.
+pub const SEALED: &str = "sealed";
+/// The finished random periods, their seeds published.
+pub const RANDOM: &str = "random";
+/// The ruleset (touched only: its past versions stay in the world, which
+/// the rules need).
+pub const RULESET: &str = "ruleset";
 
 /// What folding the new events found.
 pub enum Folded {
@@ -191,6 +214,7 @@ impl Kept {
             return;
         }
         self.world.apply_event(event, at);
+        self.archive(event);
         if let games::Event::Accounts(accounts::Event::Transferred {
             currency, from, to, ..
         }) = event
@@ -216,6 +240,53 @@ impl Kept {
                     }
                 }
             }
+        }
+    }
+
+    /// The shared history an event finished, moved from the world into the
+    /// archive as the public sees it, in the order it finished: a revealed
+    /// batch, a random period whose seed is out. Every event, not every step
+    /// or build, so a whole build numbers them as any sequence of builds does;
+    /// the live state lets the same go after the step (`Shared::retire`).
+    fn archive(&mut self, event: &games::Event) {
+        let mut retired = Vec::new();
+        match event {
+            games::Event::Sealed(_) => {
+                self.touched.insert(SEALED);
+                if self.world.sealed.has_history() {
+                    let view = self.world.sealed.public_view();
+                    retired.extend(
+                        view.batches
+                            .iter()
+                            .filter(|batch| batch.stage == sealed::Stage::Revealed)
+                            .map(|batch| (SEALED, serde_json::to_string(batch))),
+                    );
+                    std::sync::Arc::make_mut(&mut self.world.shared.sealed).retire();
+                }
+            }
+            games::Event::Random(_) => {
+                self.touched.insert(RANDOM);
+                if !self.world.random.past.is_empty() {
+                    let random = std::sync::Arc::make_mut(&mut self.world.shared.random);
+                    retired.extend(
+                        random
+                            .past
+                            .drain(..)
+                            .map(|period| (RANDOM, serde_json::to_string(&period))),
+                    );
+                }
+            }
+            games::Event::Ruleset(_) => {
+                self.touched.insert(RULESET);
+            }
+            _ => {}
+        }
+        for (kind, item) in retired {
+            // Plain data: it serializes.
+            let Ok(item) = item else { continue };
+            let count = self.archived.entry(kind.to_owned()).or_default();
+            *count += 1;
+            self.fresh.push((kind, *count, item));
         }
     }
 

@@ -14,10 +14,15 @@
 //! cursor in the database (`site_cursor`: the last event folded in, and the
 //! fold with its history and the plots' series, `kept::Kept`). A build folds in
 //! only the events after it, appends to the series, and renders the pages of
-//! the present (the index, each game's and player's page, the ruleset, the
-//! feeds of the latest announcements) and, of the history, only the pages the
-//! new announcements fall on: history is cut into pages of `[site] history_page`
-//! announcements that, once full, never change. `build_whole` starts from the
+//! the present (the index, each game's and player's page, the feeds of the
+//! latest announcements; the ruleset's, the random officer's and the sealed
+//! actions' only when an event of their kind was folded in) and, of the
+//! history, only the pages the new announcements fall on: history is cut into
+//! pages of `[site] history_page` announcements that, once full, never change.
+//! The shared history the fold finishes (a revealed sealed batch, a random
+//! period whose seed is out) leaves the kept fold for rows of its own
+//! (`site_archive`), paged the same way (`sealed-N.html`, `random-N.html`), so
+//! the cursor stays the size of the present. `build_whole` starts from the
 //! initial world and folds the whole log through the same code: both give the
 //! same bytes.
 
@@ -104,9 +109,21 @@ pub struct Plan {
     pub record_pages: Vec<i64>,
     /// Each game's pages of history the new announcements fall on.
     pub game_pages: BTreeMap<String, Vec<i64>>,
+    /// The site folder's key in the database (its canonical path): the
+    /// archive's rows are its own.
+    pub dir: String,
+    /// The pages of each kind of archived history (`kept::SEALED`, ...) the
+    /// items retired in this build fall on.
+    pub archive_pages: BTreeMap<&'static str, std::collections::BTreeSet<i64>>,
 }
 
 impl Plan {
+    /// Whether a page of a part of the shared world (`kept::SEALED`, ...) is
+    /// rendered: an event of its kind was folded in.
+    fn part(&self, record: &record::Record, kind: &str) -> bool {
+        self.whole || record.kept.touched.contains(kind)
+    }
+
     fn plot(&self, record: &record::Record, file: &str) -> bool {
         self.whole || record.kept.dirty.contains(file)
     }
@@ -155,7 +172,24 @@ fn build_with(bot: &Bot, out: &Path, whole: bool) -> Result<Built, SiteError> {
         whole = true;
         kept.fold(bot, true)?;
     }
-    let plan = take_announcements(bot, &mut kept, whole)?;
+    let mut plan = take_announcements(bot, &mut kept, whole)?;
+    plan.dir = key.clone();
+    for (kind, number, _) in &kept.fresh {
+        plan.archive_pages
+            .entry(kind)
+            .or_default()
+            .insert(page_of(*number, plan.page));
+    }
+    // Before the files, like the announcements' numbers: a crash between
+    // leaves rows the next build writes again, the same.
+    let counts: Vec<(&str, i64)> = [kept::SEALED, kept::RANDOM]
+        .into_iter()
+        .map(|kind| (kind, kept.archived.get(kind).copied().unwrap_or(0)))
+        .collect();
+    if whole || !kept.fresh.is_empty() {
+        bot.store
+            .put_site_archive(&key, &std::mem::take(&mut kept.fresh), &counts)?;
+    }
     let state = serde_json::to_string(&kept).map_err(|error| SiteError::Io {
         path: out.to_owned(),
         source: std::io::Error::other(error.to_string()),
@@ -196,6 +230,8 @@ fn take_announcements(bot: &Bot, kept: &mut kept::Kept, whole: bool) -> Result<P
         page,
         record_pages: Vec::new(),
         game_pages: BTreeMap::new(),
+        dir: String::new(),
+        archive_pages: BTreeMap::new(),
     };
     while kept.announced < total {
         let from = kept.announced + 1;

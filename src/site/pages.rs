@@ -13,6 +13,7 @@ use crate::engine::{Address, human_time};
 use crate::games::{self, Registered, Visit, each_game};
 use crate::pipeline::Bot;
 
+use super::kept::{RANDOM, RULESET, SEALED};
 use super::record::{Announcement, Record};
 use super::{SiteError, diff, feeds, html, plots};
 
@@ -119,6 +120,22 @@ fn history_pages(game: Option<&str>, count: i64, page: i64) -> Vec<Value> {
                 "first": first,
                 "last": (first + page - 1).min(count),
             })
+        })
+        .collect()
+}
+
+/// A page of archived history: `sealed-N.html`, `random-N.html`.
+fn archive_page(kind: &str, number: i64) -> String {
+    format!("{kind}-{number}.html")
+}
+
+/// The pages of `count` archived items of `kind`, oldest first.
+fn archive_pages(kind: &str, count: i64, page: i64) -> Vec<Value> {
+    history_pages(None, count, page)
+        .into_iter()
+        .map(|mut p| {
+            p["file"] = json!(archive_page(kind, p["number"].as_i64().unwrap_or_default()));
+            p
         })
         .collect()
 }
@@ -258,18 +275,56 @@ pub fn render(bot: &Bot, record: &Record, plan: &super::Plan) -> Result<Files, S
             render_template(&env, "player.html", &site.player(player))?,
         ));
     }
-    files.push((
-        "ruleset.html".to_owned(),
-        render_template(&env, "ruleset.html", &site.ruleset())?,
-    ));
-    files.push((
-        "random.html".to_owned(),
-        render_template(&env, "random.html", &site.random())?,
-    ));
-    files.push((
-        "sealed.html".to_owned(),
-        render_template(&env, "sealed.html", &site.sealed())?,
-    ));
+    // The parts of the shared world have pages of their own, rendered only
+    // when an event of their kind was folded in: the ruleset whole (its past
+    // versions are the live rules' too), the random officer's and the sealed
+    // box's present, with their finished history in pages of the archive of
+    // which only those that new items fall on are rendered.
+    all.insert("ruleset.html".to_owned());
+    if plan.part(record, RULESET) {
+        files.push((
+            "ruleset.html".to_owned(),
+            render_template(&env, "ruleset.html", &site.ruleset())?,
+        ));
+    }
+    for kind in [RANDOM, SEALED] {
+        let count = record.kept.archived.get(kind).copied().unwrap_or(0);
+        let pages = archive_pages(kind, count, plan.page);
+        all.insert(format!("{kind}.html"));
+        all.extend(
+            pages
+                .iter()
+                .map(|p| p["file"].as_str().unwrap_or_default().to_owned()),
+        );
+        let template = format!("{kind}.html");
+        if plan.part(record, kind) {
+            let present = match kind {
+                RANDOM => site.random(&[], pages, None),
+                _ => site.sealed(&[], pages, None),
+            };
+            files.push((
+                template.clone(),
+                render_template(&env, &template, &present)?,
+            ));
+        }
+        for &number in plan.archive_pages.get(kind).into_iter().flatten() {
+            let first = (number - 1) * plan.page + 1;
+            let items: Vec<Value> = bot
+                .store
+                .site_archive(&plan.dir, kind, first, first + plan.page - 1)?
+                .iter()
+                .filter_map(|item| serde_json::from_str(item).ok())
+                .collect();
+            let values = match kind {
+                RANDOM => site.random(&items, Vec::new(), Some(number)),
+                _ => site.sealed(&items, Vec::new(), Some(number)),
+            };
+            files.push((
+                archive_page(kind, number),
+                render_template(&env, &template, &values)?,
+            ));
+        }
+    }
     let (feeds, feed_names) = feeds::all(bot, record, &site.deadlines, plan)?;
     files.extend(feeds);
     all.extend(feed_names);
@@ -767,8 +822,10 @@ impl<'a> Site<'a> {
         self.page("The ruleset", json!({ "rules": rules, "changes": changes }))
     }
 
-    fn random(&self) -> Value {
-        let random = &self.record.public["random"];
+    /// The random officer's page: the running period with the pages of the
+    /// finished ones (`items` empty, `number` none), or page `number` of the
+    /// finished periods, `items`.
+    fn random(&self, items: &[Value], pages: Vec<Value>, number: Option<i64>) -> Value {
         let period = |p: &Value, running: bool| {
             let at = |key: &str| {
                 p[key]
@@ -788,63 +845,103 @@ impl<'a> Site<'a> {
                 "running": running,
             })
         };
-        let mut periods: Vec<Value> = random["past"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|p| period(p, false))
-            .collect();
-        if !random["current"].is_null() {
-            periods.push(period(&random["current"], true));
-        }
-        self.page(
-            "The Officer in charge of Random Things",
-            json!({ "periods": periods }),
-        )
-    }
-
-    fn sealed(&self) -> Value {
-        let batches: Vec<Value> = self.record.public["sealed"]["batches"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|batch| {
-                let revealed = batch["stage"] == "revealed";
-                let deadline = batch["deadline"]
-                    .as_str()
-                    .and_then(|at| at.parse::<Timestamp>().ok())
-                    .map(|at| self.when(at));
-                let actions: Vec<Value> = batch["actions"]
+        let random = &self.record.public["random"];
+        let mut periods: Vec<Value> = items.iter().map(|p| period(p, false)).collect();
+        if number.is_none() {
+            // The world's finished periods are in the archive; none are left here.
+            periods.extend(
+                random["past"]
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|action| {
-                        json!({
-                            "player": action["player_name"],
-                            // Blanked by the public view until the reveal; not
-                            // even the blank is passed on before it.
-                            "text": if revealed { action["action_text"].clone() } else { Value::Null },
-                            "salt": if revealed { action["salt_hex"].clone() } else { Value::Null },
-                        })
-                    })
-                    .collect();
-                let title = match batch["title"].as_str() {
-                    Some(title) if !title.is_empty() => title.to_owned(),
-                    _ => batch["id"].as_str().unwrap_or_default().replace(':', " "),
-                };
-                json!({
-                    "title": title,
-                    "owner": batch["owner"],
-                    "page": super::page_of_tag(batch["owner"].as_str().unwrap_or_default()),
-                    "stage": batch["stage"],
-                    "deadline": deadline,
-                    "commitments": batch["commitments"],
-                    "actions": actions,
-                })
-            })
-            .collect();
-        self.page("Sealed actions", json!({ "batches": batches }))
+                    .map(|p| period(p, false)),
+            );
+            if !random["current"].is_null() {
+                periods.push(period(&random["current"], true));
+            }
+        }
+        let title = match number {
+            Some(number) => format!("The Officer in charge of Random Things, page {number}"),
+            None => "The Officer in charge of Random Things".to_owned(),
+        };
+        self.page(
+            &title,
+            json!({
+                "periods": periods,
+                "pages": pages,
+                "up": number.map(|_| "random.html"),
+            }),
+        )
     }
+
+    /// The sealed actions' page: the batches not yet revealed with the pages
+    /// of those revealed (`items` empty, `number` none), or page `number` of
+    /// the revealed batches, `items`.
+    fn sealed(&self, items: &[Value], pages: Vec<Value>, number: Option<i64>) -> Value {
+        let present: Vec<Value>;
+        let shown = match number {
+            Some(_) => items,
+            None => {
+                present = self.record.public["sealed"]["batches"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                &present
+            }
+        };
+        let batches: Vec<Value> = shown
+            .iter()
+            .map(|batch| sealed_batch(self.bot, batch))
+            .collect();
+        let title = match number {
+            Some(number) => format!("Sealed actions, page {number}"),
+            None => "Sealed actions".to_owned(),
+        };
+        self.page(
+            &title,
+            json!({
+                "batches": batches,
+                "pages": pages,
+                "up": number.map(|_| "sealed.html"),
+            }),
+        )
+    }
+}
+
+/// A sealed batch as its page shows it.
+fn sealed_batch(bot: &Bot, batch: &Value) -> Value {
+    let revealed = batch["stage"] == "revealed";
+    let deadline = batch["deadline"]
+        .as_str()
+        .and_then(|at| at.parse::<Timestamp>().ok())
+        .map(|at| when(bot, at));
+    let actions: Vec<Value> = batch["actions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|action| {
+            json!({
+                "player": action["player_name"],
+                // Blanked by the public view until the reveal; not
+                // even the blank is passed on before it.
+                "text": if revealed { action["action_text"].clone() } else { Value::Null },
+                "salt": if revealed { action["salt_hex"].clone() } else { Value::Null },
+            })
+        })
+        .collect();
+    let title = match batch["title"].as_str() {
+        Some(title) if !title.is_empty() => title.to_owned(),
+        _ => batch["id"].as_str().unwrap_or_default().replace(':', " "),
+    };
+    json!({
+        "title": title,
+        "owner": batch["owner"],
+        "page": super::page_of_tag(batch["owner"].as_str().unwrap_or_default()),
+        "stage": batch["stage"],
+        "deadline": deadline,
+        "commitments": batch["commitments"],
+        "actions": actions,
+    })
 }
 
 /// A string that is one e-mail address and nothing else.

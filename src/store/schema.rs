@@ -134,6 +134,18 @@ const MIGRATIONS: &[&str] = &[
         WHERE json_extract(payload, '$.game') = 'sealed' AND json_extract(payload, '$.kind') = 'sealed';
     CREATE INDEX events_voids ON events (seq)
         WHERE json_extract(payload, '$.game') = 'override' AND json_extract(payload, '$.kind') = 'voided';",
+    // 12: the shared history the
+    // site's fold retires (the revealed sealed batches, the finished random
+    // periods), one row an item, numbered in the order retired, so a build
+    // reads only the page an item falls on rather than carrying the whole
+    // history in its cursor.
+    "CREATE TABLE site_archive (
+        dir TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        PRIMARY KEY (dir, kind, number)
+    ) WITHOUT ROWID;",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is

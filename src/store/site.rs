@@ -3,7 +3,8 @@
 //! cursor (the last event it folded in, and the state it goes on from), and the
 //! announcements to the list numbered once, in the whole record and within
 //! their game, so a page of old history is found by number without reading
-//! the rest. All of it is derived from the log and the outbox: deleting it
+//! the rest; and the shared history its fold retires (`site_archive`), by
+//! number, so the page an item falls on is read without the rest. All of it is derived from the log and the outbox: deleting it
 //! only makes the next build a whole one.
 
 use std::collections::BTreeMap;
@@ -69,6 +70,45 @@ impl Store {
             params![dir, cursor.fingerprint, cursor.event_seq, cursor.state],
         )?;
         Ok(())
+    }
+
+    /// Puts the items of history a site folder's build retired (`kind`,
+    /// number, public JSON), replacing any of the same number (a build redone
+    /// after a crash writes the same), and lets go of those past each kind's
+    /// count (`counts`: a whole build after a void may have fewer). One
+    /// transaction, written before the files like the rows they page.
+    pub fn put_site_archive(
+        &self,
+        dir: &str,
+        items: &[(&str, i64, String)],
+        counts: &[(&str, i64)],
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT OR REPLACE INTO site_archive (dir, kind, number, item) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (kind, number, item) in items {
+                insert.execute(params![dir, kind, number, item])?;
+            }
+            let mut trim = tx
+                .prepare("DELETE FROM site_archive WHERE dir = ?1 AND kind = ?2 AND number > ?3")?;
+            for (kind, count) in counts {
+                trim.execute(params![dir, kind, count])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A site folder's items of history of `kind` numbered `from..=to`, in order.
+    pub fn site_archive(&self, dir: &str, kind: &str, from: i64, to: i64) -> Result<Vec<String>> {
+        let mut statement = self.conn.prepare(
+            "SELECT item FROM site_archive WHERE dir = ?1 AND kind = ?2 AND number BETWEEN ?3 AND ?4
+             ORDER BY number",
+        )?;
+        let rows = statement.query_map(params![dir, kind, from, to], |row| row.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
     }
 
     /// The events after `seq`, in order (`each_event` from a point on).

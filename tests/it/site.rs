@@ -6,7 +6,9 @@
 //! rewrites nothing; `once` keeps `[site] dir` current; `[site] url` links each
 //! announcement to its page. Every build after a pass goes on from the last
 //! (the incremental path), and a whole build at the end gives the same bytes;
-//! after one new message only the pages it changed are written.
+//! after one new message only the pages it changed are written; the finished
+//! random periods and revealed sealed batches are paged from the site's archive
+//! alike whether built in steps or whole.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -426,7 +428,12 @@ fn the_pages_show_the_game_its_history_linked_to_its_cause_and_the_feeds() {
     );
     assert!(index.contains("<img src=\"balances-points.svg\" alt=\"Balances in points over time: Mod from 20 to 20, Alice from 20"));
     assert!(text("ruleset.html").contains("Rule 1: Points"));
-    assert!(text("sealed.html").contains("Revealed."));
+    assert!(
+        text("sealed-1.html").contains("Revealed."),
+        "{:?}",
+        site.keys()
+    );
+    assert!(text("sealed.html").contains("href=\"sealed-1.html\""));
     let feed = text("feed.atom");
     assert!(feed.starts_with("<?xml"));
     assert!(feed.contains("<entry>"));
@@ -684,8 +691,20 @@ fn after_one_new_message_only_the_pages_it_changed_are_rewritten() {
         written.contains(&format!("record-{newest}.html")),
         "{written:?}"
     );
-    // A page of old history, the game's own and the style sheet are as they were.
-    for old in ["record-1.html", "game-vote-history-1.html", "style.css"] {
+    // A page of old history, the game's own and the style sheet are as they
+    // were; so are the pages of the parts of the world a join does not touch
+    // (rendered only when an event of their kind is folded in) and the pages
+    // of the revealed ballots.
+    assert!(before.contains_key("sealed-1.html"), "{:?}", before.keys());
+    for old in [
+        "record-1.html",
+        "game-vote-history-1.html",
+        "style.css",
+        "ruleset.html",
+        "random.html",
+        "sealed.html",
+        "sealed-1.html",
+    ] {
         assert!(before.contains_key(old), "{old}");
         assert!(!written.contains(&old.to_owned()), "{old} in {written:?}");
     }
@@ -713,4 +732,44 @@ fn a_scoring_game_has_its_scores_over_time_drawn_on_its_page() {
         "{page}"
     );
     assert!(page.contains("over time: "), "{page}");
+}
+
+#[test]
+fn finished_random_periods_and_revealed_batches_are_paged_and_built_alike_either_way() {
+    // A page of one item, so the samples fill several: every build after a
+    // pass puts its new items in their rows and renders only their pages, and
+    // the whole build from the whole log at the end gives the same bytes.
+    let mut pages = std::collections::BTreeSet::new();
+    for game in ["ruletag", "treasure", "vote", "ghost", "boons", "ping"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stage = OnSite::with(dir.path(), &[("# history_page = 100", "history_page = 1")]);
+        samples::setup(&mut stage);
+        let sample = nomicbot::games::samples()
+            .into_iter()
+            .find(|s| s.name == game)
+            .unwrap();
+        (sample.play)(&mut stage);
+        assert!(stage.leaks.is_empty(), "{game}: {:?}", stage.leaks);
+        let site = files(&stage.site);
+        for name in site.keys() {
+            for kind in ["random", "sealed"] {
+                if name.starts_with(&format!("{kind}-")) {
+                    pages.insert(format!("{game}: {name}"));
+                    // A page of the archive links back, and holds what is out.
+                    let text = String::from_utf8_lossy(&site[name]).into_owned();
+                    assert!(text.contains(&format!("href=\"{kind}.html\"")), "{name}");
+                    assert!(
+                        !text.contains("(sealed)") && !text.contains("secret until"),
+                        "{name}: {text}"
+                    );
+                }
+            }
+        }
+        let whole = nomicbot::site::build_whole(&stage.bot, &stage.site).unwrap();
+        assert_eq!(whole.written, Vec::<String>::new(), "{game}");
+        assert_eq!(whole.files, site.len(), "{game}");
+    }
+    let has = |what: &str| pages.iter().any(|p| p.ends_with(what));
+    assert!(has("random-2.html"), "{pages:?}");
+    assert!(has("sealed-1.html"), "{pages:?}");
 }
