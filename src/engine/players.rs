@@ -182,7 +182,10 @@ pub struct PendingAlias {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Registry {
-    pub players: Vec<Player>,
+    /// Each player behind an `Arc`: the copy of the registry a message works on
+    /// copies pointers, and a change copies the one player it touches (and the
+    /// store writes that player's row alone, `store::state`).
+    pub players: Vec<Arc<Player>>,
     pub pending_aliases: Vec<PendingAlias>,
     /// Ids given out by a `join` a moderator voided: the fold leaves the player
     /// out, but the id stays used, so that whatever later actions recorded under it
@@ -231,7 +234,7 @@ struct Names {
 }
 
 impl Names {
-    fn of(players: &[Player]) -> Names {
+    fn of(players: &[Arc<Player>]) -> Names {
         let mut names = Names::default();
         for player in players.iter().filter(|p| p.is_active()) {
             names.insert(player.id, &player.look());
@@ -724,7 +727,10 @@ pub fn code_hash(key: &str) -> String {
 impl Registry {
     /// The player (active or not) known by this address, main or alias.
     pub fn by_address(&self, address: &Address) -> Option<&Player> {
-        self.players.iter().find(|p| p.has_address(address))
+        self.players
+            .iter()
+            .find(|p| p.has_address(address))
+            .map(Arc::as_ref)
     }
 
     pub fn active_by_address(&self, address: &Address) -> Option<&Player> {
@@ -732,7 +738,7 @@ impl Registry {
     }
 
     pub fn by_id(&self, id: PlayerId) -> Option<&Player> {
-        self.players.iter().find(|p| p.id == id)
+        self.players.iter().find(|p| p.id == id).map(Arc::as_ref)
     }
 
     /// The id the next new player gets: one above every id ever given out, the
@@ -758,14 +764,17 @@ impl Registry {
 
     fn with(&mut self, id: PlayerId, change: impl FnOnce(&mut Player)) {
         if let Some(player) = self.players.iter_mut().find(|p| p.id == id) {
-            change(player);
+            change(Arc::make_mut(player));
         }
     }
 
     /// The players who count as active at `now`: what games ask when they need
     /// "the active players" (not left, not inactive, not on vacation).
     pub fn active_at(&self, now: Timestamp) -> impl Iterator<Item = &Player> {
-        self.players.iter().filter(move |p| p.is_active_at(now))
+        self.players
+            .iter()
+            .map(Arc::as_ref)
+            .filter(move |p| p.is_active_at(now))
     }
 
     /// An active player by name: the one so called, ignoring case, else the one
@@ -784,7 +793,10 @@ impl Registry {
     }
 
     pub fn active(&self) -> impl Iterator<Item = &Player> {
-        self.players.iter().filter(|p| p.is_active())
+        self.players
+            .iter()
+            .map(Arc::as_ref)
+            .filter(|p| p.is_active())
     }
 
     /// Another active player whose name is this one or looks like it: `Аlice`
@@ -818,6 +830,7 @@ impl Registry {
         let Some(player) = self.players.iter_mut().find(|p| p.id == id) else {
             return;
         };
+        let player = Arc::make_mut(player);
         let Some(names) = self.names.0.get_mut() else {
             change(player);
             return;
@@ -852,7 +865,7 @@ impl Registry {
                 if let Some(names) = self.names.0.get_mut() {
                     Arc::make_mut(names).insert(*id, &player.look());
                 }
-                self.players.push(player);
+                self.players.push(Arc::new(player));
             }
             Event::Rejoined { id, name } => self.reindexed(*id, |player| {
                 player.name = name.clone();
@@ -903,9 +916,7 @@ impl Registry {
             Event::AliasConfirmed { id, address } => {
                 self.pending_aliases
                     .retain(|pending| &pending.address != address);
-                if let Some(player) = self.players.iter_mut().find(|p| p.id == *id) {
-                    player.aliases.push(address.clone());
-                }
+                self.with(*id, |player| player.aliases.push(address.clone()));
             }
             Event::AliasExpired { address, .. } | Event::AliasCancelled { address, .. } => {
                 self.pending_aliases
