@@ -725,6 +725,39 @@ pub fn code_hash(key: &str) -> String {
 }
 
 impl Registry {
+    /// The registry without its players: what the store keeps beside the
+    /// players' own rows. Every field named, so a new one is not forgotten.
+    pub fn without_players(&self) -> Registry {
+        let Registry {
+            players: _,
+            pending_aliases,
+            retired_ids,
+            passphrases,
+            pending_passphrases,
+            observers,
+            names: _,
+        } = self;
+        Registry {
+            players: Vec::new(),
+            pending_aliases: pending_aliases.clone(),
+            retired_ids: retired_ids.clone(),
+            passphrases: passphrases.clone(),
+            pending_passphrases: pending_passphrases.clone(),
+            observers: observers.clone(),
+            names: NameIndex::default(),
+        }
+    }
+
+    /// The registry with these players (read back from the store's rows); the
+    /// name index is built again at the first need.
+    pub fn with_players(self, players: Vec<Arc<Player>>) -> Registry {
+        Registry {
+            players,
+            names: NameIndex::default(),
+            ..self
+        }
+    }
+
     /// The player (active or not) known by this address, main or alias.
     pub fn by_address(&self, address: &Address) -> Option<&Player> {
         self.players

@@ -125,6 +125,19 @@ const MIGRATIONS: &[&str] = &[
         game_number INTEGER
     );
     CREATE INDEX site_announcements_game ON site_announcements (game, game_number);",
+    // 11: the state snapshot in rows (`store::state`): one per part of the world
+    // and one per player, so a step writes what it changed. `generation` counts
+    // the writes, so a process knows whether the rows are still those it wrote.
+    // `finish` splits the snapshot there was and drops the column it was in.
+    "CREATE TABLE state_parts (
+        part TEXT PRIMARY KEY,
+        json TEXT NOT NULL
+    );
+    CREATE TABLE state_players (
+        position INTEGER PRIMARY KEY,
+        json TEXT NOT NULL
+    );
+    ALTER TABLE state ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is
@@ -133,6 +146,7 @@ fn finish(version: usize, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()
     match version {
         4 => fill_arrival_ns(tx),
         6 => pad_outbox_times(tx),
+        11 => super::state::split_snapshot(tx),
         _ => Ok(()),
     }
 }
