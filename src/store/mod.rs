@@ -171,7 +171,8 @@ fn check_header(path: &Path, shown: &str) -> Result<()> {
     Ok(())
 }
 
-/// The format of the state snapshot (`state.world`, the JSON of `games::World`).
+/// The format of the state snapshot (the JSON of `games::World`, kept in rows by
+/// `store::state`: one per part and one per player, `state.format` for them all).
 /// Bump it whenever `World`'s JSON changes shape; it needs no migration, because the
 /// snapshot is only a cache of the event log's fold: a snapshot in any other format
 /// is ignored at open and the state rebuilt from the log (see `Store::load_world`).
