@@ -2,7 +2,6 @@
 //! which addresses. Pure: commands in, events and mail out; `apply_event` is the
 //! only thing that changes the registry.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -215,9 +214,10 @@ pub struct Registry {
 
 /// The index behind [`Registry::name_taken_by_other`]: the ids of the active
 /// players (not left: inactive ones and those on vacation keep their names)
-/// under both forms of their name's [`Look`]. Behind an `Arc`, so the copy of
-/// the registry each message works on shares it until a name changes; then the
-/// copy made is of the sets' nodes, the names in them shared.
+/// under both forms of their name's [`Look`]. Persistent sets (`imbl`), so the
+/// copy of the registry each message works on shares them, and a change of a
+/// name copies one path of each set, not the set: a join costs the same among
+/// 20 players as among 2,000.
 #[derive(Debug, Clone, Default)]
 struct NameIndex(std::sync::OnceLock<Arc<Names>>);
 
@@ -229,8 +229,8 @@ impl PartialEq for NameIndex {
 
 #[derive(Debug, Clone, Default)]
 struct Names {
-    lower_case: BTreeSet<(Arc<str>, PlayerId)>,
-    as_written: BTreeSet<(Arc<str>, PlayerId)>,
+    lower_case: imbl::OrdSet<(Arc<str>, PlayerId)>,
+    as_written: imbl::OrdSet<(Arc<str>, PlayerId)>,
 }
 
 impl Names {
