@@ -427,7 +427,7 @@ impl Pipeline {
             config.limits.max_answer_bytes = 20_000;
             let database = config.resolve(&config.bot.database);
             let clock = {
-                let bot = Bot::open(config.clone())?;
+                let mut bot = Bot::open(config.clone())?;
                 bot.store.load_world()?.1.unwrap_or(samples::START)
             };
             prepared.push(Prepared {

@@ -9,6 +9,7 @@ mod schema;
 mod sealed_log;
 pub mod sent;
 mod site;
+mod state;
 
 use std::path::Path;
 
@@ -171,7 +172,8 @@ fn check_header(path: &Path, shown: &str) -> Result<()> {
     Ok(())
 }
 
-/// The format of the state snapshot (`state.world`, the JSON of `games::World`).
+/// The format of the state snapshot (the JSON of `games::World`, kept in rows by
+/// `store::state`: one per part and one per player, `state.format` for them all).
 /// Bump it whenever `World`'s JSON changes shape; it needs no migration, because the
 /// snapshot is only a cache of the event log's fold: a snapshot in any other format
 /// is ignored at open and the state rebuilt from the log (see `Store::load_world`).
@@ -372,6 +374,9 @@ pub struct Store {
     path: String,
     /// The steps committed since [`Store::begin_batch`], if a batch is open.
     batch: Option<Batch>,
+    /// The state this connection last wrote or read, while the database holds
+    /// it: the next write writes only what differs (`store::state`).
+    written: Option<state::Written>,
 }
 
 /// Steps committed inside one transaction: each atomic on its own (a
@@ -421,20 +426,6 @@ fn written_by(conn: &Connection) -> Result<Option<String>> {
 
 fn ts(value: String) -> Result<Timestamp> {
     value.parse().map_err(|_| StoreError::BadTime { value })
-}
-
-/// The state row: the world after the last step, and that step's time.
-fn write_state(conn: &Connection, world: &World, clock: Timestamp) -> Result<()> {
-    let world = serde_json::to_string(world).map_err(|source| StoreError::Corrupt {
-        what: "state".into(),
-        source,
-    })?;
-    conn.execute(
-        "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, ?2, ?3)
-         ON CONFLICT(id) DO UPDATE SET world = ?1, clock = ?2, format = ?3",
-        params![world, clock.to_string(), STATE_FORMAT],
-    )?;
-    Ok(())
 }
 
 /// A write waits for the other connection's transaction to end in short naps,
@@ -499,6 +490,7 @@ impl Store {
             conn,
             path: shown.to_owned(),
             batch: None,
+            written: None,
         };
         store.check_event_formats()?;
         store.conn.execute(
@@ -726,36 +718,31 @@ impl Store {
     /// binary's (an older or a newer release wrote it): then the caller folds the
     /// event log, which is the source of truth, and the next commit writes a
     /// snapshot in today's format.
-    pub fn load_world(&self) -> Result<(Option<World>, Option<Timestamp>)> {
-        let row: Option<(String, Option<String>, i64)> = self
-            .conn
-            .query_row(
-                "SELECT world, clock, format FROM state WHERE id = 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .optional()?;
-        match row {
-            None => Ok((None, None)),
-            Some((json, clock, format)) => {
-                let clock = clock.map(ts).transpose()?;
-                if format != STATE_FORMAT {
-                    return Ok((None, clock));
-                }
-                let world = serde_json::from_str(&json).map_err(|source| StoreError::Corrupt {
-                    what: "state".into(),
-                    source,
-                })?;
-                Ok((Some(world), clock))
-            }
-        }
+    pub fn load_world(&mut self) -> Result<(Option<World>, Option<Timestamp>)> {
+        // One read transaction: the rows all of one write, even while another
+        // process writes.
+        let read = if self.conn.is_autocommit() {
+            let snapshot = self.conn.unchecked_transaction()?;
+            let read = state::read(&snapshot);
+            drop(snapshot);
+            read
+        } else {
+            state::read(&self.conn)
+        };
+        let (written, clock) = read.map_err(|error| error.in_database(&self.path))?;
+        let world = written.as_ref().map(|written| written.world().clone());
+        self.written = written;
+        Ok((world, clock))
     }
 
     /// Commits one step: inbox status, events, state, outbox, all or nothing.
     /// Inside a batch the state is left to [`Store::end_batch`].
     pub fn commit(&mut self, step: Step<'_>) -> Result<()> {
         let in_batch = self.batch.is_some();
-        self.atomically(|tx| {
+        // Forgotten until the write is committed: a write that fails leaves the
+        // next one to write the whole world.
+        let last = self.written.take();
+        let written = self.atomically(|tx| {
             if let Some((id, status, reason)) = &step.inbox {
                 tx.execute(
                     "UPDATE inbox SET status = ?2, reason = ?3, echo_of = NULL WHERE id = ?1",
@@ -777,9 +764,11 @@ impl Store {
                     ],
                 )?;
             }
-            if !in_batch {
-                write_state(tx, step.world, step.at)?;
-            }
+            let written = if in_batch {
+                None
+            } else {
+                Some(state::write(tx, last.as_ref(), step.world, step.at)?)
+            };
             for mail in &step.mail {
                 let recipients =
                     serde_json::to_string(&mail.recipients).map_err(|source| StoreError::Corrupt {
@@ -813,8 +802,9 @@ impl Store {
                     ],
                 )?;
             }
-            Ok(())
+            Ok(written)
         })?;
+        self.written = written.or(last);
         if let Some(batch) = &mut self.batch {
             batch.clock = Some(step.at);
         }
@@ -1035,21 +1025,31 @@ impl Store {
         let Some(batch) = self.batch.take() else {
             return Ok(());
         };
+        let last = self.written.take();
         let result = self.write(|conn| {
             if conn.is_autocommit() {
                 // The database already rolled it back (a full disk can).
                 return Err(StoreError::BatchLost);
             }
-            if let Some(clock) = batch.clock {
-                write_state(conn, world, clock)?;
-            }
+            let written = match batch.clock {
+                Some(clock) => Some(state::write(conn, last.as_ref(), world, clock)?),
+                None => None,
+            };
             conn.execute_batch("COMMIT")?;
-            Ok(())
+            Ok(written)
         });
-        if result.is_err() && !self.conn.is_autocommit() {
-            let _ = self.conn.execute_batch("ROLLBACK");
+        match result {
+            Ok(written) => {
+                self.written = written.or(last);
+                Ok(())
+            }
+            Err(error) => {
+                if !self.conn.is_autocommit() {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                }
+                Err(error)
+            }
         }
-        result
     }
 
     /// One step's writes, all or nothing: a transaction of its own, or a
@@ -1446,6 +1446,7 @@ impl Store {
             conn,
             path: self.path.clone(),
             batch: None,
+            written: None,
         })
     }
 

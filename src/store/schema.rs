@@ -146,6 +146,19 @@ const MIGRATIONS: &[&str] = &[
         item TEXT NOT NULL,
         PRIMARY KEY (dir, kind, number)
     ) WITHOUT ROWID;",
+    // 13: the state snapshot in rows (`store::state`): one per part of the world
+    // and one per player, so a step writes what it changed. `generation` counts
+    // the writes, so a process knows whether the rows are still those it wrote.
+    // `finish` splits the snapshot there was and drops the column it was in.
+    "CREATE TABLE state_parts (
+        part TEXT PRIMARY KEY,
+        json TEXT NOT NULL
+    );
+    CREATE TABLE state_players (
+        position INTEGER PRIMARY KEY,
+        json TEXT NOT NULL
+    );
+    ALTER TABLE state ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// What a migration needs beyond its SQL, in the same transaction: `version` is
@@ -154,6 +167,7 @@ fn finish(version: usize, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()
     match version {
         4 => fill_arrival_ns(tx),
         6 => pad_outbox_times(tx),
+        13 => super::state::split_snapshot(tx),
         _ => Ok(()),
     }
 }
@@ -351,6 +365,54 @@ mod tests {
                 .expect("done");
         }
         assert_eq!(order, ["m0", "m1", "m2"]);
+    }
+
+    /// Issue 30: a database of schema 10 kept the state as one JSON text; the
+    /// upgrade splits it into rows and the world loads as it was. A snapshot in
+    /// another format is left to be rebuilt from the log, as before.
+    #[test]
+    fn a_schema_10_snapshot_is_split_into_rows_and_loads_as_it_was() {
+        use crate::engine::Address;
+        use crate::engine::players::Event as PlayerEvent;
+        use crate::games::{Event, World};
+        let mut world = World::default();
+        for id in 1..=40 {
+            world.apply_event(
+                &Event::Players(PlayerEvent::Joined {
+                    id,
+                    name: format!("Player{id}"),
+                    address: Address::new(&format!("player{id}@nomic.example")),
+                }),
+                "2026-01-05T10:00:00Z".parse().expect("time"),
+            );
+        }
+        world.voided.push("gone@nomic.example".to_owned());
+        let json = serde_json::to_string(&world).expect("json");
+        let old = |format: i64| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("old.sqlite");
+            let conn = Connection::open(&path).expect("open");
+            for sql in &MIGRATIONS[..10] {
+                conn.execute_batch(sql).expect("schema");
+            }
+            conn.pragma_update(None, "user_version", 10)
+                .expect("version");
+            conn.execute(
+                "INSERT INTO state (id, world, clock, format) VALUES (1, ?1, '2026-01-05T10:00:00Z', ?2)",
+                rusqlite::params![json, format],
+            )
+            .expect("state");
+            drop(conn);
+            let mut store = crate::store::Store::open(&path).expect("opens and migrates");
+            assert_eq!(version(&store.conn).expect("version"), current());
+            (dir, store.load_world().expect("load"))
+        };
+        let (_dir, (loaded, clock)) = old(crate::store::STATE_FORMAT);
+        assert_eq!(loaded.as_ref(), Some(&world));
+        assert_eq!(clock, Some("2026-01-05T10:00:00Z".parse().expect("time")));
+        let (_dir, (loaded, clock)) = old(crate::store::STATE_FORMAT - 1);
+        assert_eq!(loaded, None, "rebuilt from the log");
+        assert!(clock.is_some());
     }
 
     #[test]

@@ -64,6 +64,7 @@ mod space_month;
 mod space_support;
 mod space_text;
 mod standings;
+mod state_rows;
 mod substrate;
 mod suites;
 mod support;

@@ -709,7 +709,7 @@ fn any_player(tx: &TreasureTx<'_>, name: &str) -> Option<Player> {
             .players
             .iter()
             .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
-            .cloned()
+            .map(|p| Player::clone(p))
     })
 }
 
