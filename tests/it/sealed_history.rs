@@ -92,11 +92,9 @@ fn database(bot: &LocalBot) -> PathBuf {
 
 /// The live state as stored: the snapshot the bot loads when it starts.
 fn snapshot(bot: &LocalBot) -> Value {
-    let conn = rusqlite::Connection::open(database(bot)).expect("database");
-    let world: String = conn
-        .query_row("SELECT world FROM state", [], |row| row.get(0))
-        .expect("a stored state");
-    serde_json::from_str(&world).expect("the state is JSON")
+    let mut store = nomicbot::store::Store::open(&database(bot)).expect("database");
+    let (world, _) = store.load_world().expect("the stored state reads");
+    serde_json::to_value(world.expect("a stored state")).expect("the state is JSON")
 }
 
 fn batch<'a>(sealed: &'a Value, id: &str) -> &'a Value {
@@ -433,8 +431,15 @@ fn as_written_before_issue_30(bot: &LocalBot) {
             .map(|(_, sealed)| sealed.clone())
             .collect();
     }
-    conn.execute("UPDATE state SET world = ?1", [world.to_string()])
+    // The snapshot is kept in rows, a part of the world each (`store::state`):
+    // the sealed box's row as it was written then.
+    let changed = conn
+        .execute(
+            "UPDATE state_parts SET json = ?1 WHERE part = 'sealed'",
+            [world["sealed"].to_string()],
+        )
         .expect("the old snapshot");
+    assert_eq!(changed, 1, "the sealed box's row");
 }
 
 #[test]
