@@ -43,27 +43,71 @@ fn units(amount: &super::engine::Money) -> i64 {
     i64::try_from(amount.0.trunc().numer()).unwrap_or(0)
 }
 
-/// The registry's number of the text's paragraph at `place` (from 0): the
-/// override `first_rule` counted on, else the rule named "Space Nomic
-/// <place + 1>" (in effect or repealed). A paragraph no such rule records
-/// gets a number the registry never used, so it reads as unrecorded: the
-/// baseline under `unrecorded_rules = "baseline"`, not begun under
-/// "required", stopped once any other rule of the text is recorded.
-fn number_of_place(params: &Params, ruleset: Option<&Ruleset>, place: u32) -> u32 {
-    if let Some(first) = params.first_rule {
-        return first.saturating_add(place);
+/// The registry's numbers of the text's paragraphs, read once per call of
+/// `declared_in` in one pass over the registry (not once per mechanic).
+struct Numbering<'r> {
+    first_rule: Option<u32>,
+    ruleset: Option<&'r Ruleset>,
+    /// By place: the number of the first rule (in effect, then repealed)
+    /// named "Space Nomic <place + 1>".
+    named: Vec<Option<u32>>,
+    next_free: OnceLock<u32>,
+}
+
+impl<'r> Numbering<'r> {
+    fn of(params: &Params, ruleset: Option<&'r Ruleset>) -> Numbering<'r> {
+        let mut named = vec![None; paragraphs().len()];
+        if let (None, Some(ruleset)) = (params.first_rule, ruleset) {
+            for rule in ruleset.rules.iter().chain(&ruleset.past) {
+                let Some(shown) = rule.name.strip_prefix("Space Nomic ") else {
+                    continue;
+                };
+                // Only the name as `format!` writes it: "Space Nomic 07" is not
+                // paragraph 7's.
+                let Some(place) = shown
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n >= 1 && n.to_string() == shown)
+                    .map(|n| n - 1)
+                else {
+                    continue;
+                };
+                if let Some(slot @ None) = named.get_mut(place) {
+                    *slot = Some(rule.number);
+                }
+            }
+        }
+        Numbering {
+            first_rule: params.first_rule,
+            ruleset,
+            named,
+            next_free: OnceLock::new(),
+        }
     }
-    let Some(ruleset) = ruleset else {
-        return place.saturating_add(1);
-    };
-    let name = format!("Space Nomic {}", place + 1);
-    ruleset
-        .rules
-        .iter()
-        .chain(&ruleset.past)
-        .find(|rule| rule.name == name)
-        .map(|rule| rule.number)
-        .unwrap_or_else(|| ruleset.next_free_number().saturating_add(place))
+
+    /// The registry's number of the text's paragraph at `place` (from 0): the
+    /// override `first_rule` counted on, else the rule named "Space Nomic
+    /// <place + 1>" (in effect or repealed). A paragraph no such rule records
+    /// gets a number the registry never used, so it reads as unrecorded: the
+    /// baseline under `unrecorded_rules = "baseline"`, not begun under
+    /// "required", stopped once any other rule of the text is recorded.
+    fn number_of_place(&self, place: u32) -> u32 {
+        if let Some(first) = self.first_rule {
+            return first.saturating_add(place);
+        }
+        let Some(ruleset) = self.ruleset else {
+            return place.saturating_add(1);
+        };
+        self.named
+            .get(place as usize)
+            .copied()
+            .flatten()
+            .unwrap_or_else(|| {
+                self.next_free
+                    .get_or_init(|| ruleset.next_free_number())
+                    .saturating_add(place)
+            })
+    }
 }
 
 /// Every mechanic of the game with its rule and numbers (`Game::bindings`),
@@ -225,12 +269,16 @@ pub fn declared_in(params: &Params, ruleset: Option<&Ruleset>) -> Declared {
             Vec::new(),
         ),
     ];
-    let rule_at = |place: u32| number_of_place(params, ruleset, place);
+    // Where each mechanic's words stand in the text: the same for every call
+    // (the words are the table's literals, whatever the parameters), so the
+    // text is searched once per process, not at every tick and message.
+    static PLACES: OnceLock<Vec<u32>> = OnceLock::new();
+    let places = PLACES.get_or_init(|| table.iter().map(|(_, words, _)| place_of(words)).collect());
+    let numbering = Numbering::of(params, ruleset);
     let mut baseline: Vec<(u32, &'static str)> = Vec::new();
     let mut mechanics = Vec::new();
-    for (name, words, parameters) in table {
-        let place = place_of(words);
-        let rule = rule_at(place);
+    for ((name, _, parameters), place) in table.into_iter().zip(places.iter().copied()) {
+        let rule = numbering.number_of_place(place);
         if !baseline.iter().any(|(number, _)| *number == rule)
             && let Some(paragraph) = paragraphs().get(place as usize)
         {
@@ -394,6 +442,71 @@ mod tests {
                     "{}",
                     parameter.words
                 );
+            }
+        }
+    }
+
+    /// Each mechanic's rule as it was found before the places were kept:
+    /// the rule named after its paragraph searched for every mechanic.
+    fn searched(params: &Params, ruleset: Option<&Ruleset>) -> Vec<u32> {
+        let declared = declared_in(params, ruleset);
+        declared
+            .mechanics
+            .iter()
+            .map(|mechanic| {
+                let words = declared
+                    .baseline_of(mechanic.rule)
+                    .and_then(|text| paragraphs().iter().position(|p| p.text == text))
+                    .and_then(|place| u32::try_from(place).ok())
+                    .unwrap();
+                if let Some(first) = params.first_rule {
+                    return first + words;
+                }
+                let Some(ruleset) = ruleset else {
+                    return words + 1;
+                };
+                let name = format!("Space Nomic {}", words + 1);
+                ruleset
+                    .rules
+                    .iter()
+                    .chain(&ruleset.past)
+                    .find(|rule| rule.name == name)
+                    .map(|rule| rule.number)
+                    .unwrap_or_else(|| ruleset.next_free_number() + words)
+            })
+            .collect()
+    }
+
+    /// Part of the CI time of issue 30: the places are found once, the
+    /// numbers in one pass, with the same rules as a search per mechanic.
+    #[test]
+    fn the_rules_bound_are_the_same_as_a_search_per_mechanic_would_find() {
+        let mut rules =
+            crate::engine::ruleset::parse_paragraphs(TEXT, 301, "Space Nomic").unwrap();
+        // A paragraph repealed (in the past), one missing, and a name that
+        // only looks like a paragraph's.
+        let mut ruleset = Ruleset::default();
+        ruleset.past.push(rules.remove(3));
+        rules.remove(10);
+        let mut decoy = rules[0].clone();
+        decoy.name = "Space Nomic 07".to_owned();
+        decoy.number = 900;
+        rules.insert(0, decoy);
+        ruleset.rules = rules;
+        for params in [
+            Params::default(),
+            Params {
+                first_rule: Some(40),
+                ..Params::default()
+            },
+        ] {
+            for ruleset in [None, Some(&ruleset), Some(&Ruleset::default())] {
+                let rules: Vec<u32> = declared_in(&params, ruleset)
+                    .mechanics
+                    .iter()
+                    .map(|m| m.rule)
+                    .collect();
+                assert_eq!(rules, searched(&params, ruleset));
             }
         }
     }
