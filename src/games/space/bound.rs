@@ -481,8 +481,7 @@ mod tests {
     /// numbers in one pass, with the same rules as a search per mechanic.
     #[test]
     fn the_rules_bound_are_the_same_as_a_search_per_mechanic_would_find() {
-        let mut rules =
-            crate::engine::ruleset::parse_paragraphs(TEXT, 301, "Space Nomic").unwrap();
+        let mut rules = crate::engine::ruleset::parse_paragraphs(TEXT, 301, "Space Nomic").unwrap();
         // A paragraph repealed (in the past), one missing, and a name that
         // only looks like a paragraph's.
         let mut ruleset = Ruleset::default();
