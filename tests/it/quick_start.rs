@@ -102,7 +102,7 @@ fn item10_the_readme_says_how_long_ci_takes_and_its_benchmark_defaults_are_what_
     // As a reader sees it: one space wherever the text breaks a line.
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        readme.contains("about 19 minutes on an idle 2-core machine") && readme.contains("apt-get"),
+        readme.contains("about 16 minutes on an idle 2-core machine") && readme.contains("apt-get"),
         "the README says how long .ci/run takes and that it installs packages"
     );
     let ci = std::fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run");
