@@ -178,6 +178,20 @@ fn tally(bot: &LocalBot, number: u64) -> (u64, u64, Vec<String>) {
     )
 }
 
+/// Alice votes yes, no, then yes again (hours 1 to 3); Bob votes no (hour 5).
+fn alice_changes_her_vote_twice_and_bob_votes_no(bot: &LocalBot, hour: impl Fn(i64) -> Timestamp) {
+    for (i, choice) in ["yes", "no", "yes"].iter().enumerate() {
+        vote(
+            bot,
+            &format!("alice-{i}"),
+            "Alice",
+            &[choice.to_string()],
+            hour(1 + i as i64),
+        );
+    }
+    vote(bot, "bob", "Bob", &["no".to_owned()], hour(5));
+}
+
 #[test]
 fn issue30_a_1000_line_vote_message_leaves_one_vote_per_ballot_in_the_live_state() {
     let bot = bot();
@@ -351,16 +365,7 @@ fn issue30_a_restart_between_the_commitments_and_the_reveal_publishes_every_vote
     let bot = bot();
     let opened = opened(&bot, 1);
     let hour = |n: i64| opened + SignedDuration::from_hours(n);
-    for (i, choice) in ["yes", "no", "yes"].iter().enumerate() {
-        vote(
-            &bot,
-            &format!("alice-{i}"),
-            "Alice",
-            &[choice.to_string()],
-            hour(1 + i as i64),
-        );
-    }
-    vote(&bot, "bob", "Bob", &["no".to_owned()], hour(5));
+    alice_changes_her_vote_twice_and_bob_votes_no(&bot, hour);
     // Carol's reminder goes first, a day before.
     bot.once(hour(71));
     // The bot stops dead once the deadline's first step, the commitments, is
@@ -447,16 +452,7 @@ fn issue30_a_log_and_snapshot_written_before_issue_30_load_replay_and_reveal_as_
     let bot = bot();
     let opened = opened(&bot, 1);
     let hour = |n: i64| opened + SignedDuration::from_hours(n);
-    for (i, choice) in ["yes", "no", "yes"].iter().enumerate() {
-        vote(
-            &bot,
-            &format!("alice-{i}"),
-            "Alice",
-            &[choice.to_string()],
-            hour(1 + i as i64),
-        );
-    }
-    vote(&bot, "bob", "Bob", &["no".to_owned()], hour(5));
+    alice_changes_her_vote_twice_and_bob_votes_no(&bot, hour);
     bot.once(hour(6));
     as_written_before_issue_30(&bot);
     let live = snapshot(&bot);
